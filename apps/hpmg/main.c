@@ -1,0 +1,316 @@
+/* hpmg command-line program: options -> problem + solver -> report. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "hpmg.h"
+
+int hpmg_cli_fd(int argc, char **argv);
+int hpmg_solver_history(hpmg_solver s, const double **h);
+
+enum { EXIT_BAD_INPUT = 2, EXIT_NO_MEMORY = 3, EXIT_FAILED = 1 };
+
+static void usage(FILE *f) {
+  hpmg_problem_options p;
+  hpmg_solver_options s;
+  hpmg_problem_options_default(&p);
+  hpmg_solver_options_default(&s);
+  fprintf(f,
+          "usage: hpmg solve [options]\n"
+          "Solves -Laplace(u) + lambda u = f on a box with homogeneous Dirichlet conditions, continuous\n"
+          "Q_k finite elements on a uniform Cartesian mesh, matrix-free geometric multigrid.\n"
+          "Built-in problem: exact solution u = prod sin(pi x_i / L_i).\n\n"
+          "Discretization:\n"
+          "  --dim 2|3             space dimension (default %d)\n"
+          "  --degree k            polynomial degree, 1..%d in 2D, 1..%d in 3D (default %d)\n"
+          "  --coarse n            cells per direction of the coarse mesh (default %d)\n"
+          "  --refine L            uniform refinements of the coarse mesh (default %d)\n"
+          "  --box Lx,Ly[,Lz]      domain lengths, anisotropic cells allowed (default 1,1,1)\n"
+          "  --lambda v            coefficient of the mass term, >= 0 (default 0: Poisson)\n"
+          "  --rhs sine|one        manufactured sine solution, or f = 1 (default sine)\n"
+          "  --disc fe|fd          Q_k finite elements (default) or finite differences (see --disc fd --help)\n"
+          "Multigrid:\n"
+          "  --smoother chebyshev|jacobi|gs|sgs   (default chebyshev)\n"
+          "  --cheby-degree m      Chebyshev polynomial degree (default %d)\n"
+          "  --cheby-range r       smoothing range lambda_max/lambda_min (default %g)\n"
+          "  --jacobi-omega w      damping of point Jacobi (default %.4g)\n"
+          "  --pre n, --post n     smoothing steps before/after the coarse correction (default %d/%d)\n"
+          "Solver:\n"
+          "  --solver cg|vcycle    CG preconditioned by one V-cycle, or V-cycle iteration (default cg)\n"
+          "  --tol t               relative residual reduction (default %g)\n"
+          "  --maxit n             maximum iterations (default %d)\n"
+          "  --precision double|float|mixed   mixed = float V-cycle inside double CG (default double)\n"
+          "  --threads n           OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
+          "  --device cpu|cuda     (default cpu)\n"
+          "Output:\n"
+          "  --json                print one JSON object with every figure instead of text\n"
+          "  --vtu FILE            write the solution as VTK XML (Lagrange cells, ParaView)\n"
+          "  --quiet               no per-iteration lines\n"
+          "  --help, --version\n"
+          "Exit status: 0 converged, 1 solve failed or did not converge, 2 invalid input, 3 not enough memory.\n",
+          p.dim, 10, 10, p.degree, p.coarse, p.refine, s.cheby_degree, s.cheby_range, s.jacobi_omega, s.pre, s.post,
+          s.tol, s.maxit);
+}
+
+static const char *format_bytes(double b, char *buf, size_t len) {
+  const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int i = 0;
+  while (b >= 1024 && i < 4) { b /= 1024; i++; }
+  snprintf(buf, len, "%.1f %s", b, u[i]);
+  return buf;
+}
+
+static int bad(const char *fmt, const char *a, const char *b) {
+  fprintf(stderr, "hpmg: ");
+  fprintf(stderr, fmt, a, b);
+  fprintf(stderr, "\n(see hpmg solve --help)\n");
+  return EXIT_BAD_INPUT;
+}
+
+static int parse_int(const char *opt, const char *s, int *v) {
+  char *end;
+  errno = 0;
+  long x = strtol(s, &end, 10);
+  if (errno || end == s || *end || x < -2147483647L || x > 2147483647L) return bad("%s: '%s' is not an integer", opt, s);
+  *v = (int)x;
+  return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double *v) {
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(x)) return bad("%s: '%s' is not a finite number", opt, s);
+  *v = x;
+  return 0;
+}
+
+static int parse_choice(const char *opt, const char *s, const char *const *names, int n, int *v) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(s, names[i])) {
+      *v = i;
+      return 0;
+    }
+  char allowed[256] = "";
+  for (int i = 0; i < n; i++) {
+    strcat(allowed, i ? "|" : "");
+    strcat(allowed, names[i]);
+  }
+  fprintf(stderr, "hpmg: %s: unknown value '%s' (allowed: %s)\n", opt, s, allowed);
+  return EXIT_BAD_INPUT;
+}
+
+static void print_json(const hpmg_problem_options *po, const hpmg_solver_options *so, hpmg_solver solver,
+                       const hpmg_stats *st, double l2, double maxerr, int64_t total, int status) {
+  static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs"}, *solvers[] = {"cg", "vcycle"},
+                    *precs[] = {"double", "float", "mixed"};
+  const double *h;
+  int nh = hpmg_solver_history(solver, &h);
+  printf("{\"disc\":\"fe\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
+         "\"rhs\":\"%s\",\"solver\":\"%s\",\"smoother\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
+         "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
+         "\"iterations\":%d,\"converged\":%s,\"residual0\":%.6e,\"residual\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
+         "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%.6f,\"smoother_s\":%.6f,"
+         "\"transfer_s\":%.6f,\"coarse_s\":%.6f,\"krylov_s\":%.6f,\"solve_s\":%.6f,\"dofs_per_s\":%.6e,"
+         "\"matvecs\":%lld,\"status\":%d,\"history\":[",
+         po->dim, po->degree, po->coarse, po->refine, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda,
+         po->rhs == HPMG_RHS_ONE ? "one" : "sine", solvers[so->solver], smoothers[so->smoother], so->cheby_degree,
+         so->pre, so->post, precs[so->precision], so->tol, omp_get_max_threads(), (long long)st->dofs,
+         (long long)total, st->levels, st->iterations, st->converged ? "true" : "false", st->residual0, st->residual,
+         st->residual0 > 0 ? st->residual / st->residual0 : 0.0, st->rate, l2, maxerr, st->t_setup, st->t_operator,
+         st->t_smoother, st->t_transfer, st->t_coarse, st->t_krylov, st->t_solve,
+         st->t_solve > 0 ? total / st->t_solve : 0.0, (long long)st->operator_applications, status);
+  for (int i = 0; i < nh; i++) printf("%s%.6e", i ? "," : "", h[i]);
+  printf("]}\n");
+}
+
+static int solve_fe(int argc, char **argv) {
+  hpmg_problem_options po;
+  hpmg_solver_options so;
+  hpmg_problem_options_default(&po);
+  hpmg_solver_options_default(&so);
+  int json = 0, quiet = 0, dim_set = 0, refine_set = 0, rc;
+  const char *vtu = NULL;
+  char *box_arg = NULL;
+  enum { O_DIM = 256, O_DEG, O_COARSE, O_REFINE, O_BOX, O_LAMBDA, O_RHS, O_SMOOTHER, O_CHEBDEG, O_CHEBRANGE, O_OMEGA,
+         O_PRE, O_POST, O_SOLVER, O_TOL, O_MAXIT, O_THREADS, O_PREC, O_JSON, O_VTU, O_HELP, O_DEVICE, O_DISC, O_QUIET,
+         O_VERSION };
+  static const struct option opts[] = {
+      {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"coarse", 1, 0, O_COARSE}, {"refine", 1, 0, O_REFINE},
+      {"box", 1, 0, O_BOX}, {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"smoother", 1, 0, O_SMOOTHER},
+      {"cheby-degree", 1, 0, O_CHEBDEG}, {"cheby-range", 1, 0, O_CHEBRANGE}, {"jacobi-omega", 1, 0, O_OMEGA},
+      {"pre", 1, 0, O_PRE}, {"post", 1, 0, O_POST}, {"solver", 1, 0, O_SOLVER}, {"tol", 1, 0, O_TOL},
+      {"maxit", 1, 0, O_MAXIT}, {"threads", 1, 0, O_THREADS}, {"precision", 1, 0, O_PREC}, {"json", 0, 0, O_JSON},
+      {"vtu", 1, 0, O_VTU}, {"help", 0, 0, O_HELP}, {"device", 1, 0, O_DEVICE}, {"disc", 1, 0, O_DISC},
+      {"quiet", 0, 0, O_QUIET}, {"version", 0, 0, O_VERSION}, {0, 0, 0, 0}};
+  static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs"}, *solvers[] = {"cg", "vcycle"},
+                    *precs[] = {"double", "float", "mixed"}, *rhss[] = {"sine", "one"}, *devices[] = {"cpu", "cuda"},
+                    *discs[] = {"fe", "fd"};
+  int c, v;
+  opterr = 0;
+  optind = 2; /* argv[1] is "solve" */
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    rc = 0;
+    switch (c) {
+    case O_DIM: rc = parse_int("--dim", optarg, &po.dim); dim_set = 1; break;
+    case O_DEG: rc = parse_int("--degree", optarg, &po.degree); break;
+    case O_COARSE: rc = parse_int("--coarse", optarg, &po.coarse); break;
+    case O_REFINE: rc = parse_int("--refine", optarg, &po.refine); refine_set = 1; break;
+    case O_BOX: box_arg = optarg; break;
+    case O_LAMBDA: rc = parse_double("--lambda", optarg, &po.lambda); break;
+    case O_RHS: rc = parse_choice("--rhs", optarg, rhss, 2, &v); po.rhs = v; break;
+    case O_SMOOTHER: rc = parse_choice("--smoother", optarg, smoothers, 4, &v); so.smoother = v; break;
+    case O_CHEBDEG: rc = parse_int("--cheby-degree", optarg, &so.cheby_degree); break;
+    case O_CHEBRANGE: rc = parse_double("--cheby-range", optarg, &so.cheby_range); break;
+    case O_OMEGA: rc = parse_double("--jacobi-omega", optarg, &so.jacobi_omega); break;
+    case O_PRE: rc = parse_int("--pre", optarg, &so.pre); break;
+    case O_POST: rc = parse_int("--post", optarg, &so.post); break;
+    case O_SOLVER: rc = parse_choice("--solver", optarg, solvers, 2, &v); so.solver = v; break;
+    case O_TOL: rc = parse_double("--tol", optarg, &so.tol); break;
+    case O_MAXIT: rc = parse_int("--maxit", optarg, &so.maxit); break;
+    case O_THREADS: rc = parse_int("--threads", optarg, &so.threads); break;
+    case O_PREC: rc = parse_choice("--precision", optarg, precs, 3, &v); so.precision = v; break;
+    case O_JSON: json = 1; break;
+    case O_QUIET: quiet = 1; break;
+    case O_VTU: vtu = optarg; break;
+    case O_HELP: usage(stdout); return 0;
+    case O_VERSION: printf("hpmg %s\n", HPMG_VERSION_STRING); return 0;
+    case O_DEVICE:
+      rc = parse_choice("--device", optarg, devices, 2, &v);
+      if (!rc && v == 1) {
+        fprintf(stderr, "hpmg: --device cuda: the CUDA backend of the Q_k solver is not available in this build; use --device cpu\n");
+        return EXIT_BAD_INPUT;
+      }
+      break;
+    case O_DISC: rc = parse_choice("--disc", optarg, discs, 2, &v); break;
+    case '?':
+    default:
+      if (optopt) {
+        for (const struct option *o = opts; o->name; o++)
+          if (o->val == optopt) return bad("option --%s needs a value%s", o->name, "");
+      }
+      return bad("unknown option '%s'%s", argv[optind - 1], "");
+    }
+    if (rc) return rc;
+  }
+  if (optind < argc) return bad("unexpected argument '%s'%s", argv[optind], "");
+  if (dim_set && !refine_set) po.refine = po.dim == 2 ? 8 : 5;
+  if (box_arg) {
+    char *s = box_arg, *end;
+    int n = 0;
+    double b[4];
+    while (n < 4) {
+      errno = 0;
+      b[n] = strtod(s, &end);
+      if (end == s || errno || !isfinite(b[n])) return bad("--box: '%s' is not a list of numbers like 1,2,0.5%s", box_arg, "");
+      n++;
+      if (*end == ',') s = end + 1;
+      else if (*end == 0) break;
+      else return bad("--box: '%s' is not a list of numbers like 1,2,0.5%s", box_arg, "");
+    }
+    if (n != po.dim) {
+      fprintf(stderr, "hpmg: --box needs exactly %d lengths for --dim %d (got %d)\n", po.dim, po.dim, n);
+      return EXIT_BAD_INPUT;
+    }
+    for (int d = 0; d < n; d++) po.box[d] = b[d];
+  }
+  if (vtu) { /* refuse an unwritable destination before solving */
+    char *dup = strdup(vtu), *dir = dirname(dup);
+    int ok = access(dir, W_OK) == 0;
+    free(dup);
+    if (!ok) {
+      fprintf(stderr, "hpmg: --vtu %s: directory is not writable (%s)\n", vtu, strerror(errno));
+      return EXIT_BAD_INPUT;
+    }
+  }
+  so.verbose = !json && !quiet;
+
+  double need;
+  hpmg_error e = hpmg_memory_estimate(&po, &so, &need);
+  if (e) {
+    fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
+    return EXIT_BAD_INPUT;
+  }
+  hpmg_problem prob;
+  hpmg_solver solver;
+  if ((e = hpmg_problem_create(&po, &prob))) {
+    fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
+    return EXIT_BAD_INPUT;
+  }
+  const int64_t n = hpmg_problem_num_dofs(prob);
+  int64_t total = 1;
+  for (int d = 0; d < po.dim; d++) total *= (int64_t)po.degree * ((int64_t)po.coarse << po.refine) + 1;
+  if (!json) {
+    char buf[32];
+    printf("hpmg %s: -Laplace u%s = f, Q%d, %dD, %lld^%d cells, %lld unknowns (%lld with boundary), ~%s\n",
+           HPMG_VERSION_STRING, po.lambda != 0 ? " + lambda u" : "", po.degree, po.dim,
+           (long long)((int64_t)po.coarse << po.refine), po.dim, (long long)n, (long long)total,
+           format_bytes(need, buf, sizeof buf));
+  }
+  if ((e = hpmg_solver_create(prob, &so, &solver))) {
+    fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
+    hpmg_problem_destroy(&prob);
+    return e == HPMG_ERR_MEMORY ? EXIT_NO_MEMORY : e == HPMG_ERR_ARG ? EXIT_BAD_INPUT : EXIT_FAILED;
+  }
+  double *x = calloc((size_t)n, sizeof(double));
+  if (!x) {
+    fprintf(stderr, "hpmg: cannot allocate the solution vector\n");
+    return EXIT_NO_MEMORY;
+  }
+  hpmg_error se = hpmg_solver_solve(solver, NULL, x);
+  hpmg_stats st;
+  hpmg_solver_get_stats(solver, &st);
+  int status = se == HPMG_SUCCESS ? 0 : se == HPMG_ERR_NOT_CONVERGED ? EXIT_FAILED : EXIT_FAILED;
+  if (se) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
+  double l2 = NAN, maxerr = NAN;
+  if (se == HPMG_SUCCESS || se == HPMG_ERR_NOT_CONVERGED) hpmg_problem_error(prob, x, &l2, &maxerr);
+  if (po.rhs != HPMG_RHS_SINE) l2 = maxerr = NAN; /* no closed-form solution for f = 1 */
+  if (json) {
+    print_json(&po, &so, solver, &st, isnan(l2) ? -1 : l2, isnan(maxerr) ? -1 : maxerr, total, status);
+  } else {
+    printf("summary\n");
+    printf("  unknowns            %lld (%lld with boundary), %d levels, %d threads\n", (long long)st.dofs,
+           (long long)total, st.levels, omp_get_max_threads());
+    printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,
+           st.converged ? "converged" : "NOT converged", st.residual0 > 0 ? st.residual / st.residual0 : 0.0, st.rate);
+    if (po.rhs == HPMG_RHS_SINE) printf("  error               L2 %.6e   max (nodal) %.6e\n", l2, maxerr);
+    printf("  time [s]            setup %.4f | operator %.4f smoother %.4f transfer %.4f coarse %.4f krylov %.4f\n",
+           st.t_setup, st.t_operator, st.t_smoother, st.t_transfer, st.t_coarse, st.t_krylov);
+    printf("  time to solution    %.4f s   (%.4g DoF/s, %lld operator applications)\n", st.t_solve,
+           st.t_solve > 0 ? total / st.t_solve : 0.0, (long long)st.operator_applications);
+  }
+  if (vtu && status == 0) {
+    if ((e = hpmg_problem_write_vtu(prob, x, vtu))) {
+      fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
+      status = EXIT_FAILED;
+    } else if (!json) printf("  wrote %s\n", vtu);
+  }
+  free(x);
+  hpmg_solver_destroy(&solver);
+  hpmg_problem_destroy(&prob);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? EXIT_BAD_INPUT : 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("hpmg %s\n", HPMG_VERSION_STRING);
+    return 0;
+  }
+  if (strcmp(argv[1], "solve")) {
+    fprintf(stderr, "hpmg: unknown command '%s' (the command is: hpmg solve [options]; see hpmg --help)\n", argv[1]);
+    return EXIT_BAD_INPUT;
+  }
+  for (int i = 2; i < argc; i++) /* finite differences have their own option set */
+    if ((!strcmp(argv[i], "--disc") && i + 1 < argc && !strcmp(argv[i + 1], "fd")) || !strcmp(argv[i], "--disc=fd"))
+      return hpmg_cli_fd(argc, argv);
+  return solve_fe(argc, argv);
+}

@@ -1,0 +1,132 @@
+/* hpmg: high-performance multigrid for elliptic PDEs on Cartesian meshes.
+ *
+ * Public C API. Usage in five calls:
+ *
+ *   hpmg_problem_options po; hpmg_problem_options_default(&po); po.dim = 3; po.degree = 4;
+ *   hpmg_problem prob;  hpmg_problem_create(&po, &prob);
+ *   hpmg_solver_options so; hpmg_solver_options_default(&so);
+ *   hpmg_solver solver; hpmg_solver_create(prob, &so, &solver);
+ *   hpmg_solver_solve(solver, NULL, x);            // NULL: the built-in right-hand side
+ *   hpmg_solver_destroy(&solver); hpmg_problem_destroy(&prob);
+ *
+ * Every function that can fail returns an hpmg_error; hpmg_last_error() then
+ * holds a message saying what was wrong (per thread).
+ *
+ * Unknowns: the solution vector holds the values at the free (interior) nodes
+ * of the continuous Q_k space, numbered lexicographically with x fastest:
+ * index = i0 + n0*(i1 + n1*i2), n_d = degree*cells_d - 1 (boundary nodes carry
+ * the homogeneous Dirichlet value 0 and are eliminated). Counts are 64-bit.
+ */
+#ifndef HPMG_H
+#define HPMG_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HPMG_VERSION_STRING "0.1.0"
+
+typedef enum {
+  HPMG_SUCCESS = 0,
+  HPMG_ERR_ARG = 1,           /* invalid argument or option combination */
+  HPMG_ERR_MEMORY = 2,        /* allocation failed or the problem does not fit */
+  HPMG_ERR_NOT_CONVERGED = 3, /* iteration limit reached or divergence */
+  HPMG_ERR_BACKEND = 4,       /* requested backend (e.g. CUDA) not available */
+  HPMG_ERR_IO = 5,            /* file could not be written or read */
+  HPMG_ERR_NUMERIC = 6        /* NaN/Inf in data, or a factorization failed */
+} hpmg_error;
+
+const char *hpmg_last_error(void);
+const char *hpmg_error_name(hpmg_error code);
+
+/* ---------------------------------------------------------------- problem */
+
+typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1 } hpmg_rhs_kind;
+
+typedef struct {
+  int dim;          /* 2 or 3 (default 3) */
+  int degree;       /* polynomial degree k: 1..10 in 2D, 1..8 in 3D (default 4) */
+  int coarse;       /* cells per direction of the coarse mesh (default 1) */
+  int refine;       /* uniform refinements of the coarse mesh (default 5 in 3D, 8 in 2D) */
+  double box[3];    /* domain [0,box[0]] x [0,box[1]] (x [0,box[2]]), default unit */
+  double lambda;    /* -Laplace u + lambda u = f, lambda >= 0 (default 0) */
+  hpmg_rhs_kind rhs;/* built-in right-hand side (default: manufactured sine) */
+} hpmg_problem_options;
+
+typedef struct hpmg_problem_s *hpmg_problem;
+
+void hpmg_problem_options_default(hpmg_problem_options *opt);
+/* Validates the options (range of every field, index overflow, memory) before
+ * allocating anything. */
+hpmg_error hpmg_problem_create(const hpmg_problem_options *opt, hpmg_problem *prob);
+void hpmg_problem_destroy(hpmg_problem *prob);
+int64_t hpmg_problem_num_dofs(hpmg_problem prob);
+/* Free nodes per direction (n[2] = 1 in 2D). */
+void hpmg_problem_grid(hpmg_problem prob, int64_t n[3]);
+/* Load vector b_i = integral of f phi_i for a user function f, by (k+1)-point
+ * Gauss quadrature on every cell. b has hpmg_problem_num_dofs entries. */
+typedef double (*hpmg_function)(const double x[3], void *user);
+hpmg_error hpmg_problem_load_vector(hpmg_problem prob, hpmg_function f, void *user, double *b);
+/* L2 error ((k+2)-point Gauss) and max nodal error of x against the exact
+ * solution prod sin(pi x_i / L_i) (meaningful for the sine right-hand side). */
+hpmg_error hpmg_problem_error(hpmg_problem prob, const double *x, double *l2, double *maxerr);
+/* Write x as a VTK XML unstructured grid with Lagrange cells (types 70/72). */
+hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char *path);
+
+/* ----------------------------------------------------------------- solver */
+
+typedef enum { HPMG_SMOOTHER_CHEBYSHEV = 0, HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_GS,
+               HPMG_SMOOTHER_SGS } hpmg_smoother_kind;
+typedef enum { HPMG_SOLVER_CG = 0, HPMG_SOLVER_VCYCLE } hpmg_solver_kind;
+typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
+
+typedef struct {
+  hpmg_solver_kind solver;       /* default CG preconditioned by one V-cycle */
+  hpmg_smoother_kind smoother;   /* default Chebyshev-Jacobi */
+  int cheby_degree;              /* default 5 */
+  double cheby_range;            /* smoothing range lambda_max/lambda_min, default 15 */
+  int cheby_eig_iters;           /* Lanczos/CG steps for lambda_max (default 12) */
+  double jacobi_omega;           /* damping of point Jacobi (default 2/3) */
+  int pre, post;                 /* smoothing sweeps (default 1 and 1) */
+  double tol;                    /* relative residual reduction (default 1e-9) */
+  int maxit;                     /* default 200 */
+  int threads;                   /* OpenMP threads, 0 = runtime default */
+  hpmg_precision precision;      /* default double */
+  int verbose;                   /* 1: print one line per iteration to stdout */
+} hpmg_solver_options;
+
+typedef struct {
+  int64_t dofs;
+  int levels;
+  int iterations;
+  int converged;
+  double residual0, residual;   /* initial and final residual norms (2-norm) */
+  double rate;                  /* average reduction per iteration */
+  /* wall-clock seconds per phase; solve = time to solution (excludes setup) */
+  double t_setup, t_operator, t_smoother, t_transfer, t_coarse, t_krylov, t_solve;
+  int64_t operator_applications; /* finest-level equivalents are not normalized */
+} hpmg_stats;
+
+typedef struct hpmg_solver_s *hpmg_solver;
+
+void hpmg_solver_options_default(hpmg_solver_options *opt);
+hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *opt,
+                              hpmg_solver *solver);
+void hpmg_solver_destroy(hpmg_solver *solver);
+/* Solve A x = b. b == NULL selects the problem's built-in right-hand side.
+ * x is the initial guess on entry (set it to zero if unsure) and the solution
+ * on exit. Returns HPMG_ERR_NOT_CONVERGED (with x the last iterate) if the
+ * tolerance was not reached within maxit. */
+hpmg_error hpmg_solver_solve(hpmg_solver solver, const double *b, double *x);
+void hpmg_solver_get_stats(hpmg_solver solver, hpmg_stats *stats);
+
+/* Bytes hpmg would allocate for this problem and solver (without creating it). */
+hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so,
+                                double *bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

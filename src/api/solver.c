@@ -1,0 +1,255 @@
+/* Public solver object: multigrid hierarchy + outer iteration, statistics. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "la/krylov.h"
+#include "mg/mg.h"
+#include "problem_impl.h"
+
+hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b);
+
+struct hpmg_solver_s {
+  struct hpmg_problem_s *prob;
+  hpmg_solver_options o;
+  hpmg_real kreal;       /* precision of the outer iteration */
+  hpmg_mg mg;
+  const hpmg_laplace *A; /* finest operator (owned by mg) */
+  void *work[4];         /* outer iteration vectors (kreal) */
+  void *kb, *kx;         /* float copies of b and x for --precision float */
+  double *check;         /* double vector for the true final residual (float mode) */
+  double t_outer_op;
+  int64_t outer_matvecs;
+  hpmg_stats st;
+  double *history;       /* residual per iteration, for reports */
+  int nhistory;
+};
+
+void hpmg_solver_options_default(hpmg_solver_options *o) {
+  memset(o, 0, sizeof *o);
+  o->solver = HPMG_SOLVER_CG;
+  o->smoother = HPMG_SMOOTHER_CHEBYSHEV;
+  o->cheby_degree = 5;
+  o->cheby_range = 15.0;
+  o->cheby_eig_iters = 12;
+  o->jacobi_omega = 2.0 / 3.0;
+  o->pre = 1;
+  o->post = 1;
+  o->tol = 1e-9;
+  o->maxit = 200;
+  o->threads = 0;
+  o->precision = HPMG_PREC_DOUBLE;
+  o->verbose = 0;
+}
+
+static hpmg_error solver_options_check(const hpmg_solver_options *o) {
+  HPMG_CHECK_ARG(o, "solver options are NULL");
+  HPMG_CHECK_ARG(o->solver == HPMG_SOLVER_CG || o->solver == HPMG_SOLVER_VCYCLE, "unknown solver %d", (int)o->solver);
+  HPMG_CHECK_ARG(o->smoother >= HPMG_SMOOTHER_CHEBYSHEV && o->smoother <= HPMG_SMOOTHER_SGS, "unknown smoother %d", (int)o->smoother);
+  HPMG_CHECK_ARG(o->cheby_degree >= 1 && o->cheby_degree <= 100, "--cheby-degree must be in 1..100 (got %d)", o->cheby_degree);
+  HPMG_CHECK_ARG(o->cheby_range > 1 && isfinite(o->cheby_range), "--cheby-range must be > 1 (got %g)", o->cheby_range);
+  HPMG_CHECK_ARG(o->cheby_eig_iters >= 1 && o->cheby_eig_iters <= 1000, "eigenvalue iterations must be in 1..1000");
+  HPMG_CHECK_ARG(o->jacobi_omega > 0 && o->jacobi_omega < 2, "--jacobi-omega must be in (0,2) (got %g)", o->jacobi_omega);
+  HPMG_CHECK_ARG(o->pre >= 0 && o->pre <= 100 && o->post >= 0 && o->post <= 100, "--pre/--post must be in 0..100");
+  HPMG_CHECK_ARG(o->pre + o->post >= 1, "--pre and --post cannot both be 0 (the cycle would not smooth)");
+  HPMG_CHECK_ARG(o->tol > 0 && o->tol < 1, "--tol must be in (0,1) (got %g)", o->tol);
+  HPMG_CHECK_ARG(o->maxit >= 1 && o->maxit <= 1000000, "--maxit must be in 1..1000000 (got %d)", o->maxit);
+  HPMG_CHECK_ARG(o->threads >= 0 && o->threads <= 4096, "--threads must be in 0..4096 (got %d)", o->threads);
+  HPMG_CHECK_ARG(o->precision >= HPMG_PREC_DOUBLE && o->precision <= HPMG_PREC_MIXED, "unknown precision %d", (int)o->precision);
+  HPMG_CHECK_ARG(!(o->solver == HPMG_SOLVER_CG && o->smoother == HPMG_SMOOTHER_GS && o->pre != o->post),
+                 "CG needs a symmetric V-cycle: with --smoother gs use --pre equal to --post (got %d/%d)", o->pre, o->post);
+  return HPMG_SUCCESS;
+}
+
+static void mg_options(const hpmg_solver_options *o, hpmg_mg_options *m) {
+  m->smoother = o->smoother;
+  m->cheby_degree = o->cheby_degree;
+  m->cheby_eig_iters = o->cheby_eig_iters;
+  m->cheby_range = o->cheby_range;
+  m->jacobi_omega = o->jacobi_omega;
+  m->pre = o->pre;
+  m->post = o->post;
+  m->real = o->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
+}
+
+hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
+  HPMG_CALL(hpmg_problem_options_check(po));
+  HPMG_CALL(solver_options_check(so));
+  hpmg_mg_options m;
+  mg_options(so, &m);
+  const int aliases = so->precision != HPMG_PREC_MIXED;
+  double n = pow((double)po->coarse * ldexp(1.0, po->refine) * po->degree - 1, po->dim);
+  double ks = so->precision == HPMG_PREC_FLOAT ? 4.0 : 8.0;
+  *bytes = hpmg_mg_memory(po->dim, po->degree, po->coarse, po->refine, &m, aliases) + 4 * n * ks +
+           (so->precision == HPMG_PREC_FLOAT ? 2 * n * 4.0 + n * 8.0 : 0.0) + 2 * n * 8.0 /* caller's b and x */;
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error outer_apply(void *ctx, const void *x, void *y) {
+  struct hpmg_solver_s *s = ctx;
+  double t0 = hpmg_wtime();
+  hpmg_laplace_apply(s->A, s->kreal, x, y);
+  s->t_outer_op += hpmg_wtime() - t0;
+  s->outer_matvecs++;
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error precondition(void *ctx, const void *r, void *z) {
+  struct hpmg_solver_s *s = ctx;
+  if (s->o.precision != HPMG_PREC_MIXED) return hpmg_mg_vcycle(&s->mg, r, z);
+  hpmg_mg_level *F = &s->mg.lv[s->mg.nlevels - 1];
+  hpmg_vec_convert(F->g.N, HPMG_REAL_DOUBLE, r, HPMG_REAL_FLOAT, F->b);
+  HPMG_CALL(hpmg_mg_vcycle(&s->mg, NULL, NULL));
+  hpmg_vec_convert(F->g.N, HPMG_REAL_FLOAT, F->x, HPMG_REAL_DOUBLE, z);
+  return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, hpmg_solver *out) {
+  *out = NULL;
+  HPMG_CHECK_ARG(prob, "problem is NULL");
+  HPMG_CALL(solver_options_check(o));
+  double need;
+  HPMG_CALL(hpmg_memory_estimate(&prob->o, o, &need));
+  uint64_t avail = hpmg_memory_available();
+  if (avail > 0 && need > 0.9 * (double)avail) {
+    char a[32], b[32];
+    return hpmg_error_set(HPMG_ERR_MEMORY, "problem needs about %s but only %s of memory is available",
+                          hpmg_format_bytes(need, a, sizeof a), hpmg_format_bytes((double)avail, b, sizeof b));
+  }
+  if (o->threads > 0) omp_set_num_threads(o->threads);
+  struct hpmg_solver_s *s = calloc(1, sizeof *s);
+  if (!s) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate solver");
+  *out = s;
+  double t0 = hpmg_wtime();
+  s->prob = prob;
+  s->o = *o;
+  s->kreal = o->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
+  hpmg_mg_options m;
+  mg_options(o, &m);
+  hpmg_error e = hpmg_mg_create(prob->o.dim, prob->o.degree, prob->o.coarse, prob->o.refine, prob->o.box,
+                                prob->o.lambda, &m, o->precision != HPMG_PREC_MIXED, &s->mg);
+  if (e) {
+    hpmg_solver_destroy(out);
+    return e;
+  }
+  s->A = &s->mg.lv[s->mg.nlevels - 1].op;
+  const int64_t n = s->A->g.N;
+  const size_t bytes = (size_t)n * hpmg_real_size(s->kreal);
+  for (int i = 0; i < 4 && !e; i++) e = hpmg_malloc(bytes, &s->work[i]);
+  if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_malloc(bytes, &s->kb);
+  if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_malloc(bytes, &s->kx);
+  if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_malloc(sizeof(double) * (size_t)n, &s->check);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(o->maxit + 2), &s->history);
+  if (e) {
+    hpmg_solver_destroy(out);
+    return e;
+  }
+  s->st.dofs = n;
+  s->st.levels = s->mg.nlevels;
+  s->st.t_setup = hpmg_wtime() - t0;
+  return HPMG_SUCCESS;
+}
+
+void hpmg_solver_destroy(hpmg_solver *sp) {
+  struct hpmg_solver_s *s = *sp;
+  if (!s) return;
+  hpmg_mg_destroy(&s->mg);
+  for (int i = 0; i < 4; i++) hpmg_free(&s->work[i]);
+  hpmg_free(&s->kb);
+  hpmg_free(&s->kx);
+  hpmg_free(&s->check);
+  hpmg_free(&s->history);
+  free(s);
+  *sp = NULL;
+}
+
+static void monitor(void *ctx, int it, double rn, double r0) {
+  struct hpmg_solver_s *s = ctx;
+  if (it <= s->o.maxit + 1) s->history[it] = rn;
+  s->nhistory = it + 1;
+  if (s->o.verbose) {
+    if (it == 0) printf("  iter     residual    rel.resid   reduction\n");
+    double prev = it > 0 ? s->history[it - 1] : rn;
+    printf("  %4d  %11.4e  %11.4e  %10.4f\n", it, rn, r0 > 0 ? rn / r0 : 0.0, prev > 0 ? rn / prev : 0.0);
+    fflush(stdout);
+  }
+}
+
+hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
+  HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
+  const int64_t n = s->A->g.N;
+  double *bb = NULL;
+  if (!b) {
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)n, &bb));
+    hpmg_error e = hpmg_problem_builtin_rhs(s->prob, bb);
+    if (e) {
+      hpmg_free(&bb);
+      return e;
+    }
+    b = bb;
+  }
+  int64_t bad_b = hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, b), bad_x = hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x);
+  if (bad_b || bad_x) {
+    hpmg_free(&bb);
+    return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the %s", (long long)(bad_b ? bad_b : bad_x),
+                          bad_b ? "right-hand side" : "initial guess");
+  }
+  memset(&s->mg.t, 0, sizeof s->mg.t);
+  for (int l = 1; l < s->mg.nlevels; l++) s->mg.lv[l].smoother->matvecs = 0;
+  s->t_outer_op = 0;
+  s->outer_matvecs = 0;
+  double t0 = hpmg_wtime();
+  const void *kb = b;
+  void *kx = x;
+  if (s->kreal == HPMG_REAL_FLOAT) {
+    hpmg_vec_convert(n, HPMG_REAL_DOUBLE, b, HPMG_REAL_FLOAT, s->kb);
+    hpmg_vec_convert(n, HPMG_REAL_DOUBLE, x, HPMG_REAL_FLOAT, s->kx);
+    kb = s->kb;
+    kx = s->kx;
+  }
+  hpmg_linop A = {s, outer_apply}, M = {s, precondition};
+  hpmg_krylov_info info = {0};
+  hpmg_error e;
+  if (s->o.solver == HPMG_SOLVER_CG)
+    e = hpmg_pcg(s->kreal, n, A, M, kb, kx, s->o.tol, s->o.maxit, s->work, monitor, s, &info);
+  else
+    e = hpmg_richardson(s->kreal, n, A, M, kb, kx, s->o.tol, s->o.maxit, s->work, monitor, s, &info);
+  if (s->kreal == HPMG_REAL_FLOAT) hpmg_vec_convert(n, HPMG_REAL_FLOAT, s->kx, HPMG_REAL_DOUBLE, x);
+  hpmg_stats *st = &s->st;
+  st->t_solve = hpmg_wtime() - t0;
+  /* The recursively updated Krylov residual drifts from the true one in low
+   * precision (float CG keeps "converging" below float round-off). Judge
+   * convergence by the true residual b - Ax, recomputed in double. */
+  double *rt = s->kreal == HPMG_REAL_FLOAT ? s->check : s->work[3];
+  hpmg_laplace_residual(s->A, HPMG_REAL_DOUBLE, b, x, rt);
+  const double true_res = hpmg_vec_norm(HPMG_REAL_DOUBLE, n, rt);
+  st->iterations = info.iterations;
+  st->residual0 = info.r0;
+  st->residual = e ? info.rnorm : true_res;
+  st->converged = info.converged && !(true_res > 10.0 * s->o.tol * info.r0);
+  info.converged = st->converged;
+  info.rnorm = st->residual;
+  st->rate = info.iterations > 0 && info.r0 > 0 ? pow(info.rnorm / info.r0, 1.0 / info.iterations) : 0.0;
+  st->t_operator = s->t_outer_op + s->mg.t.op;
+  st->t_smoother = s->mg.t.smooth;
+  st->t_transfer = s->mg.t.transfer;
+  st->t_coarse = s->mg.t.coarse;
+  st->t_krylov = st->t_solve - st->t_operator - st->t_smoother - st->t_transfer - st->t_coarse;
+  st->operator_applications = s->outer_matvecs + s->mg.t.matvecs;
+  for (int l = 1; l < s->mg.nlevels; l++) st->operator_applications += s->mg.lv[l].smoother->matvecs;
+  hpmg_free(&bb);
+  HPMG_CALL(e);
+  if (!info.converged)
+    return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "not converged: relative residual %.3e after %d iterations (tolerance %.1e)",
+                          info.r0 > 0 ? info.rnorm / info.r0 : 0.0, info.iterations, s->o.tol);
+  return HPMG_SUCCESS;
+}
+
+void hpmg_solver_get_stats(hpmg_solver s, hpmg_stats *st) { *st = s->st; }
+
+/* Residual history of the last solve (internal, for the CLI's JSON). */
+int hpmg_solver_history(hpmg_solver s, const double **h) {
+  *h = s->history;
+  return s->nhistory;
+}

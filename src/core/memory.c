@@ -1,0 +1,51 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+hpmg_error hpmg_malloc(size_t bytes, void *ptr_out) {
+  void **p = (void **)ptr_out;
+  *p = NULL;
+  if (bytes == 0) bytes = 64;
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded < bytes) return hpmg_error_set(HPMG_ERR_MEMORY, "allocation size overflow");
+  *p = aligned_alloc(64, rounded);
+  if (!*p) {
+    char buf[32];
+    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate %s",
+                          hpmg_format_bytes((double)bytes, buf, sizeof buf));
+  }
+  return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_calloc(size_t bytes, void *ptr_out) {
+  HPMG_CALL(hpmg_malloc(bytes, ptr_out));
+  memset(*(void **)ptr_out, 0, bytes);
+  return HPMG_SUCCESS;
+}
+
+void hpmg_free(void *ptr_in_out) {
+  void **p = (void **)ptr_in_out;
+  free(*p);
+  *p = NULL;
+}
+
+uint64_t hpmg_memory_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  uint64_t kb = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "MemAvailable: %lu kB", (unsigned long *)&kb) == 1) break;
+  }
+  fclose(f);
+  return kb * 1024;
+}
+
+const char *hpmg_format_bytes(double b, char *buf, size_t len) {
+  const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int i = 0;
+  while (b >= 1024 && i < 5) { b /= 1024; i++; }
+  snprintf(buf, len, "%.1f %s", b, u[i]);
+  return buf;
+}

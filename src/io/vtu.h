@@ -1,0 +1,33 @@
+/* VTK XML unstructured-grid (.vtu) output of a continuous Q_k function on a
+ * uniform Cartesian mesh, as high-order Lagrange cells (VTK types 70/72) that
+ * ParaView and VTK >= 9 render and interpolate directly. */
+#ifndef HPMG_IO_VTU_H
+#define HPMG_IO_VTU_H
+
+#include "core/core.h"
+
+/* Write the Q_k function u on [0,box[0]] x [0,box[1]] (x [0,box[2]]) with
+ * cells[d] cells per direction to the file `path`.
+ *
+ * dim:        2 or 3 (cells[2] and box[2] are ignored in 2D)
+ * degree:     polynomial degree k, 1..10; nodes are the Gauss-Lobatto points
+ *             of each cell
+ * u:          values at the interior nodes, n_d = k*cells[d]-1 per direction,
+ *             index i0 + n0*(i1 + n1*i2); boundary nodes are written as 0.
+ *             May be NULL only when there are no interior nodes.
+ * field_name: name of the point-data array (letters, digits, and _ - . only)
+ *
+ * Every global node is one VTK point shared by its cells. The data is written
+ * in binary (appended raw, UInt64 headers) to path.tmp, which is renamed to
+ * path once complete, so an error never leaves a partial file at path.
+ * Returns HPMG_ERR_ARG (nothing written) for bad arguments, HPMG_ERR_IO with
+ * the path and the system's reason if the file cannot be written. */
+hpmg_error hpmg_vtu_write(const char *path, int dim, int degree, const int cells[3],
+                          const double box[3], const double *u, const char *field_name);
+
+/* Position of node (i,j,l), 0 <= i,j,l <= k, of a Lagrange cell of degree k in
+ * VTK's point ordering of VTK_LAGRANGE_QUADRILATERAL (dim 2, l ignored) or
+ * VTK_LAGRANGE_HEXAHEDRON (dim 3): corners, edges, faces, then the interior. */
+int hpmg_vtu_lagrange_index(int dim, int k, int i, int j, int l);
+
+#endif

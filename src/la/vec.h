@@ -1,0 +1,22 @@
+/* BLAS-1 on host vectors of either precision (OpenMP). Reductions accumulate
+ * in double whatever the storage precision. */
+#ifndef HPMG_LA_VEC_H
+#define HPMG_LA_VEC_H
+
+#include "ops/laplace.h"
+
+double hpmg_vec_dot(hpmg_real r, int64_t n, const void *x, const void *y);
+double hpmg_vec_norm(hpmg_real r, int64_t n, const void *x);
+void hpmg_vec_zero(hpmg_real r, int64_t n, void *x);
+void hpmg_vec_copy(hpmg_real r, int64_t n, const void *x, void *y);
+/* y = a*x + y */
+void hpmg_vec_axpy(hpmg_real r, int64_t n, double a, const void *x, void *y);
+/* y = x + b*y */
+void hpmg_vec_xpby(hpmg_real r, int64_t n, const void *x, double b, void *y);
+void hpmg_vec_scale(hpmg_real r, int64_t n, double a, void *x);
+/* y (precision ry) = x (precision rx) */
+void hpmg_vec_convert(int64_t n, hpmg_real rx, const void *x, hpmg_real ry, void *y);
+/* Number of non-finite entries (NaN/Inf). */
+int64_t hpmg_vec_count_nonfinite(hpmg_real r, int64_t n, const void *x);
+
+#endif

@@ -1,0 +1,50 @@
+#include <stdlib.h>
+#include <string.h>
+#include "transfer.h"
+
+#define REAL double
+#define SFX(name) name##_d
+#define V val
+#include "transfer_kernels.inc"
+#undef REAL
+#undef SFX
+#undef V
+#define REAL float
+#define SFX(name) name##_f
+#define V valf
+#include "transfer_kernels.inc"
+#undef REAL
+#undef SFX
+#undef V
+
+void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *out, int add) {
+  if (T->A[0].nrows == 0 || T->A[1].nrows == 0 || T->A[2].nrows == 0) return;
+  if (T->A[0].ncols == 0 || T->A[1].ncols == 0 || T->A[2].ncols == 0) {
+    if (!add) { /* empty input space: the product is zero */
+      size_t n = (size_t)T->A[0].nrows * T->A[1].nrows * T->A[2].nrows;
+      memset(out, 0, n * hpmg_real_size(r));
+    }
+    return;
+  }
+  if (r == HPMG_REAL_DOUBLE) kron3_d(T, in, out, add);
+  else kron3_f(T, in, out, add);
+}
+
+void hpmg_kron3_destroy(hpmg_kron3 *T) {
+  for (int d = 0; d < 3; d++) hpmg_sp1d_free(&T->A[d]);
+}
+
+hpmg_error hpmg_transfer_create(const hpmg_grid *coarse, hpmg_kron3 *P, hpmg_kron3 *R) {
+  memset(P, 0, sizeof *P);
+  memset(R, 0, sizeof *R);
+  for (int d = 0; d < 3; d++) {
+    if (d < coarse->dim) {
+      HPMG_CALL(hpmg_prolongation_1d(coarse->k, (int)coarse->cells[d], &P->A[d]));
+    } else {
+      double one = 1.0;
+      HPMG_CALL(hpmg_sp1d_from_dense(1, 1, &one, &P->A[d]));
+    }
+    HPMG_CALL(hpmg_sp1d_transpose(&P->A[d], &R->A[d]));
+  }
+  return HPMG_SUCCESS;
+}

@@ -1,0 +1,75 @@
+/* The OpenMP (host) backend of the FD kernel table. */
+#include <string.h>
+#include "ops/fd_stencil.h"
+
+static hpmg_error cpu_alloc(size_t bytes, void **p) { return hpmg_calloc(bytes, p); }
+static void cpu_free(void **p) { hpmg_free(p); }
+static hpmg_error cpu_copy_bytes(const void *s, void *d, size_t bytes) {
+  if (s != d) memcpy(d, s, bytes);
+  return HPMG_SUCCESS;
+}
+static hpmg_error cpu_sync(void) { return HPMG_SUCCESS; }
+
+#define FD_CPU_OPS(S, REAL)                                                                     \
+  static hpmg_error residual_##S(int dim, int64_t n, const void *u, const void *f, void *r) {    \
+    fd_residual_##S(dim, n, (const REAL *)u, (const REAL *)f, (REAL *)r);                        \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static hpmg_error residual_norm_##S(int dim, int64_t n, const void *u, const void *f,          \
+                                      double *nrm) {                                             \
+    *nrm = fd_residual_norm_##S(dim, n, (const REAL *)u, (const REAL *)f);                       \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static hpmg_error apply_##S(int dim, int64_t n, const void *u, void *y) {                      \
+    fd_apply_##S(dim, n, (const REAL *)u, (REAL *)y);                                            \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static hpmg_error smooth_##S(int dim, int64_t n, fd_smoother_kind kind, double omega,          \
+                               int sweeps, int backward, void **u, const void *f, void **tmp) {  \
+    for (int s = 0; s < sweeps; s++) {                                                           \
+      switch (kind) {                                                                            \
+      case FD_SMOOTH_JACOBI: {                                                                   \
+        fd_jacobi_##S(dim, n, omega, (const REAL *)*u, (const REAL *)f, (REAL *)*tmp);           \
+        void *t = *u; *u = *tmp; *tmp = t;                                                       \
+      } break;                                                                                   \
+      case FD_SMOOTH_RBGS: fd_rbgs_##S(dim, n, backward, (REAL *)*u, (const REAL *)f); break;    \
+      case FD_SMOOTH_MCGS: fd_mcgs_##S(dim, n, backward, (REAL *)*u, (const REAL *)f); break;    \
+      }                                                                                          \
+    }                                                                                            \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static hpmg_error restrict_##S(int dim, int64_t nf, const void *rf, void *fc) {                \
+    fd_restrict_##S(dim, nf, (const REAL *)rf, (REAL *)fc);                                      \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static hpmg_error prolong_##S(int dim, int64_t nf, const void *uc, void *uf, int add) {        \
+    fd_prolong_##S(dim, nf, (const REAL *)uc, (REAL *)uf, add);                                  \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static hpmg_error dot_##S(int64_t count, const void *x, const void *y, double *out) {          \
+    *out = fd_dot_##S(count, (const REAL *)x, (const REAL *)y);                                  \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static hpmg_error axpby_##S(int64_t count, double a, const void *x, double b, void *y) {       \
+    fd_axpby_##S(count, a, (const REAL *)x, b, (REAL *)y);                                       \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static hpmg_error copy_##S(int64_t count, const void *x, void *y) {                            \
+    return cpu_copy_bytes(x, y, (size_t)count * sizeof(REAL));                                   \
+  }                                                                                              \
+  static hpmg_error zero_##S(int64_t count, void *x) {                                           \
+    REAL *y = (REAL *)x;                                                                         \
+    _Pragma("omp parallel for simd schedule(static) if (count >= 65536)")                        \
+    for (int64_t i = 0; i < count; i++) y[i] = 0;                                                \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
+  static const fd_ops cpu_ops_##S = {                                                            \
+      "cpu", 0, sizeof(REAL) == sizeof(double) ? FD_DOUBLE : FD_FLOAT,                           \
+      cpu_alloc, cpu_free, residual_##S, residual_norm_##S, apply_##S, smooth_##S,               \
+      restrict_##S, prolong_##S, dot_##S, axpby_##S, copy_##S, zero_##S, cpu_copy_bytes,         \
+      cpu_copy_bytes, cpu_sync};
+
+FD_CPU_OPS(d, double)
+FD_CPU_OPS(f, float)
+
+const fd_ops *fd_ops_cpu(fd_prec prec) { return prec == FD_DOUBLE ? &cpu_ops_d : &cpu_ops_f; }

@@ -1,0 +1,19 @@
+/* 5/7-point finite-difference stencil kernels, double and float. */
+#include <math.h>
+#include "ops/fd_stencil.h"
+
+#define REAL double
+#define FD_NAME(x) x##_d
+#include "fd_stencil.inc"
+#undef REAL
+#undef FD_NAME
+#undef FD_PAR_MIN
+#undef FD_PAR_MIN_2D
+
+#define REAL float
+#define FD_NAME(x) x##_f
+#include "fd_stencil.inc"
+#undef REAL
+#undef FD_NAME
+#undef FD_PAR_MIN
+#undef FD_PAR_MIN_2D

@@ -1,0 +1,87 @@
+/* Finite-difference 5-point (2D) / 7-point (3D) Poisson stencils on the unit
+ * box, as in paper 002, and the table of kernels a backend provides.
+ *
+ * Layout: one level of n intervals per direction is a lexicographic array of
+ * (n+1)^d values including the boundary (x fastest): index
+ * i + (n+1)*(j + (n+1)*k). Boundary values are zero and are never written, so
+ * whole-array BLAS-1 operations keep them zero. The operator is the unscaled
+ * stencil A u = 2d u_c - sum(neighbours); right-hand sides are stored
+ * h^2-scaled (f_stored = h^2 f), so A u = f_stored is the discrete problem.
+ *
+ * Every kernel exists for double and float: the CPU ones are written once in
+ * fd_*.inc files and instantiated with suffixes _d and _f; backends expose
+ * them through fd_ops (one table per backend and precision), so the cycle
+ * code in src/mg/fd_mg.c is written once for every backend.
+ */
+#ifndef HPMG_FD_STENCIL_H
+#define HPMG_FD_STENCIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/core.h"
+
+typedef enum { FD_DOUBLE = 0, FD_FLOAT = 1 } fd_prec;
+typedef enum { FD_SMOOTH_JACOBI = 0, FD_SMOOTH_RBGS = 1, FD_SMOOTH_MCGS = 2 } fd_smoother_kind;
+
+static inline int64_t fd_points(int dim, int64_t n) {
+  return dim == 2 ? (n + 1) * (n + 1) : (n + 1) * (n + 1) * (n + 1);
+}
+static inline size_t fd_prec_size(fd_prec p) { return p == FD_DOUBLE ? sizeof(double) : sizeof(float); }
+
+/* Kernels of one backend in one precision. Pointers are host pointers for the
+ * CPU backend and device pointers for the CUDA backend. n is the number of
+ * intervals of the level the vectors live on (nf: of the fine level). */
+typedef struct fd_ops {
+  const char *name;
+  int on_device;
+  fd_prec prec;
+  hpmg_error (*alloc)(size_t bytes, void **p);           /* zero-filled */
+  void (*free)(void **p);
+  /* r = f - A u */
+  hpmg_error (*residual)(int dim, int64_t n, const void *u, const void *f, void *r);
+  /* ||f - A u||_2 without storing the residual */
+  hpmg_error (*residual_norm)(int dim, int64_t n, const void *u, const void *f, double *nrm);
+  /* y = A u */
+  hpmg_error (*apply)(int dim, int64_t n, const void *u, void *y);
+  /* sweeps of the smoother; backward = reverse color order (post-smoothing).
+   * Jacobi needs *tmp and swaps the two pointers. */
+  hpmg_error (*smooth)(int dim, int64_t n, fd_smoother_kind kind, double omega, int sweeps,
+                       int backward, void **u, const void *f, void **tmp);
+  /* fc = 4 R rf: the paper's restriction with the factor that makes it the
+   * Galerkin right-hand side for h^2-scaled data (P^T in 2D, P^T/2 in 3D). */
+  hpmg_error (*restrict_rhs)(int dim, int64_t nf, const void *rf, void *fc);
+  /* uf (+)= P uc: linear interpolation on the Kuhn (Freudenthal) simplices */
+  hpmg_error (*prolong)(int dim, int64_t nf, const void *uc, void *uf, int add);
+  /* whole-array BLAS-1 on count entries */
+  hpmg_error (*dot)(int64_t count, const void *x, const void *y, double *out);
+  hpmg_error (*axpby)(int64_t count, double a, const void *x, double b, void *y); /* y = a x + b y */
+  hpmg_error (*copy)(int64_t count, const void *x, void *y);
+  hpmg_error (*zero)(int64_t count, void *x);
+  /* transfers between host and this backend's memory (CPU: memcpy) */
+  hpmg_error (*to_host)(const void *src, void *host_dst, size_t bytes);
+  hpmg_error (*to_device)(const void *host_src, void *dst, size_t bytes);
+  hpmg_error (*sync)(void);
+} fd_ops;
+
+/* The OpenMP backend (always available). */
+const fd_ops *fd_ops_cpu(fd_prec prec);
+/* The CUDA backend: HPMG_ERR_BACKEND with a message when this build has no
+ * CUDA or no GPU is visible. */
+hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops);
+
+/* CPU kernels, instantiated for double (_d) and float (_f). */
+#define FD_DECLARE_CPU_KERNELS(S, REAL)                                                         \
+  void fd_residual_##S(int dim, int64_t n, const REAL *u, const REAL *f, REAL *r);             \
+  double fd_residual_norm_##S(int dim, int64_t n, const REAL *u, const REAL *f);               \
+  void fd_apply_##S(int dim, int64_t n, const REAL *u, REAL *y);                               \
+  double fd_dot_##S(int64_t count, const REAL *x, const REAL *y);                              \
+  void fd_axpby_##S(int64_t count, double a, const REAL *x, double b, REAL *y);                \
+  void fd_jacobi_##S(int dim, int64_t n, double omega, const REAL *u, const REAL *f, REAL *out); \
+  void fd_rbgs_##S(int dim, int64_t n, int backward, REAL *u, const REAL *f);                   \
+  void fd_mcgs_##S(int dim, int64_t n, int backward, REAL *u, const REAL *f);                   \
+  void fd_restrict_##S(int dim, int64_t nf, const REAL *rf, REAL *fc);                         \
+  void fd_prolong_##S(int dim, int64_t nf, const REAL *uc, REAL *uf, int add);
+FD_DECLARE_CPU_KERNELS(d, double)
+FD_DECLARE_CPU_KERNELS(f, float)
+
+#endif

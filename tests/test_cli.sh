@@ -1,0 +1,66 @@
+#!/bin/sh
+# Every invalid option or combination exits non-zero with a message on stderr
+# and prints no solve; valid runs print a summary or valid JSON.
+# usage: test_cli.sh HPMG_BINARY
+HPMG=$1
+fail=0; n=0
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+expect_fail() { # expected-exit-code args...
+  code=$1; shift; n=$((n+1))
+  "$HPMG" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+  if [ $rc -ne "$code" ] || [ ! -s "$tmp/err" ] || { [ "$code" -ne 1 ] && grep -q "iter " "$tmp/out"; }; then
+    echo "FAIL: hpmg $* -> exit $rc (want $code), stderr: $(cat "$tmp/err")"; fail=$((fail+1))
+  else
+    echo "ok   hpmg $* -> $rc: $(head -1 "$tmp/err")"
+  fi
+}
+expect_fail 2
+expect_fail 2 frobnicate
+expect_fail 2 solve --no-such-option
+expect_fail 2 solve --degree
+expect_fail 2 solve --degree abc
+expect_fail 2 solve --degree 0
+expect_fail 2 solve --degree 11
+expect_fail 2 solve --dim 4
+expect_fail 2 solve --dim 2 --degree 11
+expect_fail 2 solve --refine -1
+expect_fail 2 solve --refine 31
+expect_fail 2 solve --coarse 0
+expect_fail 2 solve --dim 1
+expect_fail 2 solve --dim 3 --box 1,2
+expect_fail 2 solve --dim 2 --box 1,2,3
+expect_fail 2 solve --box 1,-2,1
+expect_fail 2 solve --box 1,x,1
+expect_fail 2 solve --lambda -1
+expect_fail 2 solve --lambda nan
+expect_fail 2 solve --rhs cosine
+expect_fail 2 solve --smoother magic
+expect_fail 2 solve --cheby-degree 0
+expect_fail 2 solve --cheby-range 1
+expect_fail 2 solve --jacobi-omega 2
+expect_fail 2 solve --pre 0 --post 0
+expect_fail 2 solve --pre -1
+expect_fail 2 solve --solver bicgstab
+expect_fail 2 solve --tol 0
+expect_fail 2 solve --tol 1.5
+expect_fail 2 solve --maxit 0
+expect_fail 2 solve --threads -2
+expect_fail 2 solve --precision quad
+expect_fail 2 solve --smoother gs --pre 2 --post 1
+expect_fail 2 solve --degree 1 --refine 0
+expect_fail 2 solve --vtu /nonexistent-dir/u.vtu
+expect_fail 2 solve extra-argument
+expect_fail 3 solve --dim 3 --degree 8 --refine 9
+expect_fail 1 solve --dim 2 --degree 2 --refine 5 --maxit 1
+# valid runs
+n=$((n+1))
+if "$HPMG" solve --dim 2 --degree 3 --refine 3 >"$tmp/out" 2>"$tmp/err" && grep -q "time to solution" "$tmp/out" &&
+   grep -q "L2" "$tmp/out"; then echo "ok   default-style text run"; else echo "FAIL: text run"; cat "$tmp/out" "$tmp/err"; fail=$((fail+1)); fi
+n=$((n+1))
+"$HPMG" solve --dim 3 --degree 2 --refine 2 --json >"$tmp/json" 2>"$tmp/err"
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['converged'] and d['iterations']>0 and d['l2_error']>0 and len(d['history'])==d['iterations']+1" "$tmp/json"; then
+  echo "ok   --json is one valid object"; else echo "FAIL: --json"; cat "$tmp/json"; fail=$((fail+1)); fi
+n=$((n+1))
+if "$HPMG" --help | grep -q -- "--precision" && "$HPMG" solve --help | grep -q -- "--smoother"; then echo "ok   --help"; else echo "FAIL: --help"; fail=$((fail+1)); fi
+echo "$((n-fail)) passed, $fail failed"
+[ $fail -eq 0 ]
