@@ -77,14 +77,34 @@ hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char
 
 /* ----------------------------------------------------------------- solver */
 
+/* HPMG_SMOOTHER_AUTO (the default) selects the vertex-patch smoother for
+ * degree k >= 2 and Chebyshev-Jacobi for k = 1, where a vertex patch has a
+ * single unknown (the patch smoother is then point Gauss-Seidel in 2^d colors)
+ * and Chebyshev is cheaper per cycle for the same iteration count. */
 typedef enum { HPMG_SMOOTHER_CHEBYSHEV = 0, HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_GS,
-               HPMG_SMOOTHER_SGS } hpmg_smoother_kind;
-typedef enum { HPMG_SOLVER_CG = 0, HPMG_SOLVER_VCYCLE } hpmg_solver_kind;
+               HPMG_SMOOTHER_SGS, HPMG_SMOOTHER_PATCH, HPMG_SMOOTHER_AUTO } hpmg_smoother_kind;
+/* CG: conjugate gradients preconditioned by one V-cycle (symmetric cycles only).
+ * VCYCLE: V-cycle iteration x += V(b - Ax) from the initial guess.
+ * GMRES: restarted GMRES(restart), right-preconditioned by one V-cycle (any cycle).
+ * FMG: full multigrid start (the initial guess is discarded), then V-cycles
+ *      until ||b - Ax|| <= tol ||b||; iterations = V-cycles after the start,
+ *      at least one (paper 000, Algorithm 2). */
+typedef enum { HPMG_SOLVER_CG = 0, HPMG_SOLVER_VCYCLE, HPMG_SOLVER_GMRES, HPMG_SOLVER_FMG } hpmg_solver_kind;
+/* Vertex-patch smoother: multiplicative (2^d colors, localized residuals) or
+ * additive (one global residual per step, damped by patch_damping). */
+typedef enum { HPMG_PATCH_MULTIPLICATIVE = 0, HPMG_PATCH_ADDITIVE } hpmg_patch_mode;
+/* Local patch solver: fast diagonalization, or an explicit dense inverse
+ * (reference; (2k-1)^d squared entries per level, refused above 3375 unknowns). */
+typedef enum { HPMG_LOCAL_FDM = 0, HPMG_LOCAL_DENSE } hpmg_local_solver;
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
 
 typedef struct {
   hpmg_solver_kind solver;       /* default CG preconditioned by one V-cycle */
-  hpmg_smoother_kind smoother;   /* default Chebyshev-Jacobi */
+  hpmg_smoother_kind smoother;   /* default AUTO: patch for k >= 2, Chebyshev for k = 1 */
+  hpmg_patch_mode patch_mode;    /* default multiplicative */
+  hpmg_local_solver local_solver;/* default fdm */
+  double patch_damping;          /* additive patch damping, 0 = default 1/2^dim */
+  int restart;                   /* GMRES restart length (default 30) */
   int cheby_degree;              /* default 5 */
   double cheby_range;            /* smoothing range lambda_max/lambda_min, default 15 */
   int cheby_eig_iters;           /* Lanczos/CG steps for lambda_max (default 12) */
@@ -112,6 +132,8 @@ typedef struct {
 typedef struct hpmg_solver_s *hpmg_solver;
 
 void hpmg_solver_options_default(hpmg_solver_options *opt);
+/* The smoother HPMG_SMOOTHER_AUTO stands for at this degree. */
+hpmg_smoother_kind hpmg_default_smoother(int degree);
 hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *opt,
                               hpmg_solver *solver);
 void hpmg_solver_destroy(hpmg_solver *solver);

@@ -52,6 +52,20 @@ expect_fail 2 solve --vtu /nonexistent-dir/u.vtu
 expect_fail 2 solve extra-argument
 expect_fail 3 solve --dim 3 --degree 8 --refine 9
 expect_fail 1 solve --dim 2 --degree 2 --refine 5 --maxit 1
+# vertex-patch smoother, GMRES, FMG (docs/patch.md)
+expect_fail 2 solve --patch-mode sideways
+expect_fail 2 solve --local-solver lu
+expect_fail 2 solve --smoother chebyshev --patch-mode additive
+expect_fail 2 solve --smoother jacobi --local-solver dense
+expect_fail 2 solve --smoother chebyshev --patch-mode multiplicative
+expect_fail 2 solve --degree 1 --patch-mode additive
+expect_fail 2 solve --dim 3 --degree 9 --local-solver dense
+expect_fail 2 solve --patch-damping 0.5
+expect_fail 2 solve --patch-mode additive --patch-damping 1.5
+expect_fail 2 solve --smoother patch --pre 2 --post 1
+expect_fail 2 solve --restart 10
+expect_fail 2 solve --solver gmres --restart 0
+expect_fail 2 solve --solver fmg --restart 5
 # valid runs
 n=$((n+1))
 if "$HPMG" solve --dim 2 --degree 3 --refine 3 >"$tmp/out" 2>"$tmp/err" && grep -q "time to solution" "$tmp/out" &&
@@ -60,6 +74,18 @@ n=$((n+1))
 "$HPMG" solve --dim 3 --degree 2 --refine 2 --json >"$tmp/json" 2>"$tmp/err"
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['converged'] and d['iterations']>0 and d['l2_error']>0 and len(d['history'])==d['iterations']+1" "$tmp/json"; then
   echo "ok   --json is one valid object"; else echo "FAIL: --json"; cat "$tmp/json"; fail=$((fail+1)); fi
+for args in "--solver gmres --restart 4 --precision mixed" "--solver fmg --rhs one" "--solver fmg --precision mixed" \
+            "--solver cg --patch-mode additive" "--solver gmres --local-solver dense --pre 2 --post 1" \
+            "--solver vcycle --smoother patch --degree 1"; do
+  n=$((n+1))
+  "$HPMG" solve --dim 2 --degree 3 --refine 3 $args --json >"$tmp/json" 2>"$tmp/err"
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['converged'] and d['smoother']=='patch' and d['relres']<=1e-9" "$tmp/json"; then
+    echo "ok   $args"; else echo "FAIL: $args"; cat "$tmp/json" "$tmp/err"; fail=$((fail+1)); fi
+done
+n=$((n+1))
+"$HPMG" solve --dim 2 --degree 1 --refine 3 --json >"$tmp/json" 2>"$tmp/err"
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['smoother']=='chebyshev'" "$tmp/json"; then
+  echo "ok   degree 1 defaults to chebyshev"; else echo "FAIL: degree 1 default smoother"; fail=$((fail+1)); fi
 n=$((n+1))
 if "$HPMG" --help | grep -q -- "--precision" && "$HPMG" solve --help | grep -q -- "--smoother"; then echo "ok   --help"; else echo "FAIL: --help"; fail=$((fail+1)); fi
 echo "$((n-fail)) passed, $fail failed"

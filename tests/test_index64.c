@@ -31,8 +31,8 @@ int main(void) {
   CHECK(hpmg_problem_num_dofs(prob) == g.N, "problem dofs %lld", (long long)hpmg_problem_num_dofs(prob));
   double bytes = 0;
   CHECK_OK(hpmg_memory_estimate(&po, &so, &bytes));
-  /* at least 8 vectors of 8 bytes on the finest level */
-  CHECK(bytes > 8.0 * 8.0 * (double)g.N, "memory estimate %.3e bytes", bytes);
+  /* at least the caller's b and x and four Krylov vectors, in double */
+  CHECK(bytes >= 6.0 * 8.0 * (double)g.N, "memory estimate %.3e bytes", bytes);
   hpmg_solver solver = NULL;
   hpmg_error e = hpmg_solver_create(prob, &so, &solver);
   CHECK(e == HPMG_ERR_MEMORY && solver == NULL, "solver for 2.9e10 unknowns must be refused (got %d)", (int)e);

@@ -35,16 +35,22 @@ static void usage(FILE *f) {
           "  --rhs sine|one        manufactured sine solution, or f = 1 (default sine)\n"
           "  --disc fe|fd          Q_k finite elements (default) or finite differences (see --disc fd --help)\n"
           "Multigrid:\n"
-          "  --smoother chebyshev|jacobi|gs|sgs   (default chebyshev)\n"
+          "  --smoother chebyshev|jacobi|gs|sgs|patch   (default: patch for degree >= 2, chebyshev for degree 1)\n"
+          "  --patch-mode multiplicative|additive   vertex-patch variant (default multiplicative: 2^d colors,\n"
+          "                        localized residuals; post-smoothing reverses the colors)\n"
+          "  --local-solver fdm|dense   patch solver: fast diagonalization (default) or explicit inverse\n"
+          "  --patch-damping w     additive patch damping in (0,1] (default 1/2^dim)\n"
           "  --cheby-degree m      Chebyshev polynomial degree (default %d)\n"
           "  --cheby-range r       smoothing range lambda_max/lambda_min (default %g)\n"
           "  --jacobi-omega w      damping of point Jacobi (default %.4g)\n"
           "  --pre n, --post n     smoothing steps before/after the coarse correction (default %d/%d)\n"
           "Solver:\n"
-          "  --solver cg|vcycle    CG preconditioned by one V-cycle, or V-cycle iteration (default cg)\n"
+          "  --solver cg|vcycle|gmres|fmg   CG or GMRES preconditioned by one V-cycle, V-cycle iteration, or\n"
+          "                        full multigrid then V-cycles (iterations = V-cycles after FMG) (default cg)\n"
+          "  --restart m           GMRES restart length (default %d)\n"
           "  --tol t               relative residual reduction (default %g)\n"
           "  --maxit n             maximum iterations (default %d)\n"
-          "  --precision double|float|mixed   mixed = float V-cycle inside double CG (default double)\n"
+          "  --precision double|float|mixed   mixed = float V-cycle inside the double outer iteration (default double)\n"
           "  --threads n           OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
           "  --device cpu|cuda     (default cpu)\n"
           "Output:\n"
@@ -54,7 +60,7 @@ static void usage(FILE *f) {
           "  --help, --version\n"
           "Exit status: 0 converged, 1 solve failed or did not converge, 2 invalid input, 3 not enough memory.\n",
           p.dim, 10, 10, p.degree, p.coarse, p.refine, s.cheby_degree, s.cheby_range, s.jacobi_omega, s.pre, s.post,
-          s.tol, s.maxit);
+          s.restart, s.tol, s.maxit);
 }
 
 static const char *format_bytes(double b, char *buf, size_t len) {
@@ -107,19 +113,24 @@ static int parse_choice(const char *opt, const char *s, const char *const *names
 
 static void print_json(const hpmg_problem_options *po, const hpmg_solver_options *so, hpmg_solver solver,
                        const hpmg_stats *st, double l2, double maxerr, int64_t total, int status) {
-  static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs"}, *solvers[] = {"cg", "vcycle"},
-                    *precs[] = {"double", "float", "mixed"};
+  static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
+                    *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
+                    *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"};
+  const hpmg_smoother_kind sm = so->smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(po->degree) : so->smoother;
   const double *h;
   int nh = hpmg_solver_history(solver, &h);
   printf("{\"disc\":\"fe\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
-         "\"rhs\":\"%s\",\"solver\":\"%s\",\"smoother\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
+         "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\","
+         "\"local_solver\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
          "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
          "\"iterations\":%d,\"converged\":%s,\"residual0\":%.6e,\"residual\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
          "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%.6f,\"smoother_s\":%.6f,"
          "\"transfer_s\":%.6f,\"coarse_s\":%.6f,\"krylov_s\":%.6f,\"solve_s\":%.6f,\"dofs_per_s\":%.6e,"
          "\"matvecs\":%lld,\"status\":%d,\"history\":[",
          po->dim, po->degree, po->coarse, po->refine, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda,
-         po->rhs == HPMG_RHS_ONE ? "one" : "sine", solvers[so->solver], smoothers[so->smoother], so->cheby_degree,
+         po->rhs == HPMG_RHS_ONE ? "one" : "sine", solvers[so->solver], so->restart, smoothers[sm],
+         sm == HPMG_SMOOTHER_PATCH ? modes[so->patch_mode] : "none", sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
+         so->cheby_degree,
          so->pre, so->post, precs[so->precision], so->tol, omp_get_max_threads(), (long long)st->dofs,
          (long long)total, st->levels, st->iterations, st->converged ? "true" : "false", st->residual0, st->residual,
          st->residual0 > 0 ? st->residual / st->residual0 : 0.0, st->rate, l2, maxerr, st->t_setup, st->t_operator,
@@ -134,12 +145,12 @@ static int solve_fe(int argc, char **argv) {
   hpmg_solver_options so;
   hpmg_problem_options_default(&po);
   hpmg_solver_options_default(&so);
-  int json = 0, quiet = 0, dim_set = 0, refine_set = 0, rc;
+  int json = 0, quiet = 0, dim_set = 0, refine_set = 0, patch_set = 0, restart_set = 0, rc;
   const char *vtu = NULL;
   char *box_arg = NULL;
   enum { O_DIM = 256, O_DEG, O_COARSE, O_REFINE, O_BOX, O_LAMBDA, O_RHS, O_SMOOTHER, O_CHEBDEG, O_CHEBRANGE, O_OMEGA,
          O_PRE, O_POST, O_SOLVER, O_TOL, O_MAXIT, O_THREADS, O_PREC, O_JSON, O_VTU, O_HELP, O_DEVICE, O_DISC, O_QUIET,
-         O_VERSION };
+         O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART };
   static const struct option opts[] = {
       {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"coarse", 1, 0, O_COARSE}, {"refine", 1, 0, O_REFINE},
       {"box", 1, 0, O_BOX}, {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"smoother", 1, 0, O_SMOOTHER},
@@ -147,10 +158,12 @@ static int solve_fe(int argc, char **argv) {
       {"pre", 1, 0, O_PRE}, {"post", 1, 0, O_POST}, {"solver", 1, 0, O_SOLVER}, {"tol", 1, 0, O_TOL},
       {"maxit", 1, 0, O_MAXIT}, {"threads", 1, 0, O_THREADS}, {"precision", 1, 0, O_PREC}, {"json", 0, 0, O_JSON},
       {"vtu", 1, 0, O_VTU}, {"help", 0, 0, O_HELP}, {"device", 1, 0, O_DEVICE}, {"disc", 1, 0, O_DISC},
-      {"quiet", 0, 0, O_QUIET}, {"version", 0, 0, O_VERSION}, {0, 0, 0, 0}};
-  static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs"}, *solvers[] = {"cg", "vcycle"},
-                    *precs[] = {"double", "float", "mixed"}, *rhss[] = {"sine", "one"}, *devices[] = {"cpu", "cuda"},
-                    *discs[] = {"fe", "fd"};
+      {"quiet", 0, 0, O_QUIET}, {"version", 0, 0, O_VERSION}, {"patch-mode", 1, 0, O_PMODE},
+      {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART}, {0, 0, 0, 0}};
+  static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
+                    *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
+                    *rhss[] = {"sine", "one"}, *devices[] = {"cpu", "cuda"}, *discs[] = {"fe", "fd"},
+                    *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"};
   int c, v;
   opterr = 0;
   optind = 2; /* argv[1] is "solve" */
@@ -164,13 +177,17 @@ static int solve_fe(int argc, char **argv) {
     case O_BOX: box_arg = optarg; break;
     case O_LAMBDA: rc = parse_double("--lambda", optarg, &po.lambda); break;
     case O_RHS: rc = parse_choice("--rhs", optarg, rhss, 2, &v); po.rhs = v; break;
-    case O_SMOOTHER: rc = parse_choice("--smoother", optarg, smoothers, 4, &v); so.smoother = v; break;
+    case O_SMOOTHER: rc = parse_choice("--smoother", optarg, smoothers, 5, &v); so.smoother = v; break;
+    case O_PMODE: rc = parse_choice("--patch-mode", optarg, modes, 2, &v); so.patch_mode = v; patch_set = 1; break;
+    case O_LOCAL: rc = parse_choice("--local-solver", optarg, locals, 2, &v); so.local_solver = v; patch_set = 1; break;
+    case O_PDAMP: rc = parse_double("--patch-damping", optarg, &so.patch_damping); patch_set = 1; break;
+    case O_RESTART: rc = parse_int("--restart", optarg, &so.restart); restart_set = 1; break;
     case O_CHEBDEG: rc = parse_int("--cheby-degree", optarg, &so.cheby_degree); break;
     case O_CHEBRANGE: rc = parse_double("--cheby-range", optarg, &so.cheby_range); break;
     case O_OMEGA: rc = parse_double("--jacobi-omega", optarg, &so.jacobi_omega); break;
     case O_PRE: rc = parse_int("--pre", optarg, &so.pre); break;
     case O_POST: rc = parse_int("--post", optarg, &so.post); break;
-    case O_SOLVER: rc = parse_choice("--solver", optarg, solvers, 2, &v); so.solver = v; break;
+    case O_SOLVER: rc = parse_choice("--solver", optarg, solvers, 4, &v); so.solver = v; break;
     case O_TOL: rc = parse_double("--tol", optarg, &so.tol); break;
     case O_MAXIT: rc = parse_int("--maxit", optarg, &so.maxit); break;
     case O_THREADS: rc = parse_int("--threads", optarg, &so.threads); break;
@@ -229,6 +246,17 @@ static int solve_fe(int argc, char **argv) {
     }
   }
   so.verbose = !json && !quiet;
+  /* options of one method given with another are refused, not ignored */
+  const hpmg_smoother_kind sm = so.smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(po.degree) : so.smoother;
+  if (patch_set && sm != HPMG_SMOOTHER_PATCH) {
+    fprintf(stderr, "hpmg: --patch-mode, --local-solver and --patch-damping apply to --smoother patch only (smoother is %s%s)\n",
+            smoothers[sm], so.smoother == HPMG_SMOOTHER_AUTO ? ", the default for degree 1; add --smoother patch" : "");
+    return EXIT_BAD_INPUT;
+  }
+  if (restart_set && so.solver != HPMG_SOLVER_GMRES) {
+    fprintf(stderr, "hpmg: --restart applies to --solver gmres only (solver is %s)\n", solvers[so.solver]);
+    return EXIT_BAD_INPUT;
+  }
 
   double need;
   hpmg_error e = hpmg_memory_estimate(&po, &so, &need);
@@ -274,6 +302,10 @@ static int solve_fe(int argc, char **argv) {
     print_json(&po, &so, solver, &st, isnan(l2) ? -1 : l2, isnan(maxerr) ? -1 : maxerr, total, status);
   } else {
     printf("summary\n");
+    printf("  method              %s, smoother %s%s%s%s, %d pre / %d post, %s precision\n", solvers[so.solver],
+           smoothers[sm], sm == HPMG_SMOOTHER_PATCH ? " (" : "", sm == HPMG_SMOOTHER_PATCH ? modes[so.patch_mode] : "",
+           sm == HPMG_SMOOTHER_PATCH ? (so.local_solver == HPMG_LOCAL_FDM ? ", fdm)" : ", dense)") : "", so.pre, so.post,
+           precs[so.precision]);
     printf("  unknowns            %lld (%lld with boundary), %d levels, %d threads\n", (long long)st.dofs,
            (long long)total, st.levels, omp_get_max_threads());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,

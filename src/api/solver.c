@@ -17,6 +17,7 @@ struct hpmg_solver_s {
   hpmg_mg mg;
   const hpmg_laplace *A; /* finest operator (owned by mg) */
   void *work[4];         /* outer iteration vectors (kreal) */
+  hpmg_gmres_work gmres; /* --solver gmres: Krylov basis, allocated on first use */
   void *kb, *kx;         /* float copies of b and x for --precision float */
   double *check;         /* double vector for the true final residual (float mode) */
   double t_outer_op;
@@ -29,7 +30,11 @@ struct hpmg_solver_s {
 void hpmg_solver_options_default(hpmg_solver_options *o) {
   memset(o, 0, sizeof *o);
   o->solver = HPMG_SOLVER_CG;
-  o->smoother = HPMG_SMOOTHER_CHEBYSHEV;
+  o->smoother = HPMG_SMOOTHER_AUTO;
+  o->patch_mode = HPMG_PATCH_MULTIPLICATIVE;
+  o->local_solver = HPMG_LOCAL_FDM;
+  o->patch_damping = 0.0;
+  o->restart = 30;
   o->cheby_degree = 5;
   o->cheby_range = 15.0;
   o->cheby_eig_iters = 12;
@@ -43,10 +48,36 @@ void hpmg_solver_options_default(hpmg_solver_options *o) {
   o->verbose = 0;
 }
 
-static hpmg_error solver_options_check(const hpmg_solver_options *o) {
+hpmg_smoother_kind hpmg_default_smoother(int degree) {
+  return degree >= 2 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
+}
+
+static hpmg_smoother_kind resolved_smoother(const hpmg_solver_options *o, int degree) {
+  return o->smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(degree) : o->smoother;
+}
+
+static void patch_options(const hpmg_solver_options *o, hpmg_patch_options *p) {
+  p->mode = o->patch_mode;
+  p->local = o->local_solver;
+  p->damping = o->patch_damping;
+}
+
+/* Options that depend on the discretization (dim, degree) are checked here too. */
+static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, int degree) {
   HPMG_CHECK_ARG(o, "solver options are NULL");
-  HPMG_CHECK_ARG(o->solver == HPMG_SOLVER_CG || o->solver == HPMG_SOLVER_VCYCLE, "unknown solver %d", (int)o->solver);
-  HPMG_CHECK_ARG(o->smoother >= HPMG_SMOOTHER_CHEBYSHEV && o->smoother <= HPMG_SMOOTHER_SGS, "unknown smoother %d", (int)o->smoother);
+  HPMG_CHECK_ARG(o->solver >= HPMG_SOLVER_CG && o->solver <= HPMG_SOLVER_FMG, "unknown solver %d", (int)o->solver);
+  HPMG_CHECK_ARG(o->smoother >= HPMG_SMOOTHER_CHEBYSHEV && o->smoother <= HPMG_SMOOTHER_AUTO, "unknown smoother %d", (int)o->smoother);
+  HPMG_CHECK_ARG(o->restart >= 1 && o->restart <= 1000, "--restart must be in 1..1000 (got %d)", o->restart);
+  const hpmg_smoother_kind sm = resolved_smoother(o, degree);
+  if (sm == HPMG_SMOOTHER_PATCH) {
+    hpmg_patch_options p;
+    patch_options(o, &p);
+    HPMG_CALL(hpmg_patch_check(dim, degree, &p));
+  } else {
+    HPMG_CHECK_ARG(o->patch_mode == HPMG_PATCH_MULTIPLICATIVE && o->local_solver == HPMG_LOCAL_FDM && o->patch_damping == 0,
+                   "--patch-mode, --local-solver and --patch-damping apply to --smoother patch only%s",
+                   o->smoother == HPMG_SMOOTHER_AUTO ? " (the default smoother for degree 1 is chebyshev)" : "");
+  }
   HPMG_CHECK_ARG(o->cheby_degree >= 1 && o->cheby_degree <= 100, "--cheby-degree must be in 1..100 (got %d)", o->cheby_degree);
   HPMG_CHECK_ARG(o->cheby_range > 1 && isfinite(o->cheby_range), "--cheby-range must be > 1 (got %g)", o->cheby_range);
   HPMG_CHECK_ARG(o->cheby_eig_iters >= 1 && o->cheby_eig_iters <= 1000, "eigenvalue iterations must be in 1..1000");
@@ -59,11 +90,18 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o) {
   HPMG_CHECK_ARG(o->precision >= HPMG_PREC_DOUBLE && o->precision <= HPMG_PREC_MIXED, "unknown precision %d", (int)o->precision);
   HPMG_CHECK_ARG(!(o->solver == HPMG_SOLVER_CG && o->smoother == HPMG_SMOOTHER_GS && o->pre != o->post),
                  "CG needs a symmetric V-cycle: with --smoother gs use --pre equal to --post (got %d/%d)", o->pre, o->post);
+  /* post-smoothing reverses the colors: pre and post are A-adjoint only in equal numbers */
+  HPMG_CHECK_ARG(!(o->solver == HPMG_SOLVER_CG && sm == HPMG_SMOOTHER_PATCH && o->patch_mode == HPMG_PATCH_MULTIPLICATIVE &&
+                   o->pre != o->post),
+                 "CG needs a symmetric V-cycle: with the multiplicative patch smoother use --pre equal to --post "
+                 "(got %d/%d), or --solver gmres", o->pre, o->post);
   return HPMG_SUCCESS;
 }
 
-static void mg_options(const hpmg_solver_options *o, hpmg_mg_options *m) {
-  m->smoother = o->smoother;
+static void mg_options(const hpmg_solver_options *o, int degree, hpmg_mg_options *m) {
+  memset(m, 0, sizeof *m);
+  m->smoother = resolved_smoother(o, degree);
+  patch_options(o, &m->patch);
   m->cheby_degree = o->cheby_degree;
   m->cheby_eig_iters = o->cheby_eig_iters;
   m->cheby_range = o->cheby_range;
@@ -75,14 +113,15 @@ static void mg_options(const hpmg_solver_options *o, hpmg_mg_options *m) {
 
 hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
   HPMG_CALL(hpmg_problem_options_check(po));
-  HPMG_CALL(solver_options_check(so));
+  HPMG_CALL(solver_options_check(so, po->dim, po->degree));
   hpmg_mg_options m;
-  mg_options(so, &m);
+  mg_options(so, po->degree, &m);
   const int aliases = so->precision != HPMG_PREC_MIXED;
   double n = pow((double)po->coarse * ldexp(1.0, po->refine) * po->degree - 1, po->dim);
   double ks = so->precision == HPMG_PREC_FLOAT ? 4.0 : 8.0;
   *bytes = hpmg_mg_memory(po->dim, po->degree, po->coarse, po->refine, &m, aliases) + 4 * n * ks +
-           (so->precision == HPMG_PREC_FLOAT ? 2 * n * 4.0 + n * 8.0 : 0.0) + 2 * n * 8.0 /* caller's b and x */;
+           (so->precision == HPMG_PREC_FLOAT ? 2 * n * 4.0 + n * 8.0 : 0.0) + 2 * n * 8.0 /* caller's b and x */ +
+           (so->solver == HPMG_SOLVER_GMRES ? hpmg_gmres_vectors(so->restart) * n * ks : 0.0);
   return HPMG_SUCCESS;
 }
 
@@ -105,10 +144,60 @@ static hpmg_error precondition(void *ctx, const void *r, void *z) {
   return HPMG_SUCCESS;
 }
 
+/* Paper 000, Algorithm 2: full multigrid start in the cycle's precision, then
+ * x += V(b - Ax) in the outer precision while ||b - Ax|| > tol ||b||. The
+ * loop runs at least once (delta starts at ||b||), so the reported count is
+ * the number of V-cycles after the start, as in the paper's tables; the
+ * monitor's line 0 is the residual right after the FMG start. */
+static void monitor(void *ctx, int it, double rn, double r0);
+
+static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpmg_krylov_info *info) {
+  const hpmg_real real = s->kreal;
+  const int64_t n = s->A->g.N;
+  void *r = s->work[0], *z = s->work[1];
+  const double r0 = hpmg_vec_norm(real, n, b);
+  info->r0 = r0;
+  info->iterations = 0;
+  info->converged = 0;
+  if (!isfinite(r0)) return hpmg_error_set(HPMG_ERR_NUMERIC, "right-hand side norm is %g", r0);
+  if (r0 == 0.0) { /* A x = 0 */
+    hpmg_vec_zero(real, n, x);
+    info->rnorm = 0.0;
+    info->converged = 1;
+    monitor(s, 0, 0.0, 0.0);
+    return HPMG_SUCCESS;
+  }
+  if (s->o.precision == HPMG_PREC_MIXED) {
+    hpmg_mg_level *F = &s->mg.lv[s->mg.nlevels - 1];
+    hpmg_vec_convert(n, HPMG_REAL_DOUBLE, b, HPMG_REAL_FLOAT, F->b);
+    HPMG_CALL(hpmg_mg_fmg(&s->mg, NULL, NULL));
+    hpmg_vec_convert(n, HPMG_REAL_FLOAT, F->x, HPMG_REAL_DOUBLE, x);
+  } else {
+    HPMG_CALL(hpmg_mg_fmg(&s->mg, b, x));
+  }
+  for (int it = 0;; it++) {
+    HPMG_CALL(outer_apply(s, x, z));
+    hpmg_vec_copy(real, n, b, r);
+    hpmg_vec_axpy(real, n, -1.0, z, r);
+    const double rn = hpmg_vec_norm(real, n, r);
+    if (!isfinite(rn)) return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g after %d V-cycles", rn, it);
+    info->rnorm = rn;
+    info->iterations = it;
+    monitor(s, it, rn, r0);
+    if (it > 0 && rn <= s->o.tol * r0) {
+      info->converged = 1;
+      return HPMG_SUCCESS;
+    }
+    if (it == s->o.maxit) return HPMG_SUCCESS;
+    HPMG_CALL(precondition(s, r, z));
+    hpmg_vec_axpy(real, n, 1.0, z, x);
+  }
+}
+
 hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, hpmg_solver *out) {
   *out = NULL;
   HPMG_CHECK_ARG(prob, "problem is NULL");
-  HPMG_CALL(solver_options_check(o));
+  HPMG_CALL(solver_options_check(o, prob->o.dim, prob->o.degree));
   double need;
   HPMG_CALL(hpmg_memory_estimate(&prob->o, o, &need));
   uint64_t avail = hpmg_memory_available();
@@ -126,7 +215,7 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
   s->o = *o;
   s->kreal = o->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   hpmg_mg_options m;
-  mg_options(o, &m);
+  mg_options(o, prob->o.degree, &m);
   hpmg_error e = hpmg_mg_create(prob->o.dim, prob->o.degree, prob->o.coarse, prob->o.refine, prob->o.box,
                                 prob->o.lambda, &m, o->precision != HPMG_PREC_MIXED, &s->mg);
   if (e) {
@@ -141,6 +230,7 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
   if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_malloc(bytes, &s->kx);
   if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_malloc(sizeof(double) * (size_t)n, &s->check);
   if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(o->maxit + 2), &s->history);
+  if (!e && o->solver == HPMG_SOLVER_GMRES) e = hpmg_gmres_work_create(o->restart, &s->gmres);
   if (e) {
     hpmg_solver_destroy(out);
     return e;
@@ -155,6 +245,7 @@ void hpmg_solver_destroy(hpmg_solver *sp) {
   struct hpmg_solver_s *s = *sp;
   if (!s) return;
   hpmg_mg_destroy(&s->mg);
+  hpmg_gmres_work_destroy(&s->gmres);
   for (int i = 0; i < 4; i++) hpmg_free(&s->work[i]);
   hpmg_free(&s->kb);
   hpmg_free(&s->kx);
@@ -211,10 +302,19 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   hpmg_linop A = {s, outer_apply}, M = {s, precondition};
   hpmg_krylov_info info = {0};
   hpmg_error e;
-  if (s->o.solver == HPMG_SOLVER_CG)
+  switch (s->o.solver) {
+  case HPMG_SOLVER_CG:
     e = hpmg_pcg(s->kreal, n, A, M, kb, kx, s->o.tol, s->o.maxit, s->work, monitor, s, &info);
-  else
+    break;
+  case HPMG_SOLVER_GMRES:
+    e = hpmg_gmres(s->kreal, n, A, M, kb, kx, s->o.tol, s->o.maxit, &s->gmres, monitor, s, &info);
+    break;
+  case HPMG_SOLVER_FMG:
+    e = fmg_solve(s, kb, kx, &info);
+    break;
+  default:
     e = hpmg_richardson(s->kreal, n, A, M, kb, kx, s->o.tol, s->o.maxit, s->work, monitor, s, &info);
+  }
   if (s->kreal == HPMG_REAL_FLOAT) hpmg_vec_convert(n, HPMG_REAL_FLOAT, s->kx, HPMG_REAL_DOUBLE, x);
   hpmg_stats *st = &s->st;
   st->t_solve = hpmg_wtime() - t0;

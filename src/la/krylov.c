@@ -1,4 +1,6 @@
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "krylov.h"
 
 static hpmg_error check_finite(double v, int it) {
@@ -76,4 +78,124 @@ hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M
     HPMG_CALL(M.apply(M.ctx, r, z));
     hpmg_vec_axpy(real, n, 1.0, z, x);
   }
+}
+
+hpmg_error hpmg_gmres_work_create(int restart, hpmg_gmres_work *w) {
+  memset(w, 0, sizeof *w);
+  HPMG_CHECK_ARG(restart >= 1 && restart <= 1000, "GMRES restart length must be in 1..1000 (got %d)", restart);
+  w->restart = restart;
+  const size_t m = (size_t)restart;
+  w->v = calloc(m + 1, sizeof(void *));
+  w->z = calloc(m, sizeof(void *));
+  w->H = calloc((m + 1) * m, sizeof(double));
+  w->cs = calloc(m, sizeof(double));
+  w->sn = calloc(m, sizeof(double));
+  w->g = calloc(m + 1, sizeof(double));
+  w->y = calloc(m, sizeof(double));
+  if (!w->v || !w->z || !w->H || !w->cs || !w->sn || !w->g || !w->y) {
+    hpmg_gmres_work_destroy(w);
+    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate GMRES(%d) workspace", restart);
+  }
+  return HPMG_SUCCESS;
+}
+
+void hpmg_gmres_work_destroy(hpmg_gmres_work *w) {
+  if (w->v)
+    for (int i = 0; i <= w->restart; i++) hpmg_free(&w->v[i]);
+  if (w->z)
+    for (int i = 0; i < w->restart; i++) hpmg_free(&w->z[i]);
+  free(w->v); free(w->z); free(w->H); free(w->cs); free(w->sn); free(w->g); free(w->y);
+  memset(w, 0, sizeof *w);
+}
+
+static hpmg_error gmres_vector(hpmg_gmres_work *w, void **slot) {
+  if (!*slot) HPMG_CALL(hpmg_malloc(w->bytes, slot));
+  return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x, double rtol,
+                      int maxit, hpmg_gmres_work *w, hpmg_monitor mon, void *mctx, hpmg_krylov_info *info) {
+  const int m = w->restart;
+  const size_t bytes = (size_t)n * hpmg_real_size(real);
+  if (w->bytes != bytes) { /* vectors of another size or precision: start over */
+    for (int i = 0; i <= m; i++) hpmg_free(&w->v[i]);
+    for (int i = 0; i < m; i++) hpmg_free(&w->z[i]);
+    w->bytes = bytes;
+  }
+  double *H = w->H, *cs = w->cs, *sn = w->sn, *g = w->g, *y = w->y;
+#define HH(i, j) H[(size_t)(j) * (m + 1) + (i)]
+  info->iterations = 0;
+  info->converged = 0;
+  HPMG_CALL(gmres_vector(w, &w->v[0]));
+  int it = 0;
+  double r0 = 0.0;
+  for (;;) { /* restart cycles */
+    void *v0 = w->v[0];
+    HPMG_CALL(A.apply(A.ctx, x, v0));
+    hpmg_vec_xpby(real, n, b, -1.0, v0); /* v0 = b - A x */
+    const double beta = hpmg_vec_norm(real, n, v0);
+    HPMG_CALL(check_finite(beta, it));
+    if (it == 0) {
+      r0 = info->r0 = beta;
+      if (mon) mon(mctx, 0, beta, r0);
+    }
+    info->rnorm = beta;
+    if (beta <= rtol * r0 || beta == 0.0) {
+      info->converged = 1;
+      return HPMG_SUCCESS;
+    }
+    if (it >= maxit) return HPMG_SUCCESS;
+    hpmg_vec_scale(real, n, 1.0 / beta, v0);
+    g[0] = beta;
+    int j = 0, done = 0;
+    while (!done) {
+      HPMG_CALL(gmres_vector(w, &w->z[j]));
+      HPMG_CALL(gmres_vector(w, &w->v[j + 1]));
+      HPMG_CALL(M.apply(M.ctx, w->v[j], w->z[j]));
+      HPMG_CALL(A.apply(A.ctx, w->z[j], w->v[j + 1]));
+      void *u = w->v[j + 1];
+      for (int i = 0; i <= j; i++) { /* modified Gram-Schmidt */
+        HH(i, j) = hpmg_vec_dot(real, n, u, w->v[i]);
+        hpmg_vec_axpy(real, n, -HH(i, j), w->v[i], u);
+      }
+      const double hn = hpmg_vec_norm(real, n, u);
+      HH(j + 1, j) = hn;
+      if (hn > 0) hpmg_vec_scale(real, n, 1.0 / hn, u);
+      for (int i = 0; i < j; i++) { /* previous rotations on the new column */
+        const double a = HH(i, j), c = HH(i + 1, j);
+        HH(i, j) = cs[i] * a + sn[i] * c;
+        HH(i + 1, j) = -sn[i] * a + cs[i] * c;
+      }
+      const double a = HH(j, j), c = HH(j + 1, j), rho = hypot(a, c);
+      cs[j] = rho > 0 ? a / rho : 1.0;
+      sn[j] = rho > 0 ? c / rho : 0.0;
+      HH(j, j) = rho;
+      HH(j + 1, j) = 0.0;
+      g[j + 1] = -sn[j] * g[j];
+      g[j] = cs[j] * g[j];
+      const double res = fabs(g[j + 1]);
+      it++;
+      j++;
+      HPMG_CALL(check_finite(res, it));
+      info->iterations = it;
+      info->rnorm = res;
+      if (mon) mon(mctx, it, res, r0);
+      /* hn == 0: the Krylov space is invariant, the least-squares solution is exact */
+      done = res <= rtol * r0 || it >= maxit || j == m || hn == 0.0;
+      if (rho == 0.0)
+        return hpmg_error_set(HPMG_ERR_NUMERIC, "GMRES breakdown at iteration %d (singular Hessenberg matrix)", it);
+    }
+    for (int i = j - 1; i >= 0; i--) { /* back substitution, x += Z y */
+      double s = g[i];
+      for (int l = i + 1; l < j; l++) s -= HH(i, l) * y[l];
+      y[i] = s / HH(i, i);
+    }
+    for (int i = 0; i < j; i++) hpmg_vec_axpy(real, n, y[i], w->z[i], x);
+    if (info->rnorm <= rtol * r0) {
+      info->converged = 1;
+      return HPMG_SUCCESS;
+    }
+    if (it >= maxit) return HPMG_SUCCESS;
+  }
+#undef HH
 }

@@ -28,4 +28,28 @@ hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M
                            double rtol, int maxit, void *work[2], hpmg_monitor mon, void *mctx,
                            hpmg_krylov_info *info);
 
+/* Restarted GMRES(m), right-preconditioned in the flexible form (Saad's
+ * FGMRES): the preconditioned vectors z_j = M v_j are kept and x += Z y, so
+ * a preconditioner that is not exactly linear (a float V-cycle inside a
+ * double iteration) costs no accuracy and no extra application at restart.
+ * Arnoldi by modified Gram-Schmidt, Givens rotations give ||b - A x|| of the
+ * current iterate without forming it; the true residual is recomputed at
+ * every restart. Stops when that norm <= rtol ||b - A x0||. Vectors are
+ * allocated on first use (a solve that converges in j < m steps allocates
+ * 2j+1) and kept for later solves. */
+typedef struct {
+  int restart;
+  size_t bytes;   /* bytes per vector the vectors were allocated with */
+  void **v, **z;  /* restart+1 Arnoldi vectors, restart preconditioned ones */
+  double *H;      /* (restart+1) x restart Hessenberg, column-major */
+  double *cs, *sn, *g, *y;
+} hpmg_gmres_work;
+
+hpmg_error hpmg_gmres_work_create(int restart, hpmg_gmres_work *w);
+void hpmg_gmres_work_destroy(hpmg_gmres_work *w);
+/* Vectors of n entries GMRES(restart) holds at most: 2*restart + 1. */
+static inline double hpmg_gmres_vectors(int restart) { return 2.0 * restart + 1.0; }
+hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x, double rtol,
+                      int maxit, hpmg_gmres_work *w, hpmg_monitor mon, void *mctx, hpmg_krylov_info *info);
+
 #endif

@@ -1,5 +1,6 @@
 #include <lapacke.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "la/vec.h"
@@ -24,6 +25,8 @@ double hpmg_mg_memory(int dim, int k, int coarse, int refine, const hpmg_mg_opti
     for (int d = 0; d < dim; d++) n *= k * cells - 1;
     int vecs = 1 + smoother_work_vectors(opt->smoother) + (l == refine && fine_aliases ? 0 : 2);
     bytes += vecs * n * rs;
+    if (opt->smoother == HPMG_SMOOTHER_PATCH && l > first_level(dim, k, coarse)) /* coarsest: no smoother */
+      bytes += hpmg_patch_memory(dim, k, opt->real, &opt->patch, n, omp_get_max_threads());
     if (n0 == 0.0) n0 = n;
   }
   bytes += n0 <= HPMG_DENSE_COARSE_MAX ? n0 * n0 * 8.0 : 5 * n0 * 8.0;
@@ -111,6 +114,9 @@ hpmg_error hpmg_mg_create(int dim, int k, int coarse, int refine, const double b
     case HPMG_SMOOTHER_GS:
     case HPMG_SMOOTHER_SGS:
       HPMG_CALL(hpmg_smoother_gauss_seidel(&L->op, real, opt->smoother == HPMG_SMOOTHER_SGS, &L->smoother));
+      break;
+    case HPMG_SMOOTHER_PATCH:
+      HPMG_CALL(hpmg_smoother_patch(&L->op, real, &opt->patch, &L->smoother));
       break;
     default:
       return hpmg_error_set(HPMG_ERR_ARG, "unknown smoother %d", (int)opt->smoother);

@@ -6,6 +6,7 @@
 #define HPMG_MG_H
 
 #include "mg/transfer.h"
+#include "smoothers/patch.h"
 #include "smoothers/smoother.h"
 
 typedef struct {
@@ -27,6 +28,7 @@ typedef struct {
   int cheby_degree, cheby_eig_iters;
   double cheby_range, jacobi_omega;
   int pre, post;
+  hpmg_patch_options patch; /* HPMG_SMOOTHER_PATCH only */
   hpmg_real real; /* precision of the cycle */
 } hpmg_mg_options;
 

@@ -65,7 +65,9 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
   /* y-tile: keep the z window of 2k+1 input tiles near 1 MiB per thread */
   int64_t nx = g->n[0], ny = g->n[1], bwy = op->M[1].bw;
   int64_t ty = g->dim == 3 ? (int64_t)(1 << 20) / (8 * (2 * g->k + 1) * nx) - 2 * bwy : 16;
-  if (ty < 8) ty = 8;
+  const char *env = getenv("HPMG_TILE"); /* tuning knob for benchmarks */
+  if (env && atoi(env) > 0) ty = atoi(env);
+  if (ty < 8 && !(env && atoi(env) > 0)) ty = 8;
   if (ty > ny) ty = ny;
   op->tile = (int)(ty > 0 ? ty : 1);
   return HPMG_SUCCESS;

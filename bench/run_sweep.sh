@@ -1,0 +1,50 @@
+#!/bin/bash
+# Standard CPU sweep, hpmg beside the deal.II peer on the same problems
+# (unit box, u = prod sin(pi x_i), CG + GMG V-cycle, relative residual 1e-9).
+#   bench/run_sweep.sh [quick|full]       (default full)
+# Writes bench/results/sweep_cpu.jsonl (one object per run) and
+# bench/results/sweep_cpu.md (side-by-side table with time ratios).
+# deal.II: ../shared/peers/dealii/build/poisson_dealii, or $DEALII_PEER; built by
+# ../shared/peers/setup.sh. Without it, only hpmg runs are recorded.
+set -u
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+MODE=${1:-full}
+RES=bench/results
+mkdir -p $RES
+HP="$BUILD/solve_bench"
+[ -x "$HP" ] || { echo "build first: make build" >&2; exit 1; }
+DEALII=${DEALII_PEER:-}
+for c in ../shared/peers/dealii/build/poisson_dealii /tmp/peers/dealii/build/poisson_dealii; do
+  [ -z "$DEALII" ] && [ -x "$c" ] && DEALII=$c
+done
+MPI="mpirun --allow-run-as-root --oversubscribe --bind-to core -np 2"
+PREC=${PREC:-mixed}       # deal.II runs its V-cycle in float: compare with hpmg mixed
+REPEAT=${REPEAT:-3}
+RAW=$RES/sweep_cpu.raw
+: > $RAW
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OPENBLAS_NUM_THREADS=1
+
+run_case() { # dim k L
+  echo "+ hpmg $*" >&2
+  $HP "$@" --precision $PREC --repeat $REPEAT | tee -a $RAW
+  if [ -n "$DEALII" ] && [ "$2" -le 8 ]; then
+    echo "+ dealii $*" >&2
+    OMP_NUM_THREADS=1 $MPI $DEALII "$@" 2>/dev/null | grep '^peer=' | tee -a $RAW
+  fi
+}
+
+if [ "$MODE" = quick ]; then
+  CASES3="1:5 2:4 4:3 8:2"; CASES3B=""; CASES2="2:6 4:5 8:4"
+else
+  # 3D ~1e7 DoFs (k=1 at 2.1M: deal.II's memory limit), ~1e6 DoFs, 2D ~1e7 DoFs
+  CASES3="1:7 2:7 3:6 4:6 5:5 6:5 7:5 8:5"
+  CASES3B="2:6 3:5 4:5 5:4 6:4 7:4 8:4"
+  CASES2="1:11 2:11 3:10 4:10 5:9 6:9 7:9 8:9 9:8 10:8"
+fi
+for c in $CASES3 $CASES3B; do run_case 3 ${c%:*} ${c#*:}; done
+for c in $CASES2; do run_case 2 ${c%:*} ${c#*:}; done
+
+python3 bench/sweep_table.py $RAW $RES/sweep_cpu.jsonl $RES/sweep_cpu.md \
+  "$(date -u +%Y-%m-%dT%H:%MZ) $(lscpu | sed -n 's/^Model name: *//p'), $(nproc --all) cores; hpmg precision=$PREC threads=$OMP_NUM_THREADS; deal.II mpirun -np 2"
+cat $RES/sweep_cpu.md

@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Turn `peer=NAME key=value ...` lines into JSON lines and a side-by-side
+markdown table (hpmg vs deal.II for the same dim, k, L).
+usage: sweep_table.py RAW JSONL MD HEADER"""
+import json, sys
+
+raw, jsonl, md, header = sys.argv[1:5]
+runs = []
+for line in open(raw):
+    if not line.startswith("peer="):
+        continue
+    d = {}
+    for tok in line.split():
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            try:
+                v = int(v)
+            except ValueError:
+                try:
+                    v = float(v)
+                except ValueError:
+                    pass
+            d[k] = v
+    runs.append(d)
+with open(jsonl, "w") as f:
+    for d in runs:
+        f.write(json.dumps(d) + "\n")
+
+def key(d):
+    return (d["dim"], d["k"], d["L"])
+
+hp = [d for d in runs if d["peer"] == "hpmg"]
+dl = {key(d): d for d in runs if d["peer"] == "dealii"}
+out = [f"# CPU sweep: hpmg vs deal.II\n", f"{header}\n",
+       "Same problem, same tolerance (CG, relative residual 1e-9), same discretization: the L2 errors must agree.",
+       "Times are best of 3 solves (setup excluded); ratio = hpmg / deal.II time to solution.\n",
+       "| dim | k | L | DoFs | hpmg it | hpmg s | hpmg MDoF/s | hpmg L2 | deal.II it | deal.II s | deal.II L2 | L2 agree | ratio |",
+       "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+for d in hp:
+    p = dl.get(key(d))
+    row = [d["dim"], d["k"], d["L"], d["dofs"], d["iters"], f'{d["solve_s"]:.3f}', f'{d["dofs_per_s"]/1e6:.1f}',
+           f'{d["l2err"]:.4e}']
+    if p:
+        agree = abs(d["l2err"] - p["l2err"]) <= 5e-4 * abs(p["l2err"])
+        # below ~1e-12 both errors are round-off of the solver tolerance, not discretization
+        verdict = "yes" if agree else ("round-off" if max(d["l2err"], p["l2err"]) < 1e-12 else "NO")
+        row += [p["iters"], f'{p["solve_s"]:.3f}', f'{p["l2err"]:.4e}', verdict,
+                f'{d["solve_s"]/p["solve_s"]:.2f}']
+    else:
+        row += ["-", "-", "-", "-", "-"]
+    out.append("| " + " | ".join(str(x) for x in row) + " |")
+open(md, "w").write("\n".join(out) + "\n")
