@@ -25,9 +25,13 @@ RAW=$RES/sweep_cpu.raw
 : > $RAW
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OPENBLAS_NUM_THREADS=1
 
+SMOOTHERS=${SMOOTHERS:-chebyshev patch}
 run_case() { # dim k L
-  echo "+ hpmg $*" >&2
-  $HP "$@" --precision $PREC --repeat $REPEAT | tee -a $RAW
+  for s in $SMOOTHERS; do
+    [ "$s" = patch ] && [ "$2" -lt 2 ] && continue
+    echo "+ hpmg $* --smoother $s" >&2
+    $HP "$@" --precision $PREC --repeat $REPEAT --smoother $s | tee -a $RAW
+  done
   if [ -n "$DEALII" ] && [ "$2" -le 8 ]; then
     echo "+ dealii $*" >&2
     OMP_NUM_THREADS=1 $MPI $DEALII "$@" 2>/dev/null | grep '^peer=' | tee -a $RAW

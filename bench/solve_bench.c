@@ -26,6 +26,7 @@ int main(int argc, char **argv) {
   po.refine = atoi(argv[3]);
   int repeat = 3;
   const char *prec = "double", *smoother = "chebyshev";
+  so.smoother = HPMG_SMOOTHER_CHEBYSHEV; /* the peers' method unless --smoother says otherwise */
   for (int i = 4; i + 1 < argc; i += 2) {
     const char *o = argv[i], *v = argv[i + 1];
     if (!strcmp(o, "--precision")) {
@@ -34,7 +35,8 @@ int main(int argc, char **argv) {
     } else if (!strcmp(o, "--smoother")) {
       smoother = v;
       so.smoother = !strcmp(v, "jacobi") ? HPMG_SMOOTHER_JACOBI : !strcmp(v, "gs") ? HPMG_SMOOTHER_GS
-                  : !strcmp(v, "sgs") ? HPMG_SMOOTHER_SGS : HPMG_SMOOTHER_CHEBYSHEV;
+                  : !strcmp(v, "sgs") ? HPMG_SMOOTHER_SGS : !strcmp(v, "patch") ? HPMG_SMOOTHER_PATCH
+                  : HPMG_SMOOTHER_CHEBYSHEV;
     } else if (!strcmp(o, "--cheby-degree")) so.cheby_degree = atoi(v);
     else if (!strcmp(o, "--tol")) so.tol = atof(v);
     else if (!strcmp(o, "--repeat")) repeat = atoi(v);

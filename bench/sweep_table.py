@@ -30,20 +30,22 @@ def key(d):
     return (d["dim"], d["k"], d["L"])
 
 hp = [d for d in runs if d["peer"] == "hpmg"]
+smoothers = sorted({d.get("smoother", "") for d in hp})
 dl = {key(d): d for d in runs if d["peer"] == "dealii"}
 out = [f"# CPU sweep: hpmg vs deal.II\n", f"{header}\n",
        "Same problem, same tolerance (CG, relative residual 1e-9), same discretization: the L2 errors must agree.",
        "Times are best of 3 solves (setup excluded); ratio = hpmg / deal.II time to solution.\n",
-       "| dim | k | L | DoFs | hpmg it | hpmg s | hpmg MDoF/s | hpmg L2 | deal.II it | deal.II s | deal.II L2 | L2 agree | ratio |",
-       "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+       "| dim | k | L | DoFs | hpmg smoother | hpmg it | hpmg s | hpmg MDoF/s | hpmg L2 | deal.II it | deal.II s | deal.II L2 | L2 agree | ratio |",
+       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for d in hp:
     p = dl.get(key(d))
-    row = [d["dim"], d["k"], d["L"], d["dofs"], d["iters"], f'{d["solve_s"]:.3f}', f'{d["dofs_per_s"]/1e6:.1f}',
+    row = [d["dim"], d["k"], d["L"], d["dofs"], d.get("smoother", "?"), d["iters"], f'{d["solve_s"]:.3f}', f'{d["dofs_per_s"]/1e6:.1f}',
            f'{d["l2err"]:.4e}']
     if p:
-        agree = abs(d["l2err"] - p["l2err"]) <= 5e-4 * abs(p["l2err"])
-        # below ~1e-12 both errors are round-off of the solver tolerance, not discretization
-        verdict = "yes" if agree else ("round-off" if max(d["l2err"], p["l2err"]) < 1e-12 else "NO")
+        # 3 significant digits; below ~1e-10 the error is set by the 1e-9 solver
+        # tolerance (algebraic error), not by the discretization, and may differ
+        agree = f'{d["l2err"]:.2e}' == f'{p["l2err"]:.2e}' or abs(d["l2err"] - p["l2err"]) <= 2e-3 * abs(p["l2err"])
+        verdict = "yes" if agree else ("solver-limited" if max(d["l2err"], p["l2err"]) < 1e-10 else "NO")
         row += [p["iters"], f'{p["solve_s"]:.3f}', f'{p["l2err"]:.4e}', verdict,
                 f'{d["solve_s"]/p["solve_s"]:.2f}']
     else:

@@ -77,10 +77,10 @@ hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char
 
 /* ----------------------------------------------------------------- solver */
 
-/* HPMG_SMOOTHER_AUTO (the default) selects the vertex-patch smoother for
- * degree k >= 2 and Chebyshev-Jacobi for k = 1, where a vertex patch has a
- * single unknown (the patch smoother is then point Gauss-Seidel in 2^d colors)
- * and Chebyshev is cheaper per cycle for the same iteration count. */
+/* HPMG_SMOOTHER_AUTO (the default) selects the fastest smoother measured for
+ * the degree and device; today Chebyshev-Jacobi everywhere (the vertex-patch
+ * smoother needs fewer cycles at high degree but its CPU kernel is not yet
+ * tuned; see docs/performance.md). */
 typedef enum { HPMG_SMOOTHER_CHEBYSHEV = 0, HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_GS,
                HPMG_SMOOTHER_SGS, HPMG_SMOOTHER_PATCH, HPMG_SMOOTHER_AUTO } hpmg_smoother_kind;
 /* CG: conjugate gradients preconditioned by one V-cycle (symmetric cycles only).
@@ -97,10 +97,14 @@ typedef enum { HPMG_PATCH_MULTIPLICATIVE = 0, HPMG_PATCH_ADDITIVE } hpmg_patch_m
  * (reference; (2k-1)^d squared entries per level, refused above 3375 unknowns). */
 typedef enum { HPMG_LOCAL_FDM = 0, HPMG_LOCAL_DENSE } hpmg_local_solver;
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
+/* Where the solve runs. CUDA: the whole solve on the GPU (CG or V-cycle
+ * iteration, Chebyshev or Jacobi smoothing, double or mixed precision so
+ * far); other combinations are refused with HPMG_ERR_BACKEND. */
+typedef enum { HPMG_DEVICE_CPU = 0, HPMG_DEVICE_CUDA = 1 } hpmg_device;
 
 typedef struct {
   hpmg_solver_kind solver;       /* default CG preconditioned by one V-cycle */
-  hpmg_smoother_kind smoother;   /* default AUTO: patch for k >= 2, Chebyshev for k = 1 */
+  hpmg_smoother_kind smoother;   /* default AUTO (see hpmg_default_smoother) */
   hpmg_patch_mode patch_mode;    /* default multiplicative */
   hpmg_local_solver local_solver;/* default fdm */
   double patch_damping;          /* additive patch damping, 0 = default 1/2^dim */
@@ -114,6 +118,7 @@ typedef struct {
   int maxit;                     /* default 200 */
   int threads;                   /* OpenMP threads, 0 = runtime default */
   hpmg_precision precision;      /* default double */
+  hpmg_device device;            /* default CPU */
   int verbose;                   /* 1: print one line per iteration to stdout */
 } hpmg_solver_options;
 
@@ -142,9 +147,14 @@ void hpmg_solver_destroy(hpmg_solver *solver);
  * on exit. Returns HPMG_ERR_NOT_CONVERGED (with x the last iterate) if the
  * tolerance was not reached within maxit. */
 hpmg_error hpmg_solver_solve(hpmg_solver solver, const double *b, double *x);
+/* Same as hpmg_solver_solve for a solver on HPMG_DEVICE_CUDA, with b and x in
+ * GPU memory (cudaMalloc'ed, hpmg_problem_num_dofs doubles; b may be NULL):
+ * nothing of the problem's size crosses the bus. */
+hpmg_error hpmg_solver_solve_device(hpmg_solver solver, const double *b_device, double *x_device);
 void hpmg_solver_get_stats(hpmg_solver solver, hpmg_stats *stats);
 
-/* Bytes hpmg would allocate for this problem and solver (without creating it). */
+/* Bytes hpmg would allocate for this problem and solver (without creating it):
+ * host memory for the CPU, GPU memory for HPMG_DEVICE_CUDA. */
 hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so,
                                 double *bytes);
 

@@ -92,9 +92,12 @@ static double maxabs(int64_t n, const double *x) {
   return m;
 }
 
-static int run(int dim, int k, double lambda) {
+static int run_cells(int dim, int k, double lambda, int64_t c0, int64_t c1, int64_t c2);
+static int run(int dim, int k, double lambda) { return run_cells(dim, k, lambda, 3, 2, 2); }
+
+static int run_cells(int dim, int k, double lambda, int64_t c0, int64_t c1, int64_t c2) {
   const double box[3] = {1.0, 0.7, 1.3};
-  int64_t cells[3] = {3, 2, 2};
+  int64_t cells[3] = {c0, c1, c2};
   hpmg_grid g;
   hpmg_laplace op;
   CHECK_OK(hpmg_grid_init(dim, k, cells, box, &g));
@@ -193,5 +196,11 @@ int main(void) {
     run(3, k, 0.0);
     run(3, k, 2.5);
   }
+  /* long x-lines: the vectorized full-chunk paths (32 doubles / 64 floats per
+   * chunk) and their tails, next to the boundary rows of the stiffness */
+  run_cells(2, 3, 0.0, 40, 3, 1);
+  run_cells(2, 1, 1.5, 150, 2, 1);
+  run_cells(3, 3, 0.0, 24, 2, 2);
+  run_cells(3, 2, 4.0, 37, 3, 2);
   return check_report();
 }

@@ -71,6 +71,13 @@ static const char *format_bytes(double b, char *buf, size_t len) {
   return buf;
 }
 
+/* The smoother that runs: "auto" is patch for k >= 2 on the CPU, Chebyshev on
+ * the GPU (the patch smoother is not on the GPU yet) and for k = 1. */
+static hpmg_smoother_kind smoother_used(const hpmg_solver_options *so, int degree) {
+  if (so->smoother != HPMG_SMOOTHER_AUTO) return so->smoother;
+  return so->device == HPMG_DEVICE_CUDA ? HPMG_SMOOTHER_CHEBYSHEV : hpmg_default_smoother(degree);
+}
+
 static int bad(const char *fmt, const char *a, const char *b) {
   fprintf(stderr, "hpmg: ");
   fprintf(stderr, fmt, a, b);
@@ -116,10 +123,10 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
                     *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
                     *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"};
-  const hpmg_smoother_kind sm = so->smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(po->degree) : so->smoother;
+  const hpmg_smoother_kind sm = smoother_used(so, po->degree);
   const double *h;
   int nh = hpmg_solver_history(solver, &h);
-  printf("{\"disc\":\"fe\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
+  printf("{\"disc\":\"fe\",\"device\":\"%s\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
          "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\","
          "\"local_solver\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
          "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
@@ -127,7 +134,7 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
          "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%.6f,\"smoother_s\":%.6f,"
          "\"transfer_s\":%.6f,\"coarse_s\":%.6f,\"krylov_s\":%.6f,\"solve_s\":%.6f,\"dofs_per_s\":%.6e,"
          "\"matvecs\":%lld,\"status\":%d,\"history\":[",
-         po->dim, po->degree, po->coarse, po->refine, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda,
+         so->device == HPMG_DEVICE_CUDA ? "cuda" : "cpu", po->dim, po->degree, po->coarse, po->refine, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda,
          po->rhs == HPMG_RHS_ONE ? "one" : "sine", solvers[so->solver], so->restart, smoothers[sm],
          sm == HPMG_SMOOTHER_PATCH ? modes[so->patch_mode] : "none", sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
          so->cheby_degree,
@@ -199,10 +206,7 @@ static int solve_fe(int argc, char **argv) {
     case O_VERSION: printf("hpmg %s\n", HPMG_VERSION_STRING); return 0;
     case O_DEVICE:
       rc = parse_choice("--device", optarg, devices, 2, &v);
-      if (!rc && v == 1) {
-        fprintf(stderr, "hpmg: --device cuda: the CUDA backend of the Q_k solver is not available in this build; use --device cpu\n");
-        return EXIT_BAD_INPUT;
-      }
+      so.device = v == 1 ? HPMG_DEVICE_CUDA : HPMG_DEVICE_CPU;
       break;
     case O_DISC: rc = parse_choice("--disc", optarg, discs, 2, &v); break;
     case '?':
@@ -247,10 +251,14 @@ static int solve_fe(int argc, char **argv) {
   }
   so.verbose = !json && !quiet;
   /* options of one method given with another are refused, not ignored */
-  const hpmg_smoother_kind sm = so.smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(po.degree) : so.smoother;
+  hpmg_smoother_kind sm = smoother_used(&so, po.degree);
+  if (patch_set && so.smoother == HPMG_SMOOTHER_AUTO) { /* a patch option implies the patch smoother */
+    so.smoother = HPMG_SMOOTHER_PATCH;
+    sm = HPMG_SMOOTHER_PATCH;
+  }
   if (patch_set && sm != HPMG_SMOOTHER_PATCH) {
-    fprintf(stderr, "hpmg: --patch-mode, --local-solver and --patch-damping apply to --smoother patch only (smoother is %s%s)\n",
-            smoothers[sm], so.smoother == HPMG_SMOOTHER_AUTO ? ", the default for degree 1; add --smoother patch" : "");
+    fprintf(stderr, "hpmg: --patch-mode, --local-solver and --patch-damping apply to --smoother patch only (smoother is %s)\n",
+            smoothers[sm]);
     return EXIT_BAD_INPUT;
   }
   if (restart_set && so.solver != HPMG_SOLVER_GMRES) {
@@ -283,7 +291,7 @@ static int solve_fe(int argc, char **argv) {
   if ((e = hpmg_solver_create(prob, &so, &solver))) {
     fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
     hpmg_problem_destroy(&prob);
-    return e == HPMG_ERR_MEMORY ? EXIT_NO_MEMORY : e == HPMG_ERR_ARG ? EXIT_BAD_INPUT : EXIT_FAILED;
+    return e == HPMG_ERR_MEMORY ? EXIT_NO_MEMORY : (e == HPMG_ERR_ARG || e == HPMG_ERR_BACKEND) ? EXIT_BAD_INPUT : EXIT_FAILED;
   }
   double *x = calloc((size_t)n, sizeof(double));
   if (!x) {

@@ -179,7 +179,7 @@ static hpmg_error vcycle(hpmg_mg *mg, int l, int x_is_zero) {
   t0 = hpmg_wtime();
   hpmg_kron3_apply(&L->P, real, mg->lv[l - 1].x, L->x, 1);
   mg->t.transfer += hpmg_wtime() - t0;
-  return smooth(mg, L, 0, 1, mg->opt.post);
+  return smooth(mg, L, 0, mg->opt.symmetric, mg->opt.post);
 }
 
 hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, const void *b, void *x) {

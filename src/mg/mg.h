@@ -28,6 +28,11 @@ typedef struct {
   int cheby_degree, cheby_eig_iters;
   double cheby_range, jacobi_omega;
   int pre, post;
+  /* 1: post-smoothing runs in the adjoint order of pre-smoothing (reverse
+   * patch colors, backward Gauss-Seidel), so the V-cycle is symmetric, as CG
+   * needs. 0: the same smoother S before and after (paper 000, Algorithm 1),
+   * for GMRES, FMG and the V-cycle iteration. */
+  int symmetric;
   hpmg_patch_options patch; /* HPMG_SMOOTHER_PATCH only */
   hpmg_real real; /* precision of the cycle */
 } hpmg_mg_options;

@@ -8,6 +8,7 @@
 #define DIA dia
 #define DM dM
 #define DK dK
+#define SK sK
 #include "laplace_kernels.inc"
 #undef REAL
 #undef SFX
@@ -15,12 +16,14 @@
 #undef DIA
 #undef DM
 #undef DK
+#undef SK
 #define REAL float
 #define SFX(name) name##_f
 #define V valf
 #define DIA diaf
 #define DM dMf
 #define DK dKf
+#define SK sKf
 #include "laplace_kernels.inc"
 #undef REAL
 #undef SFX
@@ -28,6 +31,7 @@
 #undef DIA
 #undef DM
 #undef DK
+#undef SK
 
 static hpmg_error diagonal_of(const hpmg_sp1d *A, double **dd, float **df) {
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)A->nrows, dd));
@@ -35,6 +39,28 @@ static hpmg_error diagonal_of(const hpmg_sp1d *A, double **dd, float **df) {
   for (int i = 0; i < A->nrows; i++) {
     (*dd)[i] = hpmg_sp1d_entry(A, i, i);
     (*df)[i] = (float)(*dd)[i];
+  }
+  return HPMG_SUCCESS;
+}
+
+/* Row sums of the restricted stiffness matrix of direction d: the element
+ * rows sum to zero, so only the couplings to the two eliminated boundary
+ * nodes remain (taken from single element entries, no cancellation). */
+static hpmg_error stiffness_row_sums(const hpmg_grid *g, int d, hpmg_laplace *op) {
+  const int64_t n = g->n[d];
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)n, &op->sK[d]));
+  HPMG_CALL(hpmg_calloc(sizeof(float) * (size_t)n, &op->sKf[d]));
+  if (d >= g->dim) return HPMG_SUCCESS; /* 2D: K_z = [0] */
+  const int k = g->k, m = k + 1;
+  const int64_t cells = g->cells[d], last = k * cells; /* global index of the right boundary node */
+  double Ke[16 * 16];
+  hpmg_element_stiffness(k, g->h[d], Ke);
+  for (int64_t gi = 1; gi < last; gi++) {
+    double s = 0.0;
+    if (gi <= k) s -= Ke[gi * m + 0];                              /* couples to node 0 in cell 0 */
+    if (gi >= last - k) s -= Ke[(gi - (cells - 1) * k) * m + k];   /* couples to the last node */
+    op->sK[d][gi - 1] = s;
+    op->sKf[d][gi - 1] = (float)s;
   }
   return HPMG_SUCCESS;
 }
@@ -61,6 +87,7 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
                             op->M[d].bw, op->K[d].bw);
     HPMG_CALL(diagonal_of(&op->M[d], &op->dM[d], &op->dMf[d]));
     HPMG_CALL(diagonal_of(&op->K[d], &op->dK[d], &op->dKf[d]));
+    HPMG_CALL(stiffness_row_sums(g, d, op));
   }
   /* y-tile: keep the z window of 2k+1 input tiles near 1 MiB per thread */
   int64_t nx = g->n[0], ny = g->n[1], bwy = op->M[1].bw;
@@ -81,6 +108,8 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
     hpmg_free(&op->dK[d]);
     hpmg_free(&op->dMf[d]);
     hpmg_free(&op->dKf[d]);
+    hpmg_free(&op->sK[d]);
+    hpmg_free(&op->sKf[d]);
   }
 }
 

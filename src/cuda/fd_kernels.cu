@@ -1,0 +1,322 @@
+/* CUDA backend of the FD kernel table (fd_ops): the same stencils as the
+ * OpenMP kernels in src/ops, src/smoothers, src/mg (fd_*.inc), templated on
+ * the precision, one thread per grid point. Paper 002 launches one kernel
+ * per color of the multicolor Gauss-Seidel sweep (4 in 2D, 8 in 3D, reverse
+ * order on post-smoothing); here the two colors that share rows go in one
+ * launch (k_mcgs_rows): 2 launches per sweep in 2D, 4 in 3D, same result.
+ * Red-black GS: two launches. Results equal the CPU kernels up to rounding (tests/test_fd_gpu.c). Reductions accumulate in
+ * double with one atomicAdd per block. */
+#include "cuda/fd_cuda.h"
+
+namespace {
+
+template <typename T> __device__ __forceinline__ T lap(const T *__restrict__ u, int64_t c, int64_t s1, int64_t s2, int dim) {
+  T a = (T)(2 * dim) * u[c] - u[c - 1] - u[c + 1] - u[c - s1] - u[c + s1];
+  if (dim == 3) a = a - u[c - s2] - u[c + s2];
+  return a;
+}
+template <typename T> __device__ __forceinline__ T nbsum(const T *__restrict__ u, const T *__restrict__ f, int64_t c,
+                                                       int64_t s1, int64_t s2, int dim) {
+  T s = f[c] + u[c - 1] + u[c + 1] + u[c - s1] + u[c + s1];
+  if (dim == 3) { s += u[c - s2]; s += u[c + s2]; }
+  return s;
+}
+
+/* interior point of this thread: i, j, k in 1..n-1 (k = 0 in 2D) */
+__device__ __forceinline__ bool point(int64_t n, int dim, int64_t *i, int64_t *j, int64_t *k) {
+  *i = 1 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  *j = 1 + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
+  *k = dim == 3 ? 1 + (int64_t)blockIdx.z : 0;
+  return *i < n && *j < n;
+}
+
+/* mode 0: r = f - A u; mode 1: r = A u; mode 2: r = u + w (f - A u) (Jacobi) */
+template <typename T> __global__ void k_stencil(int dim, int64_t n, int mode, T w, const T *__restrict__ u,
+                                                const T *__restrict__ f, T *__restrict__ r) {
+  int64_t i, j, k;
+  if (!point(n, dim, &i, &j, &k)) return;
+  const int64_t s1 = n + 1, s2 = s1 * s1, c = k * s2 + j * s1 + i;
+  const T a = lap(u, c, s1, s2, dim);
+  r[c] = mode == 0 ? f[c] - a : mode == 1 ? a : u[c] + w * (f[c] - a);
+}
+
+__device__ __forceinline__ void block_add(double v, double *out) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  __shared__ double warp[32];
+  const int lane = (threadIdx.x + threadIdx.y * blockDim.x) & 31, wid = (threadIdx.x + threadIdx.y * blockDim.x) >> 5;
+  if (lane == 0) warp[wid] = v;
+  __syncthreads();
+  if (wid == 0) {
+    const int nw = (blockDim.x * blockDim.y + 31) / 32;
+    v = lane < nw ? warp[lane] : 0.0;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (lane == 0) atomicAdd(out, v);
+  }
+}
+
+template <typename T> __global__ void k_resnorm(int dim, int64_t n, const T *__restrict__ u, const T *__restrict__ f,
+                                                double *out) {
+  int64_t i, j, k;
+  double v = 0;
+  if (point(n, dim, &i, &j, &k)) {
+    const int64_t s1 = n + 1, s2 = s1 * s1, c = k * s2 + j * s1 + i;
+    const double r = (double)(f[c] - lap(u, c, s1, s2, dim));
+    v = r * r;
+  }
+  block_add(v, out);
+}
+
+template <typename T> __global__ void k_dot(int64_t N, const T *__restrict__ x, const T *__restrict__ y, double *out) {
+  double v = 0;
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < N; t += (int64_t)gridDim.x * blockDim.x)
+    v += (double)x[t] * (double)y[t];
+  block_add(v, out);
+}
+
+template <typename T> __global__ void k_axpby(int64_t N, T a, const T *__restrict__ x, T b, T *__restrict__ y) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < N; t += (int64_t)gridDim.x * blockDim.x)
+    y[t] = b == (T)0 ? a * x[t] : a * x[t] + b * y[t];
+}
+
+/* Two colors of the multicolor GS at once: the colors (0,cj,ck) and (1,cj,ck)
+ * share rows, and a row of them reads only itself and rows of other colors.
+ * One block owns one row: it updates the points of the first color (even i
+ * forward, odd i backward), synchronizes, then those of the second, chunk by
+ * chunk along the row, which is bitwise the strict color order (paper 002's
+ * colors) with 2 (2D) / 4 (3D) launches per sweep instead of 4 / 8 and
+ * contiguous rows. Forward, a second-color point needs first-color points
+ * of its own and the previous chunk; backward, of its own and the next
+ * chunk, so the first color runs one chunk ahead. */
+template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, int ck, int backward,
+                                                  T *__restrict__ u, const T *__restrict__ f) {
+  const int64_t j = (cj ? 1 : 2) + 2 * (int64_t)blockIdx.x;
+  const int64_t k = dim == 3 ? (ck ? 1 : 2) + 2 * (int64_t)blockIdx.y : 0;
+  if (j >= n || (dim == 3 && k >= n)) return; /* uniform across the block */
+  const int64_t s1 = n + 1, s2 = s1 * s1, base = k * s2 + j * s1;
+  const T w = dim == 2 ? (T)0.25 : (T)(1.0 / 6.0);
+  const int64_t P = n / 2, B = blockDim.x, C = (P + B - 1) / B;
+  const int64_t aoff = backward ? 1 : 2, boff = backward ? 2 : 1; /* i = 2p + off */
+  const int64_t t = threadIdx.x;
+#define FD_MCGS_UPD(off, chunk)                                                                  \
+  do {                                                                                           \
+    const int64_t i_ = 2 * ((chunk) * B + t) + (off);                                            \
+    if (i_ <= n - 1) { const int64_t c_ = base + i_; u[c_] = w * nbsum(u, f, c_, s1, s2, dim); } \
+  } while (0)
+  if (!backward) {
+    for (int64_t c = 0; c < C; c++) {
+      FD_MCGS_UPD(aoff, c);
+      __syncthreads();
+      FD_MCGS_UPD(boff, c);
+      __syncthreads();
+    }
+  } else {
+    FD_MCGS_UPD(aoff, 0);
+    __syncthreads();
+    for (int64_t c = 0; c < C; c++) {
+      if (c + 1 < C) FD_MCGS_UPD(aoff, c + 1);
+      __syncthreads();
+      FD_MCGS_UPD(boff, c);
+      __syncthreads();
+    }
+  }
+#undef FD_MCGS_UPD
+}
+
+/* one color of red-black GS: (i + j + k) % 2 == color */
+template <typename T> __global__ void k_redblack(int dim, int64_t n, int color, T *__restrict__ u, const T *__restrict__ f) {
+  const int64_t j = 1 + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
+  const int64_t k = dim == 3 ? 1 + (int64_t)blockIdx.z : 0;
+  const int64_t i = 1 + ((j + k + 1 + color) & 1) + 2 * (blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
+  if (i >= n || j >= n) return;
+  const int64_t s1 = n + 1, s2 = s1 * s1, c = k * s2 + j * s1 + i;
+  u[c] = (dim == 2 ? (T)0.25 : (T)(1.0 / 6.0)) * nbsum(u, f, c, s1, s2, dim);
+}
+
+/* fc = 4 R rf, one thread per coarse interior point */
+template <typename T> __global__ void k_restrict(int dim, int64_t nf, const T *__restrict__ rf, T *__restrict__ fc) {
+  const int64_t nc = nf / 2;
+  int64_t I, J, K;
+  if (!point(nc, dim, &I, &J, &K)) return;
+  const int64_t f1 = nf + 1, f2 = f1 * f1, c1 = nc + 1, c2 = c1 * c1;
+  const int64_t c = 2 * I + 2 * J * f1 + 2 * K * f2;
+  if (dim == 2) {
+    fc[I + J * c1] = rf[c] + (T)0.5 * (rf[c - 1] + rf[c + 1] + rf[c - f1] + rf[c + f1] + rf[c - 1 - f1] + rf[c + 1 + f1]);
+  } else {
+    const T s = rf[c - 1] + rf[c + 1] + rf[c - f1] + rf[c + f1] + rf[c - f2] + rf[c + f2] + rf[c - 1 - f1] +
+                rf[c + 1 + f1] + rf[c - 1 - f2] + rf[c + 1 + f2] + rf[c - f1 - f2] + rf[c + f1 + f2] +
+                rf[c - 1 - f1 - f2] + rf[c + 1 + f1 + f2];
+    fc[I + J * c1 + K * c2] = (T)0.5 * rf[c] + (T)0.25 * s;
+  }
+}
+
+/* uf (+)= P uc, one thread per fine interior point */
+template <typename T> __global__ void k_prolong(int dim, int64_t nf, const T *__restrict__ uc, T *__restrict__ uf, int add) {
+  int64_t i, j, k;
+  if (!point(nf, dim, &i, &j, &k)) return;
+  const int64_t nc = nf / 2, f1 = nf + 1, f2 = f1 * f1, c1 = nc + 1, c2 = c1 * c1;
+  const int64_t I = i >> 1, J = j >> 1, K = k >> 1, a = i & 1, b = j & 1, cc = k & 1;
+  const int64_t c0 = I + J * c1 + K * c2, cs = (I + a) + (J + b) * c1 + (K + cc) * c2;
+  const T v = (a | b | cc) ? (T)0.5 * (uc[c0] + uc[cs]) : uc[c0];
+  const int64_t p = i + j * f1 + k * f2;
+  uf[p] = add ? uf[p] + v : v;
+}
+
+double *g_acc = nullptr; /* device accumulator for reductions */
+
+hpmg_error reduce_begin(void) {
+  if (!g_acc) FD_CU(cudaMalloc(&g_acc, sizeof(double)));
+  FD_CU(cudaMemsetAsync(g_acc, 0, sizeof(double)));
+  return HPMG_SUCCESS;
+}
+hpmg_error reduce_end(double *out) {
+  FD_CU(cudaMemcpy(out, g_acc, sizeof(double), cudaMemcpyDeviceToHost));
+  return HPMG_SUCCESS;
+}
+
+void interior_grid(int dim, int64_t n, dim3 *g, dim3 *b) { fd_grid3(n - 1, n - 1, dim == 3 ? n - 1 : 1, g, b); }
+unsigned flat_blocks(int64_t N) { int64_t b = (N + 255) / 256; return (unsigned)(b > 65535 * 8 ? 65535 * 8 : (b < 1 ? 1 : b)); }
+
+hpmg_error cu_alloc(size_t bytes, void **p) {
+  *p = nullptr;
+  cudaError_t e = cudaMalloc(p, bytes ? bytes : 64);
+  if (e != cudaSuccess) {
+    char buf[32];
+    *p = nullptr;
+    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate %s on the GPU (%s)",
+                          hpmg_format_bytes((double)bytes, buf, sizeof buf), cudaGetErrorString(e));
+  }
+  FD_CU(cudaMemset(*p, 0, bytes));
+  return HPMG_SUCCESS;
+}
+void cu_free(void **p) {
+  if (p && *p) cudaFree(*p);
+  if (p) *p = nullptr;
+}
+hpmg_error cu_to_host(const void *s, void *d, size_t bytes) {
+  FD_CU(cudaMemcpy(d, s, bytes, cudaMemcpyDeviceToHost));
+  return HPMG_SUCCESS;
+}
+hpmg_error cu_to_device(const void *s, void *d, size_t bytes) {
+  FD_CU(cudaMemcpy(d, s, bytes, cudaMemcpyHostToDevice));
+  return HPMG_SUCCESS;
+}
+hpmg_error cu_sync(void) {
+  FD_CU(cudaDeviceSynchronize());
+  return HPMG_SUCCESS;
+}
+
+template <typename T> struct Ops {
+  static hpmg_error residual(int dim, int64_t n, const void *u, const void *f, void *r) {
+    dim3 g, b;
+    interior_grid(dim, n, &g, &b);
+    k_stencil<T><<<g, b>>>(dim, n, 0, (T)0, (const T *)u, (const T *)f, (T *)r);
+    FD_CU_LAUNCH();
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error residual_norm(int dim, int64_t n, const void *u, const void *f, double *nrm) {
+    dim3 g, b;
+    interior_grid(dim, n, &g, &b);
+    HPMG_CALL(reduce_begin());
+    k_resnorm<T><<<g, b>>>(dim, n, (const T *)u, (const T *)f, g_acc);
+    FD_CU_LAUNCH();
+    HPMG_CALL(reduce_end(nrm));
+    *nrm = sqrt(*nrm);
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error apply(int dim, int64_t n, const void *u, void *y) {
+    dim3 g, b;
+    interior_grid(dim, n, &g, &b);
+    k_stencil<T><<<g, b>>>(dim, n, 1, (T)0, (const T *)u, nullptr, (T *)y);
+    FD_CU_LAUNCH();
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error smooth(int dim, int64_t n, fd_smoother_kind kind, double omega, int sweeps, int backward, void **u,
+                           const void *f, void **tmp) {
+    dim3 g, b;
+    for (int s = 0; s < sweeps; s++) {
+      if (kind == FD_SMOOTH_JACOBI) {
+        interior_grid(dim, n, &g, &b);
+        k_stencil<T><<<g, b>>>(dim, n, 2, (T)(omega / (2 * dim)), (const T *)*u, (const T *)f, (T *)*tmp);
+        FD_CU_LAUNCH();
+        void *t = *u; *u = *tmp; *tmp = t;
+      } else if (kind == FD_SMOOTH_RBGS) {
+        fd_grid3(n / 2, n - 1, dim == 3 ? n - 1 : 1, &g, &b);
+        for (int p = 0; p < 2; p++) {
+          k_redblack<T><<<g, b>>>(dim, n, backward ? 1 - p : p, (T *)*u, (const T *)f);
+          FD_CU_LAUNCH();
+        }
+      } else {
+        /* row pairs in color order: (cj,ck) = (0,0),(1,0),(0,1),(1,1); reversed backward */
+        const int R = dim == 2 ? 2 : 4;
+        const int64_t P = n / 2;
+        const unsigned threads = P >= 128 ? 128 : (unsigned)((P + 31) / 32 * 32);
+        const dim3 grid((unsigned)(n / 2), dim == 3 ? (unsigned)(n / 2) : 1u, 1u);
+        for (int p = 0; p < R; p++) {
+          const int q = backward ? R - 1 - p : p;
+          k_mcgs_rows<T><<<grid, threads>>>(dim, n, q & 1, (q >> 1) & 1, backward, (T *)*u, (const T *)f);
+          FD_CU_LAUNCH();
+        }
+      }
+    }
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error restrict_rhs(int dim, int64_t nf, const void *rf, void *fc) {
+    if (nf / 2 < 2) return HPMG_SUCCESS;
+    dim3 g, b;
+    interior_grid(dim, nf / 2, &g, &b);
+    k_restrict<T><<<g, b>>>(dim, nf, (const T *)rf, (T *)fc);
+    FD_CU_LAUNCH();
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error prolong(int dim, int64_t nf, const void *uc, void *uf, int add) {
+    dim3 g, b;
+    interior_grid(dim, nf, &g, &b);
+    k_prolong<T><<<g, b>>>(dim, nf, (const T *)uc, (T *)uf, add);
+    FD_CU_LAUNCH();
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error dot(int64_t N, const void *x, const void *y, double *out) {
+    HPMG_CALL(reduce_begin());
+    k_dot<T><<<flat_blocks(N), 256>>>(N, (const T *)x, (const T *)y, g_acc);
+    FD_CU_LAUNCH();
+    return reduce_end(out);
+  }
+  static hpmg_error axpby(int64_t N, double a, const void *x, double b, void *y) {
+    k_axpby<T><<<flat_blocks(N), 256>>>(N, (T)a, (const T *)x, (T)b, (T *)y);
+    FD_CU_LAUNCH();
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error copy(int64_t N, const void *x, void *y) {
+    FD_CU(cudaMemcpyAsync(y, x, sizeof(T) * (size_t)N, cudaMemcpyDeviceToDevice));
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error zero(int64_t N, void *x) {
+    FD_CU(cudaMemsetAsync(x, 0, sizeof(T) * (size_t)N));
+    return HPMG_SUCCESS;
+  }
+};
+
+#define FD_CUDA_TABLE(T, P)                                                                      \
+  {"cuda", 1, P, cu_alloc, cu_free, Ops<T>::residual, Ops<T>::residual_norm, Ops<T>::apply,      \
+   Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::prolong, Ops<T>::dot, Ops<T>::axpby,            \
+   Ops<T>::copy, Ops<T>::zero, cu_to_host, cu_to_device, cu_sync}
+const fd_ops cuda_ops_d = FD_CUDA_TABLE(double, FD_DOUBLE);
+const fd_ops cuda_ops_f = FD_CUDA_TABLE(float, FD_FLOAT);
+
+} // namespace
+
+extern "C" hpmg_error fd_cuda_check_device(void) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0)
+    return hpmg_error_set(HPMG_ERR_BACKEND, "fd: --device cuda: no CUDA GPU is visible (%s)",
+                          e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops) {
+  *ops = nullptr;
+  HPMG_CALL(fd_cuda_check_device());
+  *ops = prec == FD_DOUBLE ? &cuda_ops_d : &cuda_ops_f;
+  return HPMG_SUCCESS;
+}

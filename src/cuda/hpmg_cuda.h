@@ -1,0 +1,145 @@
+/* CUDA backend of the Q_k matrix-free multigrid solve (Chebyshev/Jacobi
+ * smoothing, PCG or V-cycle iteration), reached from C through these entry
+ * points. CUDA C++ lives in src/cuda/qk_*.cu; see docs/cuda.md.
+ *
+ * Two layers:
+ *  - kernels on device vectors (for tests and other backends): the level
+ *    operator with the fused epilogues of hpmg_laplace_kernel, the inverse
+ *    diagonal, Kronecker-product transfers, BLAS-1 with deterministic
+ *    reductions. Every pointer handed to them is a device pointer.
+ *  - the whole solve: hierarchy, smoothers, V-cycle, dense coarse solve and
+ *    PCG on the GPU; only scalars cross to the host per iteration.
+ *
+ * Without a GPU (or without a CUDA build) every entry point returns
+ * HPMG_ERR_BACKEND with a message saying why. */
+#ifndef HPMG_CUDA_H
+#define HPMG_CUDA_H
+
+#include <stddef.h>
+#include "hpmg.h"
+#include "mg/transfer.h"
+#include "ops/laplace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ whole solve */
+
+typedef struct hpmg_cuda_solver_s *hpmg_cuda_solver;
+
+#ifdef HPMG_HAVE_CUDA
+/* HPMG_SUCCESS if a CUDA GPU can be used, else HPMG_ERR_BACKEND + message. */
+hpmg_error hpmg_cuda_check(void);
+
+/* Supported on the GPU: solver CG or VCYCLE; smoother CHEBYSHEV or JACOBI
+ * (AUTO means CHEBYSHEV here: the vertex-patch smoother is not on the GPU
+ * yet); precision DOUBLE or MIXED (float V-cycle inside double CG).
+ * Everything else is refused with HPMG_ERR_BACKEND and a message. Setup
+ * (1D matrices, coarse Cholesky inverse) runs on the host, the Lanczos
+ * lambda_max estimates on the GPU. */
+hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, const hpmg_solver_options *so,
+                                   hpmg_cuda_solver *s);
+void hpmg_cuda_solver_destroy(hpmg_cuda_solver *s);
+/* Solve A x = b. b == NULL: the built-in right-hand side. x: initial guess on
+ * entry, solution on exit. device_ptrs = 0: b and x are host arrays of
+ * hpmg_cuda_solver_num_dofs doubles; 1: they are device arrays (cudaMalloc),
+ * and nothing of size N crosses the bus. Returns HPMG_ERR_NOT_CONVERGED as the
+ * CPU solver does. */
+hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b, double *x, int device_ptrs);
+void hpmg_cuda_solver_get_stats(hpmg_cuda_solver s, hpmg_stats *st);
+int64_t hpmg_cuda_solver_num_dofs(hpmg_cuda_solver s);
+/* lambda_max used by the Chebyshev smoother of level l (1 = coarsest smoothed
+ * level, nlevels-1 = finest); 0 for levels without smoother. */
+double hpmg_cuda_solver_lambda_max(hpmg_cuda_solver s, int level);
+int hpmg_cuda_solver_num_levels(hpmg_cuda_solver s);
+/* Time `reps` fused applications of the finest-level operator kernel in
+ * precision r (mode APPLY or SMOOTH with d), on the solver's own vectors;
+ * median seconds of one application. For benchmarks. */
+hpmg_error hpmg_cuda_solver_time_operator(hpmg_cuda_solver s, hpmg_real r, hpmg_kernel_mode mode, int reps,
+                                          double *seconds);
+/* Device bytes hpmg_cuda_solver_create + solve allocate (without allocating). */
+hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes);
+/* One call: create, solve (host arrays; b may be NULL), stats, destroy. */
+hpmg_error hpmg_cuda_solve(const hpmg_problem_options *po, const hpmg_solver_options *so, const double *b,
+                           double *x, hpmg_stats *st);
+
+/* ---------------------------------------------------- kernels (device data) */
+
+hpmg_error hpmg_cuda_malloc(size_t bytes, void **p);
+void hpmg_cuda_free(void *p);
+hpmg_error hpmg_cuda_upload(void *dst_device, const void *src_host, size_t bytes);
+hpmg_error hpmg_cuda_download(void *dst_host, const void *src_device, size_t bytes);
+
+/* Level operator: the 1D banded matrices of op (both precisions) on the device. */
+typedef struct hpmg_cuda_op_s *hpmg_cuda_op;
+hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *dop);
+void hpmg_cuda_op_destroy(hpmg_cuda_op *dop);
+/* Same contract as hpmg_laplace_kernel; a's pointers are device pointers. */
+hpmg_error hpmg_cuda_op_kernel(hpmg_cuda_op op, hpmg_real r, const hpmg_kernel_args *a);
+/* out = c D^{-1} in, out2 = out if out2 != NULL (as hpmg_laplace_inverse_diagonal). */
+hpmg_error hpmg_cuda_op_inverse_diagonal(hpmg_cuda_op op, hpmg_real r, double c, const void *in, void *out,
+                                         void *out2);
+
+/* Kronecker product of three 1D CSR factors (transfers). */
+typedef struct hpmg_cuda_kron3_s *hpmg_cuda_kron3;
+hpmg_error hpmg_cuda_kron3_create(const hpmg_kron3 *T, hpmg_cuda_kron3 *dT);
+void hpmg_cuda_kron3_destroy(hpmg_cuda_kron3 *dT);
+/* Device scratch the apply needs in precision r (bytes). */
+size_t hpmg_cuda_kron3_scratch_bytes(hpmg_cuda_kron3 T, hpmg_real r);
+/* out = (add ? out : 0) + (A2 (x) A1 (x) A0) in; scratch: scratch_bytes of
+ * device memory, or NULL (allocated and freed inside). */
+hpmg_error hpmg_cuda_kron3_apply(hpmg_cuda_kron3 T, hpmg_real r, const void *in, void *out, int add, void *scratch);
+
+/* BLAS-1 on device vectors; reductions accumulate in double in a fixed order
+ * (the result depends only on n and the data, run after run). */
+hpmg_error hpmg_cuda_dot(hpmg_real r, int64_t n, const void *x, const void *y, double *result);
+hpmg_error hpmg_cuda_norm(hpmg_real r, int64_t n, const void *x, double *result);
+hpmg_error hpmg_cuda_axpy(hpmg_real r, int64_t n, double a, const void *x, void *y); /* y += a x */
+hpmg_error hpmg_cuda_xpby(hpmg_real r, int64_t n, const void *x, double b, void *y); /* y = x + b y */
+hpmg_error hpmg_cuda_scale(hpmg_real r, int64_t n, double a, void *x);
+hpmg_error hpmg_cuda_convert(int64_t n, hpmg_real rx, const void *x, hpmg_real ry, void *y);
+/* The pseudo-random vector of hpmg_estimate_lambda_max (same numbers). */
+hpmg_error hpmg_cuda_fill_random(hpmg_real r, int64_t n, void *x);
+/* lambda_max of D^{-1}A by `iters` Jacobi-PCG/Lanczos steps on the GPU
+ * (hpmg_estimate_lambda_max's algorithm, in double); work: 4 device vectors
+ * of n doubles. */
+hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *work[4], double *lmax);
+
+#else /* no CUDA in this build: the whole-solve entry points say so */
+#include "core/core.h"
+static inline hpmg_error hpmg_cuda_no_build(void) {
+  return hpmg_error_set(HPMG_ERR_BACKEND,
+                        "--device cuda: this build of hpmg has no CUDA backend (nvcc was not found at configure time)");
+}
+static inline hpmg_error hpmg_cuda_check(void) { return hpmg_cuda_no_build(); }
+static inline hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, const hpmg_solver_options *so,
+                                                 hpmg_cuda_solver *s) {
+  (void)po; (void)so; *s = NULL; return hpmg_cuda_no_build();
+}
+static inline void hpmg_cuda_solver_destroy(hpmg_cuda_solver *s) { *s = NULL; }
+static inline hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b, double *x, int dp) {
+  (void)s; (void)b; (void)x; (void)dp; return hpmg_cuda_no_build();
+}
+static inline void hpmg_cuda_solver_get_stats(hpmg_cuda_solver s, hpmg_stats *st) { (void)s; (void)st; }
+static inline int64_t hpmg_cuda_solver_num_dofs(hpmg_cuda_solver s) { (void)s; return 0; }
+static inline double hpmg_cuda_solver_lambda_max(hpmg_cuda_solver s, int l) { (void)s; (void)l; return 0; }
+static inline int hpmg_cuda_solver_num_levels(hpmg_cuda_solver s) { (void)s; return 0; }
+static inline hpmg_error hpmg_cuda_solver_time_operator(hpmg_cuda_solver s, hpmg_real r, hpmg_kernel_mode m,
+                                                        int reps, double *t) {
+  (void)s; (void)r; (void)m; (void)reps; (void)t; return hpmg_cuda_no_build();
+}
+static inline hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so,
+                                                   double *bytes) {
+  (void)po; (void)so; *bytes = 0; return hpmg_cuda_no_build();
+}
+static inline hpmg_error hpmg_cuda_solve(const hpmg_problem_options *po, const hpmg_solver_options *so,
+                                         const double *b, double *x, hpmg_stats *st) {
+  (void)po; (void)so; (void)b; (void)x; (void)st; return hpmg_cuda_no_build();
+}
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,664 @@
+/* The whole Chebyshev-smoothed Q_k multigrid solve on the GPU: the CPU
+ * algorithm of src/mg/mg.c, src/smoothers/chebyshev.c, jacobi.c and
+ * src/la/krylov.c (hpmg_pcg, hpmg_richardson) step for step, on device
+ * vectors. Setup builds the 1D matrices and transfers on the host (they are
+ * 1D, tiny), factorizes the coarsest operator there (dense Cholesky, uploaded
+ * once as the explicit inverse) and estimates lambda_max per level on the
+ * GPU. Per iteration only scalars (dot products) cross to the host. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "qk_cuda.h"
+extern "C" {
+#include "api/problem_impl.h"
+#include "la/krylov.h"
+hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b);
+int LAPACKE_dpotrf(int layout, char uplo, int n, double *a, int lda);
+int LAPACKE_dpotri(int layout, char uplo, int n, double *a, int lda);
+}
+
+#define QK_DENSE_COARSE_MAX 3000 /* as src/mg/mg.c */
+
+typedef struct {
+  hpmg_grid g;
+  hpmg_laplace op; /* host: 1D matrices */
+  hpmg_cuda_op dop;
+  hpmg_kron3 P, R;
+  hpmg_cuda_kron3 dP, dR; /* to the next coarser level */
+  void *b, *x, *r, *d, *t; /* cycle precision; finest b/x may alias the caller's */
+  void *own_b, *own_x;
+  double lmax; /* 1.2 x estimate (Chebyshev) */
+  int64_t matvecs;
+} qk_level;
+
+struct hpmg_cuda_solver_s {
+  hpmg_problem prob;
+  hpmg_problem_options po;
+  hpmg_solver_options so;
+  hpmg_smoother_kind smoother;
+  hpmg_real real; /* cycle precision */
+  int nlevels;
+  qk_level *lv; /* lv[0] coarsest */
+  double *cinv; /* dense inverse of the coarsest operator (device) or NULL: CG */
+  double *cw[5]; /* double coarse scratch (device) */
+  double *w[4];  /* outer vectors r z p q (device, finest size, double) */
+  double *db, *dx; /* device b and x for host callers */
+  void *tscratch; /* transfer scratch */
+  int profile;
+  double t_op, t_smooth, t_transfer, t_coarse;
+  int64_t outer_matvecs, mg_matvecs;
+  hpmg_stats st;
+};
+
+static double qk_now(int sync) {
+  if (sync) cudaDeviceSynchronize();
+  return hpmg_wtime();
+}
+
+static size_t rsz(hpmg_real r) { return r == HPMG_REAL_DOUBLE ? 8 : 4; }
+
+static int first_level(int k, int coarse) { return (int64_t)k * coarse - 1 > 0 ? 0 : 1; }
+
+static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solver_options *so) {
+  HPMG_CALL(hpmg_problem_options_check(po));
+  HPMG_CHECK_ARG(so, "solver options are NULL");
+  if (so->solver != HPMG_SOLVER_CG && so->solver != HPMG_SOLVER_VCYCLE)
+    return hpmg_error_set(HPMG_ERR_BACKEND, "--device cuda: only --solver cg and vcycle run on the GPU so far");
+  if (!(so->smoother == HPMG_SMOOTHER_CHEBYSHEV || so->smoother == HPMG_SMOOTHER_JACOBI ||
+        so->smoother == HPMG_SMOOTHER_AUTO))
+    return hpmg_error_set(HPMG_ERR_BACKEND,
+                          "--device cuda: only --smoother chebyshev and jacobi run on the GPU so far");
+  if (so->precision == HPMG_PREC_FLOAT)
+    return hpmg_error_set(HPMG_ERR_BACKEND, "--device cuda: --precision double or mixed (float is not on the GPU)");
+  HPMG_CHECK_ARG(po->degree <= QK_MAX_K, "--device cuda: degree must be <= %d", QK_MAX_K);
+  HPMG_CHECK_ARG(so->cheby_degree >= 1 && so->cheby_degree <= 100, "--cheby-degree must be in 1..100");
+  HPMG_CHECK_ARG(so->cheby_range > 1, "--cheby-range must be > 1");
+  HPMG_CHECK_ARG(so->cheby_eig_iters >= 1 && so->cheby_eig_iters <= 1000, "eigenvalue iterations must be in 1..1000");
+  HPMG_CHECK_ARG(so->jacobi_omega > 0 && so->jacobi_omega < 2, "--jacobi-omega must be in (0,2)");
+  HPMG_CHECK_ARG(so->pre >= 0 && so->pre <= 100 && so->post >= 0 && so->post <= 100 && so->pre + so->post >= 1,
+                 "--pre/--post must be in 0..100 and not both 0");
+  HPMG_CHECK_ARG(so->tol > 0 && so->tol < 1, "--tol must be in (0,1)");
+  HPMG_CHECK_ARG(so->maxit >= 1 && so->maxit <= 1000000, "--maxit must be in 1..1000000");
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so,
+                                                double *bytes) {
+  HPMG_CALL(options_check(po, so));
+  const double rs = so->precision == HPMG_PREC_DOUBLE ? 8.0 : 4.0;
+  const int cheb = so->smoother != HPMG_SMOOTHER_JACOBI;
+  double total = 0.0, nf = 0.0, n0 = 0.0;
+  const int l0 = first_level(po->degree, po->coarse);
+  for (int l = l0; l <= po->refine; l++) {
+    double n = 1.0, cells = (double)po->coarse * ldexp(1.0, l);
+    for (int d = 0; d < po->dim; d++) n *= po->degree * cells - 1;
+    const int alias = l == po->refine && so->precision == HPMG_PREC_DOUBLE;
+    total += (1 + 1 + cheb + (alias ? 0 : 2)) * n * rs; /* r, d, t, b, x */
+    if (l == l0) n0 = n;
+    nf = n;
+  }
+  total += 0.75 * nf * rs;            /* transfer scratch */
+  total += 6 * nf * 8.0;              /* outer r z p q, b, x */
+  total += n0 <= QK_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 2 * n0 * 8.0 : 5 * n0 * 8.0;
+  *bytes = total;
+  return HPMG_SUCCESS;
+}
+
+extern "C" void hpmg_cuda_solver_destroy(hpmg_cuda_solver *sp) {
+  hpmg_cuda_solver s = *sp;
+  if (!s) return;
+  cudaDeviceSynchronize();
+  for (int i = 0; s->lv && i < s->nlevels; i++) {
+    qk_level *L = &s->lv[i];
+    hpmg_laplace_destroy(&L->op);
+    hpmg_cuda_op_destroy(&L->dop);
+    hpmg_kron3_destroy(&L->P);
+    hpmg_kron3_destroy(&L->R);
+    hpmg_cuda_kron3_destroy(&L->dP);
+    hpmg_cuda_kron3_destroy(&L->dR);
+    hpmg_cuda_free(L->r);
+    hpmg_cuda_free(L->d);
+    hpmg_cuda_free(L->t);
+    hpmg_cuda_free(L->own_b);
+    hpmg_cuda_free(L->own_x);
+  }
+  free(s->lv);
+  hpmg_cuda_free(s->cinv);
+  for (int i = 0; i < 5; i++) hpmg_cuda_free(s->cw[i]);
+  for (int i = 0; i < 4; i++) hpmg_cuda_free(s->w[i]);
+  hpmg_cuda_free(s->db);
+  hpmg_cuda_free(s->dx);
+  hpmg_cuda_free(s->tscratch);
+  if (s->prob) hpmg_problem_destroy(&s->prob);
+  free(s);
+  *sp = NULL;
+}
+
+static hpmg_error dalloc(size_t bytes, void *p) { return hpmg_cuda_malloc(bytes, (void **)p); }
+
+static hpmg_error coarse_setup(hpmg_cuda_solver s) {
+  const hpmg_laplace *op = &s->lv[0].op;
+  const int64_t n = op->g.N;
+  for (int i = 0; i < 5; i++) HPMG_CALL(dalloc(sizeof(double) * (size_t)(n > 0 ? n : 1), &s->cw[i]));
+  if (n > QK_DENSE_COARSE_MAX || n == 0) return HPMG_SUCCESS;
+  double *A = (double *)malloc(sizeof(double) * (size_t)(n * n));
+  if (!A) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the coarse matrix");
+  hpmg_error e = hpmg_laplace_dense(op, A);
+  int info = e ? 0 : LAPACKE_dpotrf(101 /* row major */, 'L', (int)n, A, (int)n);
+  if (!e && info) e = hpmg_error_set(HPMG_ERR_NUMERIC, "coarse Cholesky factorization failed (info %d)", info);
+  if (!e && (info = LAPACKE_dpotri(101, 'L', (int)n, A, (int)n)))
+    e = hpmg_error_set(HPMG_ERR_NUMERIC, "coarse inverse failed (info %d)", info);
+  if (!e) { /* dpotri leaves the lower triangle: symmetrize */
+    for (int64_t i = 0; i < n; i++)
+      for (int64_t j = i + 1; j < n; j++) A[i * n + j] = A[j * n + i];
+    e = dalloc(sizeof(double) * (size_t)(n * n), &s->cinv);
+    if (!e) e = hpmg_cuda_upload(s->cinv, A, sizeof(double) * (size_t)(n * n));
+  }
+  free(A);
+  return e;
+}
+
+extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, const hpmg_solver_options *so,
+                                              hpmg_cuda_solver *out) {
+  *out = NULL;
+  HPMG_CALL(options_check(po, so));
+  HPMG_CALL(hpmg_cuda_check());
+  double need;
+  HPMG_CALL(hpmg_cuda_memory_estimate(po, so, &need));
+  size_t fr = 0, tot = 0;
+  QK_CU(cudaMemGetInfo(&fr, &tot));
+  if (need > 0.95 * (double)fr) {
+    char a[32], b[32];
+    return hpmg_error_set(HPMG_ERR_MEMORY, "--device cuda: problem needs about %s of GPU memory, %s is free",
+                          hpmg_format_bytes(need, a, sizeof a), hpmg_format_bytes((double)fr, b, sizeof b));
+  }
+  hpmg_cuda_solver s = (hpmg_cuda_solver)calloc(1, sizeof *s);
+  if (!s) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate cuda solver");
+  *out = s;
+  const double t0 = qk_now(1);
+  s->po = *po;
+  s->so = *so;
+  s->smoother = so->smoother == HPMG_SMOOTHER_JACOBI ? HPMG_SMOOTHER_JACOBI : HPMG_SMOOTHER_CHEBYSHEV;
+  s->real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
+  const char *prof = getenv("HPMG_CUDA_PROFILE");
+  s->profile = prof && atoi(prof) > 0;
+  hpmg_error e = hpmg_problem_create(po, &s->prob);
+  const int l0 = first_level(po->degree, po->coarse);
+  if (!e && po->refine < l0) e = hpmg_error_set(HPMG_ERR_ARG, "degree 1 on a single coarse cell needs at least one refinement");
+  if (e) goto fail;
+  s->nlevels = po->refine - l0 + 1;
+  s->lv = (qk_level *)calloc((size_t)s->nlevels, sizeof(qk_level));
+  if (!s->lv) {
+    e = hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate levels");
+    goto fail;
+  }
+  {
+    const size_t rs = rsz(s->real);
+    size_t scratch = 0;
+    for (int i = 0; i < s->nlevels && !e; i++) {
+      qk_level *L = &s->lv[i];
+      int64_t c = (int64_t)po->coarse << (l0 + i), cells[3] = {c, c, c};
+      e = hpmg_grid_init(po->dim, po->degree, cells, po->box, &L->g);
+      if (!e) e = hpmg_laplace_create(&L->g, po->lambda, &L->op);
+      if (!e) e = hpmg_cuda_op_create(&L->op, &L->dop);
+      const size_t bytes = (size_t)L->g.N * rs;
+      if (!e) e = dalloc(bytes, &L->r);
+      if (!e && i > 0) e = dalloc(bytes, &L->d);
+      if (!e && i > 0 && s->smoother == HPMG_SMOOTHER_CHEBYSHEV) e = dalloc(bytes, &L->t);
+      if (!e && !(i == s->nlevels - 1 && s->real == HPMG_REAL_DOUBLE)) {
+        e = dalloc(bytes, &L->own_b);
+        if (!e) e = dalloc(bytes, &L->own_x);
+        if (!e) e = cudaMemset(L->own_b, 0, bytes) == cudaSuccess ? HPMG_SUCCESS : hpmg_error_set(HPMG_ERR_BACKEND, "cudaMemset failed");
+        if (!e) e = cudaMemset(L->own_x, 0, bytes) == cudaSuccess ? HPMG_SUCCESS : hpmg_error_set(HPMG_ERR_BACKEND, "cudaMemset failed");
+        L->b = L->own_b;
+        L->x = L->own_x;
+      }
+      if (!e && i > 0) {
+        e = hpmg_transfer_create(&s->lv[i - 1].g, &L->P, &L->R);
+        if (!e) e = hpmg_cuda_kron3_create(&L->P, &L->dP);
+        if (!e) e = hpmg_cuda_kron3_create(&L->R, &L->dR);
+        if (!e) {
+          size_t a = hpmg_cuda_kron3_scratch_bytes(L->dP, s->real), b = hpmg_cuda_kron3_scratch_bytes(L->dR, s->real);
+          if (a > scratch) scratch = a;
+          if (b > scratch) scratch = b;
+        }
+      }
+    }
+    if (!e) e = dalloc(scratch, &s->tscratch);
+    const int64_t nf = s->lv[s->nlevels - 1].g.N;
+    for (int i = 0; i < 4 && !e; i++) e = dalloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1), &s->w[i]);
+    if (!e) e = coarse_setup(s);
+    /* lambda_max of every smoothed level, on the GPU, in double (as the CPU) */
+    for (int i = 1; i < s->nlevels && !e && s->smoother == HPMG_SMOOTHER_CHEBYSHEV; i++) {
+      double est;
+      e = hpmg_cuda_estimate_lambda_max(s->lv[i].dop, so->cheby_eig_iters, s->w, &est);
+      s->lv[i].lmax = 1.2 * est;
+    }
+  }
+  if (e) goto fail;
+  s->st.dofs = s->lv[s->nlevels - 1].g.N;
+  s->st.levels = s->nlevels;
+  s->st.t_setup = qk_now(1) - t0;
+  return HPMG_SUCCESS;
+fail:
+  hpmg_cuda_solver_destroy(out);
+  return e;
+}
+
+/* ------------------------------------------------------------ smoothers */
+
+static hpmg_error smooth_kernel(hpmg_cuda_solver s, qk_level *L, const void *x, void *y, const void *b, void *d,
+                                double c1, double c2) {
+  hpmg_kernel_args a;
+  memset(&a, 0, sizeof a);
+  a.mode = HPMG_KERNEL_SMOOTH;
+  a.x = x;
+  a.y = y;
+  a.b = b;
+  a.d = d;
+  a.c1 = c1;
+  a.c2 = c2;
+  L->matvecs++;
+  return hpmg_cuda_op_kernel(L->dop, s->real, &a);
+}
+
+static hpmg_error vcopy(hpmg_real r, int64_t n, const void *x, void *y) {
+  if (n > 0 && x != y) QK_CU(cudaMemcpyAsync(y, x, (size_t)n * rsz(r), cudaMemcpyDeviceToDevice));
+  return HPMG_SUCCESS;
+}
+
+/* chebyshev.c: cheb_apply */
+static hpmg_error cheb_apply(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int sweeps) {
+  const int64_t n = L->g.N;
+  const int m = s->so.cheby_degree;
+  const double lmax = L->lmax, lmin = lmax / s->so.cheby_range;
+  const double theta = 0.5 * (lmax + lmin), delta = 0.5 * (lmax - lmin), sigma = theta / delta;
+  void *x = L->x, *d = L->d, *tmp = L->t;
+  const void *b = L->b;
+  if (n == 0) return HPMG_SUCCESS;
+  for (int sw = 0; sw < sweeps; sw++) {
+    const int zero = x_is_zero && sw == 0;
+    const int passes = zero ? m - 1 : m;
+    void *cur = x, *other = tmp;
+    double rho = 1.0 / sigma;
+    if (zero) {
+      void *dst = passes % 2 == 0 ? x : tmp;
+      HPMG_CALL(hpmg_cuda_op_inverse_diagonal(L->dop, s->real, 1.0 / theta, b, d, dst));
+      cur = dst;
+      other = dst == x ? tmp : x;
+    }
+    for (int k = zero ? 1 : 0; k < m; k++) {
+      double c1, c2;
+      if (k == 0) {
+        c1 = 0.0;
+        c2 = 1.0 / theta;
+      } else {
+        const double rho_new = 1.0 / (2.0 * sigma - rho);
+        c1 = rho_new * rho;
+        c2 = 2.0 * rho_new / delta;
+        rho = rho_new;
+      }
+      HPMG_CALL(smooth_kernel(s, L, cur, other, b, d, c1, c2));
+      void *t = cur;
+      cur = other;
+      other = t;
+    }
+    if (cur != x) HPMG_CALL(vcopy(s->real, n, cur, x));
+  }
+  return HPMG_SUCCESS;
+}
+
+/* jacobi.c: jacobi_apply (scratch: L->d) */
+static hpmg_error jacobi_apply(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int sweeps) {
+  const int64_t n = L->g.N;
+  const double omega = s->so.jacobi_omega;
+  if (n == 0) return HPMG_SUCCESS;
+  void *cur = L->x, *other = L->d;
+  int k = 0;
+  if (x_is_zero && sweeps > 0) {
+    const int passes = sweeps - 1;
+    void *dst = passes % 2 == 0 ? L->x : other;
+    HPMG_CALL(hpmg_cuda_op_inverse_diagonal(L->dop, s->real, omega, L->b, dst, NULL));
+    cur = dst;
+    other = dst == L->x ? L->d : L->x;
+    k = 1;
+  }
+  for (; k < sweeps; k++) {
+    HPMG_CALL(smooth_kernel(s, L, cur, other, L->b, NULL, 0.0, omega));
+    void *t = cur;
+    cur = other;
+    other = t;
+  }
+  if (cur != L->x) HPMG_CALL(vcopy(s->real, n, cur, L->x));
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error smooth(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int sweeps) {
+  if (sweeps == 0) {
+    if (x_is_zero) QK_CU(cudaMemsetAsync(L->x, 0, (size_t)L->g.N * rsz(s->real)));
+    return HPMG_SUCCESS;
+  }
+  const double t0 = s->profile ? qk_now(1) : 0;
+  hpmg_error e = s->smoother == HPMG_SMOOTHER_JACOBI ? jacobi_apply(s, L, x_is_zero, sweeps)
+                                                     : cheb_apply(s, L, x_is_zero, sweeps);
+  if (s->profile) s->t_smooth += qk_now(1) - t0;
+  return e;
+}
+
+/* ----------------------------------------------------------- coarse solve */
+
+/* y = A x, A dense n x n row-major: one warp per row, fixed-order sums */
+__global__ void qk_gemv_kernel(int n, const double *__restrict__ A, const double *__restrict__ x, double *__restrict__ y) {
+  const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (row >= n) return;
+  double sum = 0;
+  for (int j = lane; j < n; j += 32) sum += A[(int64_t)row * n + j] * x[j];
+  for (int o = 16; o > 0; o >>= 1) sum += __shfl_down_sync(0xffffffffu, sum, o);
+  if (lane == 0) y[row] = sum;
+}
+
+static hpmg_error coarse_solve(hpmg_cuda_solver s, const void *b, void *x) {
+  qk_level *L = &s->lv[0];
+  const int64_t n = L->g.N;
+  if (n == 0) return HPMG_SUCCESS;
+  double *cb = s->cw[0], *cx = s->cw[1];
+  HPMG_CALL(hpmg_cuda_convert(n, s->real, b, HPMG_REAL_DOUBLE, cb));
+  if (s->cinv) {
+    qk_gemv_kernel<<<(unsigned)((n + 7) / 8), 256>>>((int)n, s->cinv, cb, cx);
+    QK_LAUNCH();
+  } else { /* Jacobi-preconditioned CG to 1e-14, as mg.c */
+    const hpmg_real D = HPMG_REAL_DOUBLE;
+    double *r = s->cw[2], *z = s->cw[3], *p = s->cw[4], *q = cb;
+    double r0, rz;
+    QK_CU(cudaMemsetAsync(cx, 0, sizeof(double) * (size_t)n));
+    HPMG_CALL(vcopy(D, n, cb, r));
+    HPMG_CALL(hpmg_cuda_norm(D, n, r, &r0));
+    HPMG_CALL(hpmg_cuda_op_inverse_diagonal(L->dop, D, 1.0, r, z, p));
+    HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz));
+    for (int64_t it = 0; it < 10 * n + 100 && r0 > 0; it++) {
+      hpmg_kernel_args a;
+      memset(&a, 0, sizeof a);
+      a.mode = HPMG_KERNEL_APPLY;
+      a.x = p;
+      a.y = q;
+      HPMG_CALL(hpmg_cuda_op_kernel(L->dop, D, &a));
+      double pq, rr, rz_new;
+      HPMG_CALL(hpmg_cuda_dot(D, n, p, q, &pq));
+      const double alpha = rz / pq;
+      HPMG_CALL(qk_cg_update(n, alpha, p, q, cx, r, &rr));
+      if (sqrt(rr) <= 1e-14 * r0) break;
+      HPMG_CALL(hpmg_cuda_op_inverse_diagonal(L->dop, D, 1.0, r, z, NULL));
+      HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz_new));
+      HPMG_CALL(hpmg_cuda_xpby(D, n, z, rz_new / rz, p));
+      rz = rz_new;
+    }
+  }
+  return hpmg_cuda_convert(n, HPMG_REAL_DOUBLE, cx, s->real, x);
+}
+
+/* ----------------------------------------------------------------- V-cycle */
+
+static hpmg_error vcycle(hpmg_cuda_solver s, int l, int x_is_zero) {
+  qk_level *L = &s->lv[l];
+  const hpmg_real real = s->real;
+  if (l == 0) {
+    const double t0 = s->profile ? qk_now(1) : 0;
+    hpmg_error e = coarse_solve(s, L->b, L->x);
+    if (s->profile) s->t_coarse += qk_now(1) - t0;
+    return e;
+  }
+  HPMG_CALL(smooth(s, L, x_is_zero, s->so.pre));
+  double t0 = s->profile ? qk_now(1) : 0;
+  if (x_is_zero && s->so.pre == 0) HPMG_CALL(vcopy(real, L->g.N, L->b, L->r));
+  else {
+    hpmg_kernel_args a;
+    memset(&a, 0, sizeof a);
+    a.mode = HPMG_KERNEL_RESIDUAL;
+    a.x = L->x;
+    a.y = L->r;
+    a.b = L->b;
+    HPMG_CALL(hpmg_cuda_op_kernel(L->dop, real, &a));
+    s->mg_matvecs++;
+  }
+  double t1 = s->profile ? qk_now(1) : 0;
+  HPMG_CALL(hpmg_cuda_kron3_apply(L->dR, real, L->r, s->lv[l - 1].b, 0, s->tscratch));
+  double t2 = s->profile ? qk_now(1) : 0;
+  s->t_op += t1 - t0;
+  s->t_transfer += t2 - t1;
+  HPMG_CALL(vcycle(s, l - 1, 1));
+  t0 = s->profile ? qk_now(1) : 0;
+  HPMG_CALL(hpmg_cuda_kron3_apply(L->dP, real, s->lv[l - 1].x, L->x, 1, s->tscratch));
+  if (s->profile) s->t_transfer += qk_now(1) - t0;
+  return smooth(s, L, 0, s->so.post);
+}
+
+/* z = V r (double vectors; mixed: float cycle) */
+static hpmg_error precondition(hpmg_cuda_solver s, const double *r, double *z) {
+  qk_level *F = &s->lv[s->nlevels - 1];
+  if (s->real == HPMG_REAL_DOUBLE) {
+    F->b = (void *)r;
+    F->x = z;
+    return vcycle(s, s->nlevels - 1, 1);
+  }
+  HPMG_CALL(hpmg_cuda_convert(F->g.N, HPMG_REAL_DOUBLE, r, HPMG_REAL_FLOAT, F->b));
+  HPMG_CALL(vcycle(s, s->nlevels - 1, 1));
+  return hpmg_cuda_convert(F->g.N, HPMG_REAL_FLOAT, F->x, HPMG_REAL_DOUBLE, z);
+}
+
+static hpmg_error outer_kernel(hpmg_cuda_solver s, hpmg_kernel_mode mode, const double *x, double *y, const double *b) {
+  qk_level *F = &s->lv[s->nlevels - 1];
+  hpmg_kernel_args a;
+  memset(&a, 0, sizeof a);
+  a.mode = mode;
+  a.x = x;
+  a.y = y;
+  a.b = b;
+  const double t0 = s->profile ? qk_now(1) : 0;
+  HPMG_CALL(hpmg_cuda_op_kernel(F->dop, HPMG_REAL_DOUBLE, &a));
+  if (s->profile) s->t_op += qk_now(1) - t0;
+  s->outer_matvecs++;
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error check_finite(double v, int it) {
+  if (!isfinite(v))
+    return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g at iteration %d (NaN/Inf in the iteration)", v, it);
+  return HPMG_SUCCESS;
+}
+
+/* krylov.c: hpmg_pcg, with r = b - A x in one fused pass and the x, r
+ * updates fused with ||r|| */
+static hpmg_error pcg(hpmg_cuda_solver s, const double *b, double *x, hpmg_krylov_info *info) {
+  const int64_t n = s->st.dofs;
+  const hpmg_real D = HPMG_REAL_DOUBLE;
+  double *r = s->w[0], *z = s->w[1], *p = s->w[2], *q = s->w[3];
+  HPMG_CALL(outer_kernel(s, HPMG_KERNEL_RESIDUAL, x, r, b));
+  double rn;
+  HPMG_CALL(hpmg_cuda_norm(D, n, r, &rn));
+  const double r0 = rn;
+  info->r0 = r0;
+  info->rnorm = rn;
+  info->iterations = 0;
+  info->converged = rn == 0.0;
+  HPMG_CALL(check_finite(rn, 0));
+  if (s->so.verbose) printf("  iter     residual    rel.resid\n     0  %11.4e  %11.4e\n", rn, 1.0);
+  if (info->converged) return HPMG_SUCCESS;
+  HPMG_CALL(precondition(s, r, z));
+  HPMG_CALL(vcopy(D, n, z, p));
+  double rz;
+  HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz));
+  for (int it = 1; it <= s->so.maxit; it++) {
+    HPMG_CALL(outer_kernel(s, HPMG_KERNEL_APPLY, p, q, NULL));
+    double pq, rr, rz_new;
+    HPMG_CALL(hpmg_cuda_dot(D, n, p, q, &pq));
+    if (!(pq > 0))
+      return hpmg_error_set(HPMG_ERR_NUMERIC, "CG breakdown: p.Ap = %g at iteration %d", pq, it);
+    const double alpha = rz / pq;
+    HPMG_CALL(qk_cg_update(n, alpha, p, q, x, r, &rr));
+    rn = sqrt(rr);
+    info->iterations = it;
+    info->rnorm = rn;
+    HPMG_CALL(check_finite(rn, it));
+    if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, rn, rn / r0);
+    if (rn <= s->so.tol * r0) {
+      info->converged = 1;
+      return HPMG_SUCCESS;
+    }
+    HPMG_CALL(precondition(s, r, z));
+    HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz_new));
+    HPMG_CALL(hpmg_cuda_xpby(D, n, z, rz_new / rz, p));
+    rz = rz_new;
+  }
+  return HPMG_SUCCESS;
+}
+
+/* krylov.c: hpmg_richardson */
+static hpmg_error richardson(hpmg_cuda_solver s, const double *b, double *x, hpmg_krylov_info *info) {
+  const int64_t n = s->st.dofs;
+  double *r = s->w[0], *z = s->w[1];
+  double r0 = 0.0;
+  info->iterations = 0;
+  info->converged = 0;
+  for (int it = 0;; it++) {
+    double rn;
+    HPMG_CALL(outer_kernel(s, HPMG_KERNEL_RESIDUAL, x, r, b));
+    HPMG_CALL(hpmg_cuda_norm(HPMG_REAL_DOUBLE, n, r, &rn));
+    HPMG_CALL(check_finite(rn, it));
+    if (it == 0) r0 = info->r0 = rn;
+    info->rnorm = rn;
+    info->iterations = it;
+    if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, rn, r0 > 0 ? rn / r0 : 0.0);
+    if (rn <= s->so.tol * r0) {
+      info->converged = 1;
+      return HPMG_SUCCESS;
+    }
+    if (it == s->so.maxit) return HPMG_SUCCESS;
+    HPMG_CALL(precondition(s, r, z));
+    HPMG_CALL(hpmg_cuda_axpy(HPMG_REAL_DOUBLE, n, 1.0, z, x));
+  }
+}
+
+extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b, double *x, int device_ptrs) {
+  HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
+  const int64_t n = s->st.dofs;
+  const size_t bytes = sizeof(double) * (size_t)n;
+  const double *db = b;
+  double *dx = x;
+  if (!b || !device_ptrs) { /* device copy of b */
+    if (!s->db) HPMG_CALL(dalloc(bytes, &s->db));
+    if (!b) {
+      double *hb = (double *)malloc(bytes > 0 ? bytes : 8);
+      if (!hb) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the right-hand side");
+      hpmg_error e = hpmg_problem_builtin_rhs(s->prob, hb);
+      if (!e) e = hpmg_cuda_upload(s->db, hb, bytes);
+      free(hb);
+      HPMG_CALL(e);
+    } else HPMG_CALL(hpmg_cuda_upload(s->db, b, bytes));
+    db = s->db;
+  }
+  if (!device_ptrs) {
+    if (!s->dx) HPMG_CALL(dalloc(bytes, &s->dx));
+    HPMG_CALL(hpmg_cuda_upload(s->dx, x, bytes));
+    dx = s->dx;
+  }
+  s->t_op = s->t_smooth = s->t_transfer = s->t_coarse = 0;
+  s->outer_matvecs = s->mg_matvecs = 0;
+  for (int l = 0; l < s->nlevels; l++) s->lv[l].matvecs = 0;
+  hpmg_krylov_info info;
+  memset(&info, 0, sizeof info);
+  const double t0 = qk_now(1);
+  hpmg_error e = s->so.solver == HPMG_SOLVER_CG ? pcg(s, db, dx, &info) : richardson(s, db, dx, &info);
+  hpmg_stats *st = &s->st;
+  st->t_solve = qk_now(1) - t0;
+  /* judge convergence by the true residual, in double (as solver.c) */
+  double true_res = 0.0;
+  if (!e) e = outer_kernel(s, HPMG_KERNEL_RESIDUAL, dx, s->w[3], db);
+  s->outer_matvecs--;
+  if (!e) e = hpmg_cuda_norm(HPMG_REAL_DOUBLE, n, s->w[3], &true_res);
+  if (!device_ptrs) {
+    hpmg_error e2 = hpmg_cuda_download(x, dx, bytes);
+    if (!e) e = e2;
+  }
+  st->iterations = info.iterations;
+  st->residual0 = info.r0;
+  st->residual = e ? info.rnorm : true_res;
+  st->converged = info.converged && !(true_res > 10.0 * s->so.tol * info.r0);
+  st->rate = info.iterations > 0 && info.r0 > 0 ? pow(st->residual / info.r0, 1.0 / info.iterations) : 0.0;
+  st->t_operator = s->t_op;
+  st->t_smoother = s->t_smooth;
+  st->t_transfer = s->t_transfer;
+  st->t_coarse = s->t_coarse;
+  st->t_krylov = s->profile ? st->t_solve - st->t_operator - st->t_smoother - st->t_transfer - st->t_coarse : 0.0;
+  st->operator_applications = s->outer_matvecs + s->mg_matvecs;
+  for (int l = 0; l < s->nlevels; l++) st->operator_applications += s->lv[l].matvecs;
+  HPMG_CALL(e);
+  if (!st->converged)
+    return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "not converged: relative residual %.3e after %d iterations (tolerance %.1e)",
+                          info.r0 > 0 ? st->residual / info.r0 : 0.0, info.iterations, s->so.tol);
+  return HPMG_SUCCESS;
+}
+
+extern "C" void hpmg_cuda_solver_get_stats(hpmg_cuda_solver s, hpmg_stats *st) { *st = s->st; }
+extern "C" int64_t hpmg_cuda_solver_num_dofs(hpmg_cuda_solver s) { return s->st.dofs; }
+extern "C" int hpmg_cuda_solver_num_levels(hpmg_cuda_solver s) { return s->nlevels; }
+extern "C" double hpmg_cuda_solver_lambda_max(hpmg_cuda_solver s, int l) {
+  return l >= 1 && l < s->nlevels ? s->lv[l].lmax : 0.0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+extern "C" hpmg_error hpmg_cuda_solver_time_operator(hpmg_cuda_solver s, hpmg_real r, hpmg_kernel_mode mode,
+                                                     int reps, double *seconds) {
+  qk_level *F = &s->lv[s->nlevels - 1];
+  const int64_t n = F->g.N;
+  HPMG_CHECK_ARG(reps >= 1 && reps <= 1000, "reps must be in 1..1000");
+  /* vectors: the outer double vectors hold n doubles = 2n floats each */
+  void *x = s->w[0], *y = s->w[1], *b = s->w[2], *d = s->w[3];
+  HPMG_CALL(hpmg_cuda_fill_random(r, n, x));
+  HPMG_CALL(hpmg_cuda_fill_random(r, n, b));
+  HPMG_CALL(hpmg_cuda_fill_random(r, n, d));
+  hpmg_kernel_args a;
+  memset(&a, 0, sizeof a);
+  a.mode = mode;
+  a.x = x;
+  a.y = y;
+  a.b = b;
+  a.d = mode == HPMG_KERNEL_SMOOTH ? d : NULL;
+  a.c1 = 0.1;
+  a.c2 = 0.2;
+  double *t = (double *)malloc(sizeof(double) * (size_t)reps);
+  if (!t) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate timings");
+  cudaEvent_t e0, e1;
+  QK_CU(cudaEventCreate(&e0));
+  QK_CU(cudaEventCreate(&e1));
+  hpmg_error e = hpmg_cuda_op_kernel(F->dop, r, &a); /* warm-up */
+  for (int i = 0; i < reps && !e; i++) {
+    cudaEventRecord(e0);
+    e = hpmg_cuda_op_kernel(F->dop, r, &a);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    t[i] = ms * 1e-3;
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  qsort(t, (size_t)reps, sizeof(double), cmp_double);
+  *seconds = t[reps / 2];
+  free(t);
+  return e;
+}
+
+extern "C" hpmg_error hpmg_cuda_solve(const hpmg_problem_options *po, const hpmg_solver_options *so, const double *b,
+                                      double *x, hpmg_stats *st) {
+  hpmg_cuda_solver s;
+  HPMG_CALL(hpmg_cuda_solver_create(po, so, &s));
+  hpmg_error e = hpmg_cuda_solver_solve(s, b, x, 0);
+  if (st) hpmg_cuda_solver_get_stats(s, st);
+  hpmg_cuda_solver_destroy(&s);
+  return e;
+}

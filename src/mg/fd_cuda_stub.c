@@ -1,0 +1,19 @@
+/* Without CUDA in the build, the FD CUDA entry points say so. */
+#ifndef HPMG_HAVE_CUDA
+#include "fft/fd_fft.h"
+#include "ops/fd_stencil.h"
+
+static hpmg_error no_cuda(void) {
+  return hpmg_error_set(HPMG_ERR_BACKEND,
+                        "fd: --device cuda: this build of hpmg has no CUDA backend (nvcc was not found at configure time)");
+}
+hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops) { (void)prec; *ops = NULL; return no_cuda(); }
+hpmg_error fd_cuda_fft_create(int dim, int64_t n, fd_prec prec, void **h, void **b) {
+  (void)dim; (void)n; (void)prec; *h = NULL; *b = NULL; return no_cuda();
+}
+hpmg_error fd_cuda_fft_execute(void *h) { (void)h; return no_cuda(); }
+void fd_cuda_fft_destroy(void *h) { (void)h; }
+double fd_cuda_fft_bytes(int dim, int64_t n, fd_prec prec) { (void)dim; (void)n; (void)prec; return 0; }
+#else
+typedef int fd_cuda_stub_unused;
+#endif

@@ -1,0 +1,81 @@
+/* Finite-difference geometric multigrid for -Laplace u = f on (0,1)^d with
+ * homogeneous Dirichlet boundaries (paper 002): 5-point (2D) / 7-point (3D)
+ * stencil on 2^L intervals per direction, L levels (level 0 finest, level
+ * L-1 = 2 intervals = one unknown, solved exactly), V-cycle (Algorithm 3.1),
+ * FMG (Algorithm 3.2), CG preconditioned by one V-cycle, and the FFT direct
+ * solver; on the CPU, the GPU, or split (Algorithm 3.3: the finest `split`
+ * levels on the GPU, the rest on the CPU, one residual copied down and one
+ * correction copied up per cycle).
+ *
+ * Vectors exchanged with the caller are double, over all (n+1)^d grid points
+ * (boundary included, zero), x fastest; right-hand sides are h^2-scaled. */
+#ifndef HPMG_FD_MG_H
+#define HPMG_FD_MG_H
+
+#include "ops/fd_stencil.h"
+
+typedef enum { FD_SOLVER_VCYCLE = 0, FD_SOLVER_FMG, FD_SOLVER_CG, FD_SOLVER_FFT } fd_solver_kind;
+typedef enum { FD_DEVICE_CPU = 0, FD_DEVICE_CUDA = 1 } fd_device;
+#define FD_SPLIT_AUTO (-1)
+#define FD_MAX_REFINE_2D 15
+#define FD_MAX_REFINE_3D 10
+
+typedef void (*fd_monitor_fn)(void *ctx, int it, double res, double rel);
+
+typedef struct {
+  int dim;                  /* 2 or 3 */
+  int refine;               /* L: 2^L intervals per direction, L levels; 1..15 (2D), 1..10 (3D) */
+  fd_smoother_kind smoother;/* default multicolor GS */
+  double omega;             /* Jacobi weight (default 0.8) */
+  fd_solver_kind solver;    /* default V-cycle */
+  int pre, post;            /* sweeps (default 1, 1) */
+  double tol;               /* relative residual (default 1e-6, as in paper 002) */
+  int maxit;                /* default 100 */
+  int threads;              /* OpenMP threads, 0: runtime default */
+  fd_prec prec;             /* default double */
+  fd_device device;         /* default CPU */
+  int split;                /* GPU levels for device CUDA: 1..L, FD_SPLIT_AUTO (default) */
+  int fft_measure;          /* FFTW_MEASURE planning (default 0: FFTW_ESTIMATE) */
+  int profile;              /* synchronize the GPU around each phase to time it (default 0) */
+  fd_monitor_fn monitor;    /* called after every iteration (NULL: silent) */
+  void *monitor_ctx;
+} fd_config;
+
+typedef struct {
+  int64_t unknowns;         /* (2^L - 1)^d */
+  int levels, split;        /* split: levels on the GPU */
+  int iterations, converged;
+  double res0, res, rate;   /* 2-norms of the h^2-scaled residual; average reduction */
+  double t_setup, t_solve;  /* seconds; t_solve = time to solution (no setup, no output copy) */
+  double t_smooth, t_residual, t_transfer, t_coarse, t_comm, t_norm, t_krylov, t_fft, t_plan;
+  double bytes_host, bytes_device;
+} fd_stats;
+
+typedef struct fd_solver_s *fd_solver;
+
+void fd_config_default(fd_config *cfg);
+/* Checks every field; HPMG_ERR_ARG with a message naming the field otherwise. */
+hpmg_error fd_config_check(const fd_config *cfg);
+/* Bytes the solver would allocate on the host and on the device. */
+hpmg_error fd_memory_estimate(const fd_config *cfg, double *host_bytes, double *device_bytes);
+/* The split `auto` picks (documented in docs/fd.md). */
+int fd_split_auto(int dim, int refine);
+hpmg_error fd_solver_create(const fd_config *cfg, fd_solver *s);
+void fd_solver_destroy(fd_solver *s);
+/* b: h^2-scaled right-hand side over (n+1)^d points, NULL = the built-in one
+ * (exact solution prod sin(pi x_i)); x: solution out. Zero initial guess.
+ * Returns HPMG_ERR_NOT_CONVERGED (x = last iterate) if tol is not reached in
+ * maxit iterations (FMG and FFT never return it). */
+hpmg_error fd_solver_solve(fd_solver s, const double *b, double *x);
+void fd_solver_get_stats(fd_solver s, fd_stats *st);
+
+/* The built-in right-hand side h^2 d pi^2 prod sin(pi x_i), in double. */
+void fd_rhs_sine(int dim, int64_t n, double *b);
+/* Errors of x against prod sin(pi x_i): l2h = sqrt(h^d sum e^2) (discrete L2,
+ * the paper's FFT column), rms = sqrt(sum e^2 / (n+1)^d) (its FMG columns),
+ * maxerr = max |e|. */
+void fd_error_norms(int dim, int64_t n, const double *x, double *l2h, double *rms, double *maxerr);
+/* ||b - A x||_2 in double (x, b as above). */
+double fd_residual_norm_host(int dim, int64_t n, const double *x, const double *b);
+
+#endif

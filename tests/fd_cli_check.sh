@@ -1,0 +1,57 @@
+#!/bin/sh
+# hpmg solve --disc fd: bad input exits 2 before any work, a solve succeeds,
+# --json prints one object, a problem too big for memory exits 3, --help
+# lists every option. Usage: fd_cli_check.sh path/to/hpmg
+HPMG=${1:?usage: fd_cli_check.sh path/to/hpmg}
+fail=0
+expect() { # expect CODE ARGS...
+  code=$1; shift
+  "$HPMG" solve --disc fd "$@" >/tmp/fd_cli_out.$$ 2>/tmp/fd_cli_err.$$
+  rc=$?
+  if [ "$rc" != "$code" ]; then
+    echo "FAIL: hpmg solve --disc fd $* exited $rc, expected $code"; cat /tmp/fd_cli_err.$$; fail=1
+  elif [ "$code" = 2 ] && ! [ -s /tmp/fd_cli_err.$$ ]; then
+    echo "FAIL: hpmg solve --disc fd $* gave no message on stderr"; fail=1
+  else
+    echo "ok ($rc): $* :: $(head -c 160 /tmp/fd_cli_err.$$ | tr '\n' ' ')"
+  fi
+}
+expect 2 --dim 4
+expect 2 --dim two
+expect 2 --refine 0
+expect 2 --refine 16
+expect 2 --dim 3 --refine 11
+expect 2 --smoother sor
+expect 2 --jacobi-omega 2.5
+expect 2 --solver gmres
+expect 2 --pre -1
+expect 2 --pre 1 --post 0 --pre 0
+expect 2 --tol 0
+expect 2 --tol 1e-3x
+expect 2 --maxit 0
+expect 2 --precision half
+expect 2 --device tpu
+expect 2 --split 3
+expect 2 --device cuda --split 9 --refine 5
+expect 2 --split fast --device cuda
+expect 2 --no-such-option
+expect 2 extra-argument
+expect 3 --dim 2 --refine 15
+expect 0 --refine 6 --solver vcycle
+expect 0 --refine 5 --dim 3 --solver fmg --pre 2 --post 2
+expect 0 --refine 6 --solver cg --smoother jacobi --jacobi-omega 0.667 --precision float --tol 1e-5
+"$HPMG" solve --disc fd --refine 6 --json >/tmp/fd_cli_out.$$ 2>&1 || { echo "FAIL: --json run"; fail=1; }
+if [ "$(wc -l </tmp/fd_cli_out.$$)" != 1 ] || ! grep -q '"iterations":11,' /tmp/fd_cli_out.$$; then
+  echo "FAIL: --json is not one line with 11 iterations:"; cat /tmp/fd_cli_out.$$; fail=1
+fi
+if command -v python3 >/dev/null && ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' /tmp/fd_cli_out.$$; then
+  echo "FAIL: --json output does not parse"; fail=1
+fi
+"$HPMG" solve --disc fd --help >/tmp/fd_cli_out.$$ 2>&1 || { echo "FAIL: --help exit code"; fail=1; }
+for o in --disc --dim --refine --smoother --jacobi-omega --solver --pre --post --tol --maxit --threads \
+         --precision --device --split --json --help; do
+  grep -q -- "$o" /tmp/fd_cli_out.$$ || { echo "FAIL: --help does not list $o"; fail=1; }
+done
+rm -f /tmp/fd_cli_out.$$ /tmp/fd_cli_err.$$
+[ $fail = 0 ] && echo "all CLI checks passed"
+exit $fail

@@ -1,0 +1,270 @@
+/* CUDA kernels against the CPU reference on random inputs: the operator in
+ * every fused mode, the inverse diagonal, transfers, BLAS-1, the random
+ * vector and lambda_max, for every degree (2D k = 1..10, 3D k = 1..8), in
+ * double (relative 2-norm error <= 1e-12) and float (<= 1e-5). Outputs are
+ * poisoned with NaN before each kernel so that an unwritten entry fails.
+ * Exits 77 (skipped) without a CUDA build or without a GPU. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef HPMG_HAVE_CUDA
+int main(void) {
+  printf("test_cuda_ops: this build has no CUDA backend: skipped\n");
+  return 77;
+}
+#else
+#include "cuda/hpmg_cuda.h"
+#include "la/vec.h"
+#include "smoothers/smoother.h"
+
+static uint64_t seed = 0x12345678abcdefull;
+static double urand(void) { /* in [-1, 1) */
+  seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+  return 2.0 * ((double)(seed >> 11) / 9007199254740992.0) - 1.0;
+}
+static void fill(hpmg_real r, int64_t n, void *x) {
+  for (int64_t i = 0; i < n; i++) {
+    double v = urand();
+    if (r == HPMG_REAL_DOUBLE) ((double *)x)[i] = v;
+    else ((float *)x)[i] = (float)v;
+  }
+}
+static double get(hpmg_real r, const void *x, int64_t i) {
+  return r == HPMG_REAL_DOUBLE ? ((const double *)x)[i] : (double)((const float *)x)[i];
+}
+static double relerr(hpmg_real r, int64_t n, const void *a, const void *ref) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double d = get(r, a, i) - get(r, ref, i);
+    if (!isfinite(get(r, a, i))) return INFINITY;
+    num += d * d;
+    den += get(r, ref, i) * get(r, ref, i);
+  }
+  return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static int failures = 0, checks = 0;
+static double worst[2] = {0, 0};
+static void check(const char *what, int dim, int k, hpmg_real r, double err) {
+  const double tol = r == HPMG_REAL_DOUBLE ? 1e-12 : 1e-5;
+  checks++;
+  if (err > worst[r]) worst[r] = err;
+  if (!(err <= tol)) {
+    failures++;
+    printf("FAIL %-22s dim %d k %2d %s: relative error %.3e > %.0e\n", what, dim, k,
+           r == HPMG_REAL_DOUBLE ? "double" : "float ", err, tol);
+  }
+}
+
+#define CK(call)                                                                    \
+  do {                                                                              \
+    hpmg_error e_ = (call);                                                         \
+    if (e_) {                                                                       \
+      printf("FAIL %s: %s (%s:%d)\n", #call, hpmg_last_error(), __FILE__, __LINE__); \
+      exit(1);                                                                      \
+    }                                                                               \
+  } while (0)
+
+/* device buffer poisoned with NaN */
+static void poison(void *dev, size_t bytes) {
+  void *h = malloc(bytes);
+  memset(h, 0xff, bytes); /* all-ones: NaN in both precisions */
+  CK(hpmg_cuda_upload(dev, h, bytes));
+  free(h);
+}
+
+static void test_level(int dim, int k, const int64_t cells[3], const double box[3], double lambda) {
+  hpmg_grid g;
+  hpmg_laplace op;
+  hpmg_cuda_op dop;
+  CK(hpmg_grid_init(dim, k, cells, box, &g));
+  CK(hpmg_laplace_create(&g, lambda, &op));
+  CK(hpmg_cuda_op_create(&op, &dop));
+  const int64_t n = g.N;
+  for (int ri = 0; ri < 2; ri++) {
+    const hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
+    const size_t bytes = (size_t)n * hpmg_real_size(r);
+    void *hx = malloc(bytes), *hb = malloc(bytes), *hd = malloc(bytes), *hy = malloc(bytes), *hd2 = malloc(bytes),
+         *gy = malloc(bytes), *gd = malloc(bytes);
+    void *dx, *db, *dd, *dy, *dy2;
+    CK(hpmg_cuda_malloc(bytes, &dx));
+    CK(hpmg_cuda_malloc(bytes, &db));
+    CK(hpmg_cuda_malloc(bytes, &dd));
+    CK(hpmg_cuda_malloc(bytes, &dy));
+    CK(hpmg_cuda_malloc(bytes, &dy2));
+    fill(r, n, hx);
+    fill(r, n, hb);
+    fill(r, n, hd);
+    CK(hpmg_cuda_upload(dx, hx, bytes));
+    CK(hpmg_cuda_upload(db, hb, bytes));
+    const double c1 = 0.3 + 0.5 * fabs(urand()), c2 = 0.2 + fabs(urand());
+    const char *names[4] = {"apply", "residual", "smooth (chebyshev)", "smooth (jacobi)"};
+    for (int m = 0; m < 4; m++) {
+      hpmg_kernel_args a = {.mode = m == 0 ? HPMG_KERNEL_APPLY : m == 1 ? HPMG_KERNEL_RESIDUAL : HPMG_KERNEL_SMOOTH,
+                            .x = hx, .y = hy, .b = hb, .d = m == 2 ? hd2 : NULL, .c1 = c1, .c2 = c2};
+      memcpy(hd2, hd, bytes);
+      hpmg_laplace_kernel(&op, r, &a);
+      CK(hpmg_cuda_upload(dd, hd, bytes));
+      poison(dy, bytes);
+      hpmg_kernel_args ga = a;
+      ga.x = dx; ga.y = dy; ga.b = db; ga.d = m == 2 ? dd : NULL;
+      CK(hpmg_cuda_op_kernel(dop, r, &ga));
+      CK(hpmg_cuda_download(gy, dy, bytes));
+      check(names[m], dim, k, r, relerr(r, n, gy, hy));
+      if (m == 2) {
+        CK(hpmg_cuda_download(gd, dd, bytes));
+        check("smooth (d update)", dim, k, r, relerr(r, n, gd, hd2));
+      }
+    }
+    /* inverse diagonal with a copy */
+    const double c = 0.7;
+    hpmg_laplace_inverse_diagonal(&op, r, c, hx, hy, NULL);
+    poison(dy, bytes);
+    poison(dy2, bytes);
+    CK(hpmg_cuda_op_inverse_diagonal(dop, r, c, dx, dy, dy2));
+    CK(hpmg_cuda_download(gy, dy, bytes));
+    check("inverse diagonal", dim, k, r, relerr(r, n, gy, hy));
+    CK(hpmg_cuda_download(gy, dy2, bytes));
+    check("inverse diagonal copy", dim, k, r, relerr(r, n, gy, hy));
+    /* BLAS-1 */
+    double dc = hpmg_vec_dot(r, n, hx, hb), dg;
+    CK(hpmg_cuda_dot(r, n, dx, db, &dg));
+    check("dot", dim, k, r, fabs(dg - dc) / (sqrt(hpmg_vec_dot(r, n, hx, hx) * hpmg_vec_dot(r, n, hb, hb))));
+    CK(hpmg_cuda_norm(r, n, dx, &dg));
+    check("norm", dim, k, r, fabs(dg - hpmg_vec_norm(r, n, hx)) / hpmg_vec_norm(r, n, hx));
+    memcpy(hy, hb, bytes);
+    hpmg_vec_axpy(r, n, -0.37, hx, hy);
+    CK(hpmg_cuda_upload(dy, hb, bytes));
+    CK(hpmg_cuda_axpy(r, n, -0.37, dx, dy));
+    CK(hpmg_cuda_download(gy, dy, bytes));
+    check("axpy", dim, k, r, relerr(r, n, gy, hy));
+    memcpy(hy, hb, bytes);
+    hpmg_vec_xpby(r, n, hx, 0.61, hy);
+    CK(hpmg_cuda_upload(dy, hb, bytes));
+    CK(hpmg_cuda_xpby(r, n, dx, 0.61, dy));
+    CK(hpmg_cuda_download(gy, dy, bytes));
+    check("xpby", dim, k, r, relerr(r, n, gy, hy));
+    free(hx); free(hb); free(hd); free(hy); free(hd2); free(gy); free(gd);
+    hpmg_cuda_free(dx); hpmg_cuda_free(db); hpmg_cuda_free(dd); hpmg_cuda_free(dy); hpmg_cuda_free(dy2);
+  }
+  /* lambda_max: the same random start vector and CG steps as the CPU */
+  if (n >= 1) {
+    double *w[4], lg, lc;
+    for (int i = 0; i < 4; i++) CK(hpmg_cuda_malloc(sizeof(double) * (size_t)n, (void **)&w[i]));
+    CK(hpmg_cuda_estimate_lambda_max(dop, 12, w, &lg));
+    CK(hpmg_estimate_lambda_max(&op, HPMG_REAL_DOUBLE, 12, &lc));
+    check("lambda_max", dim, k, HPMG_REAL_DOUBLE, fabs(lg - lc) / lc * 1e-3); /* 1e-9 relative */
+    for (int i = 0; i < 4; i++) hpmg_cuda_free(w[i]);
+  }
+  /* transfers: prolongation from this level to the next finer, restriction back */
+  hpmg_kron3 P, R;
+  hpmg_cuda_kron3 dP, dR;
+  CK(hpmg_transfer_create(&g, &P, &R));
+  CK(hpmg_cuda_kron3_create(&P, &dP));
+  CK(hpmg_cuda_kron3_create(&R, &dR));
+  const int64_t nf = (int64_t)P.A[0].nrows * P.A[1].nrows * P.A[2].nrows;
+  for (int ri = 0; ri < 2; ri++) {
+    const hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
+    const size_t rs = hpmg_real_size(r);
+    void *hc = malloc((size_t)n * rs), *hf = malloc((size_t)nf * rs), *hf2 = malloc((size_t)nf * rs),
+         *hc2 = malloc((size_t)n * rs), *gf = malloc((size_t)nf * rs), *gc = malloc((size_t)n * rs);
+    void *dc, *df;
+    CK(hpmg_cuda_malloc((size_t)n * rs, &dc));
+    CK(hpmg_cuda_malloc((size_t)nf * rs, &df));
+    fill(r, n, hc);
+    fill(r, nf, hf);
+    CK(hpmg_cuda_upload(dc, hc, (size_t)n * rs));
+    /* P, overwrite */
+    hpmg_kron3_apply(&P, r, hc, hf2, 0);
+    poison(df, (size_t)nf * rs);
+    CK(hpmg_cuda_kron3_apply(dP, r, dc, df, 0, NULL));
+    CK(hpmg_cuda_download(gf, df, (size_t)nf * rs));
+    check("prolongation", dim, k, r, relerr(r, nf, gf, hf2));
+    /* P, add */
+    memcpy(hf2, hf, (size_t)nf * rs);
+    hpmg_kron3_apply(&P, r, hc, hf2, 1);
+    CK(hpmg_cuda_upload(df, hf, (size_t)nf * rs));
+    CK(hpmg_cuda_kron3_apply(dP, r, dc, df, 1, NULL));
+    CK(hpmg_cuda_download(gf, df, (size_t)nf * rs));
+    check("prolongation (add)", dim, k, r, relerr(r, nf, gf, hf2));
+    /* R */
+    hpmg_kron3_apply(&R, r, hf, hc2, 0);
+    CK(hpmg_cuda_upload(df, hf, (size_t)nf * rs));
+    poison(dc, (size_t)n * rs);
+    CK(hpmg_cuda_kron3_apply(dR, r, df, dc, 0, NULL));
+    CK(hpmg_cuda_download(gc, dc, (size_t)n * rs));
+    check("restriction", dim, k, r, relerr(r, n, gc, hc2));
+    /* conversions */
+    if (r == HPMG_REAL_DOUBLE) {
+      float *hcf = malloc((size_t)n * 4), *gcf = malloc((size_t)n * 4);
+      void *dcf;
+      CK(hpmg_cuda_malloc((size_t)n * 4, &dcf));
+      CK(hpmg_cuda_upload(dc, hc, (size_t)n * rs));
+      hpmg_vec_convert(n, HPMG_REAL_DOUBLE, hc, HPMG_REAL_FLOAT, hcf);
+      CK(hpmg_cuda_convert(n, HPMG_REAL_DOUBLE, dc, HPMG_REAL_FLOAT, dcf));
+      CK(hpmg_cuda_download(gcf, dcf, (size_t)n * 4));
+      check("convert double->float", dim, k, HPMG_REAL_FLOAT, relerr(HPMG_REAL_FLOAT, n, gcf, hcf));
+      poison(dc, (size_t)n * 8);
+      CK(hpmg_cuda_convert(n, HPMG_REAL_FLOAT, dcf, HPMG_REAL_DOUBLE, dc));
+      CK(hpmg_cuda_download(gc, dc, (size_t)n * 8));
+      hpmg_vec_convert(n, HPMG_REAL_FLOAT, hcf, HPMG_REAL_DOUBLE, hc2);
+      check("convert float->double", dim, k, HPMG_REAL_DOUBLE, relerr(HPMG_REAL_DOUBLE, n, gc, hc2));
+      free(hcf); free(gcf);
+      hpmg_cuda_free(dcf);
+    }
+    free(hc); free(hf); free(hf2); free(hc2); free(gf); free(gc);
+    hpmg_cuda_free(dc); hpmg_cuda_free(df);
+  }
+  hpmg_cuda_kron3_destroy(&dP);
+  hpmg_cuda_kron3_destroy(&dR);
+  hpmg_kron3_destroy(&P);
+  hpmg_kron3_destroy(&R);
+  hpmg_cuda_op_destroy(&dop);
+  hpmg_laplace_destroy(&op);
+}
+
+/* the random vector of smoother.c: x_i = 0.5 + u_{i+1} */
+static void test_random(void) {
+  const int64_t n = 100003;
+  double *h = malloc(sizeof(double) * n), *g = malloc(sizeof(double) * n);
+  uint64_t st = 0x9E3779B97F4A7C15ull;
+  for (int64_t i = 0; i < n; i++) {
+    st = st * 6364136223846793005ull + 1442695040888963407ull;
+    h[i] = 0.5 + (double)(st >> 11) / 9007199254740992.0;
+  }
+  void *d;
+  CK(hpmg_cuda_malloc(sizeof(double) * n, &d));
+  CK(hpmg_cuda_fill_random(HPMG_REAL_DOUBLE, n, d));
+  CK(hpmg_cuda_download(g, d, sizeof(double) * n));
+  check("random vector", 0, 0, HPMG_REAL_DOUBLE, relerr(HPMG_REAL_DOUBLE, n, g, h) * 1e6); /* bitwise */
+  hpmg_cuda_free(d);
+  free(h); free(g);
+}
+
+int main(int argc, char **argv) {
+  if (hpmg_cuda_check()) {
+    printf("test_cuda_ops: %s: skipped\n", hpmg_last_error());
+    return 77;
+  }
+  /* optional: highest degree in 3D and in 2D (smaller runs under compute-sanitizer) */
+  const int kmax3 = argc > 1 ? atoi(argv[1]) : 8, kmax2 = argc > 2 ? atoi(argv[2]) : 10;
+  test_random();
+  for (int k = 1; k <= kmax2; k++) { /* 2D: nx across several x-tiles, anisotropic */
+    const int64_t cells[3] = {2 + 70 / k, 1 + 40 / k, 1};
+    const double box[3] = {1.0, 0.7, 1.0};
+    test_level(2, k, cells, box, k % 2 ? 0.0 : 3.5);
+  }
+  for (int k = 1; k <= kmax3; k++) { /* 3D: several tiles in x and y, several z-chunks */
+    const int64_t cells[3] = {2 + 40 / k, 1 + 24 / k, 2 + 30 / k};
+    const double box[3] = {1.0, 0.8, 1.3};
+    test_level(3, k, cells, box, k % 2 ? 2.0 : 0.0);
+    printf("3D k=%d done\n", k);
+    fflush(stdout);
+  }
+  printf("test_cuda_ops: %d checks, %d failures; worst relative error double %.2e, float %.2e\n", checks, failures,
+         worst[0], worst[1]);
+  return failures ? 1 : 0;
+}
+#endif

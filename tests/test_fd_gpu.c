@@ -1,0 +1,202 @@
+/* FD CUDA backend against the CPU reference: every kernel of the fd_ops table
+ * in double and float, 2D and 3D; the cuFFT sine-transform solver (relative
+ * residual <= 1e-12 where rounding allows, equal to the FFTW solution);
+ * V-cycle with every --split L_theta = 0..L gives the CPU iteration count and
+ * solution; FMG and CG on the GPU. Exit 77 (skip) without a GPU. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mg/fd_mg.h"
+
+static int fails = 0;
+#define CHECK(cond, ...)                                                  \
+  do {                                                                    \
+    if (!(cond)) { printf("FAIL: " __VA_ARGS__); printf("\n"); fails++; } \
+  } while (0)
+#define OK(expr)                                                          \
+  do {                                                                    \
+    if ((expr) != HPMG_SUCCESS) { printf("FAIL: %s: %s\n", #expr, hpmg_last_error()); exit(1); } \
+  } while (0)
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static double urand(void) {
+  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
+}
+
+/* host array of N entries of precision p, random interior, zero boundary */
+static void *host_rand(int dim, int64_t n, fd_prec p) {
+  const int64_t N = fd_points(dim, n), s1 = n + 1;
+  void *v = calloc((size_t)N, fd_prec_size(p));
+  for (int64_t c = 0; c < N; c++) {
+    int64_t i = c % s1, j = (c / s1) % s1, k = dim == 3 ? c / (s1 * s1) : 1;
+    double x = (i > 0 && i < n && j > 0 && j < n && k > 0 && k < n) ? urand() : 0.0;
+    if (p == FD_DOUBLE) ((double *)v)[c] = x; else ((float *)v)[c] = (float)x;
+  }
+  return v;
+}
+static double get(const void *v, fd_prec p, int64_t i) { return p == FD_DOUBLE ? ((const double *)v)[i] : ((const float *)v)[i]; }
+static double maxdiff(const void *a, const void *b, fd_prec p, int64_t N) {
+  double m = 0;
+  for (int64_t i = 0; i < N; i++) m = fmax(m, fabs(get(a, p, i) - get(b, p, i)));
+  return m;
+}
+
+typedef struct { const fd_ops *o; void *d; void *h; size_t bytes; } buf;
+static buf mk(const fd_ops *o, const void *h, size_t bytes) {
+  buf b = {o, NULL, malloc(bytes), bytes};
+  OK(o->alloc(bytes, &b.d));
+  if (h) { memcpy(b.h, h, bytes); OK(o->to_device(h, b.d, bytes)); }
+  return b;
+}
+static void *back(buf *b) { OK(b->o->to_host(b->d, b->h, b->bytes)); return b->h; }
+static void rm(buf *b) { b->o->free(&b->d); free(b->h); }
+
+static void kernels(int dim, int64_t n, fd_prec p) {
+  const fd_ops *c = fd_ops_cpu(p), *g;
+  OK(fd_ops_cuda(p, &g));
+  const double tol = p == FD_DOUBLE ? 1e-13 : 2e-6;
+  const int64_t N = fd_points(dim, n), Nc = fd_points(dim, n / 2);
+  const size_t B = fd_prec_size(p) * (size_t)N, Bc = fd_prec_size(p) * (size_t)Nc;
+  void *u = host_rand(dim, n, p), *f = host_rand(dim, n, p), *uc = host_rand(dim, n / 2, p);
+  void *hr = calloc((size_t)N, fd_prec_size(p)), *hc = calloc((size_t)Nc, fd_prec_size(p));
+  buf du = mk(g, u, B), df = mk(g, f, B), dr = mk(g, hr, B), dc = mk(g, uc, Bc), dfc = mk(g, hc, Bc);
+  /* residual, apply, norm */
+  c->residual(dim, n, u, f, hr);
+  OK(g->residual(dim, n, du.d, df.d, dr.d));
+  CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD %s residual (%.2e)", dim, p ? "float" : "double", maxdiff(dr.h, hr, p, N));
+  c->apply(dim, n, u, hr);
+  OK(g->apply(dim, n, du.d, dr.d));
+  CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD apply", dim);
+  double n1, n2;
+  c->residual_norm(dim, n, u, f, &n1);
+  OK(g->residual_norm(dim, n, du.d, df.d, &n2));
+  CHECK(fabs(n1 - n2) <= 1e-5 * n1, "%dD residual norm %.10e vs %.10e", dim, n1, n2);
+  c->dot(N, u, f, &n1);
+  OK(g->dot(N, du.d, df.d, &n2));
+  CHECK(fabs(n1 - n2) <= 1e-5 * fabs(n1) + 1e-12, "%dD dot", dim);
+  /* smoothers, both directions: GS equal to rounding (same update formula) */
+  fd_smoother_kind kinds[3] = {FD_SMOOTH_JACOBI, FD_SMOOTH_RBGS, FD_SMOOTH_MCGS};
+  const char *kn[3] = {"jacobi", "rbgs", "mcgs"};
+  for (int k = 0; k < 3; k++)
+    for (int bw = 0; bw < 2; bw++) {
+      void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
+      memcpy(hu, u, B);
+      buf gu = mk(g, u, B), gt = mk(g, ht, B);
+      c->smooth(dim, n, kinds[k], 0.8, 2, bw, &hu, f, &ht);
+      OK(g->smooth(dim, n, kinds[k], 0.8, 2, bw, &gu.d, df.d, &gt.d));
+      const double d = maxdiff(back(&gu), hu, p, N);
+      CHECK(d <= tol * 8, "%dD %s %s %s differs by %.2e", dim, p ? "float" : "double", kn[k], bw ? "backward" : "forward", d);
+      rm(&gu); rm(&gt); free(hu); free(ht);
+    }
+  /* transfers */
+  c->restrict_rhs(dim, n, f, hc);
+  OK(g->restrict_rhs(dim, n, df.d, dfc.d));
+  CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 8, "%dD restriction", dim);
+  memcpy(hr, u, B);
+  OK(g->copy(N, du.d, dr.d));
+  c->prolong(dim, n, uc, hr, 1);
+  OK(g->prolong(dim, n, dc.d, dr.d, 1));
+  CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD prolongation (add)", dim);
+  c->prolong(dim, n, uc, hr, 0);
+  OK(g->prolong(dim, n, dc.d, dr.d, 0));
+  CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD prolongation (set)", dim);
+  memcpy(hr, u, B);
+  OK(g->copy(N, du.d, dr.d));
+  c->axpby(N, 0.3, f, -1.7, hr);
+  OK(g->axpby(N, 0.3, df.d, -1.7, dr.d));
+  CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD axpby", dim);
+  printf("%dD n=%lld %s: GPU kernels match the CPU\n", dim, (long long)n, p ? "float" : "double");
+  rm(&du); rm(&df); rm(&dr); rm(&dc); rm(&dfc);
+  free(u); free(f); free(uc); free(hr); free(hc);
+}
+
+static int solve(fd_config *c, const double *b, double *x, fd_stats *st) {
+  fd_solver s;
+  hpmg_error e = fd_solver_create(c, &s);
+  if (!e) e = fd_solver_solve(s, b, x);
+  if (s) fd_solver_get_stats(s, st);
+  fd_solver_destroy(&s);
+  if (e) { printf("FAIL: %s\n", hpmg_last_error()); fails++; }
+  return (int)e;
+}
+
+static void fft(int dim, int L, fd_prec p, int strict) {
+  const int64_t n = (int64_t)1 << L, N = fd_points(dim, n), s1 = n + 1;
+  double *b = calloc((size_t)N, sizeof(double)), *x = calloc((size_t)N, sizeof(double)), *xc = calloc((size_t)N, sizeof(double));
+  for (int64_t c = 0; c < N; c++) {
+    int64_t i = c % s1, j = (c / s1) % s1, k = dim == 3 ? c / (s1 * s1) : 1;
+    if (i > 0 && i < n && j > 0 && j < n && k > 0 && k < n) b[c] = urand();
+  }
+  fd_config c;
+  fd_config_default(&c);
+  c.dim = dim; c.refine = L; c.solver = FD_SOLVER_FFT; c.device = FD_DEVICE_CUDA; c.prec = p;
+  fd_stats st;
+  if (solve(&c, b, x, &st)) return;
+  const double r = fd_residual_norm_host(dim, n, x, b), bn = fd_residual_norm_host(dim, n, NULL, b);
+  const double xn = fd_residual_norm_host(dim, n, NULL, x), rel = r / bn, bwd = r / (4.0 * dim * xn + bn);
+  c.device = FD_DEVICE_CPU;
+  c.prec = FD_DOUBLE;
+  double d = 0, m = 0;
+  if (!solve(&c, b, xc, &st)) for (int64_t i = 0; i < N; i++) { d = fmax(d, fabs(x[i] - xc[i])); m = fmax(m, fabs(xc[i])); }
+  printf("cuFFT %dD L=%d %s: relative residual %.3e, backward error %.3e, |x - x_fftw| / |x_fftw| = %.3e\n", dim, L,
+         p ? "float" : "double", rel, bwd, d / m);
+  if (p == FD_DOUBLE) {
+    if (strict) CHECK(rel <= 1e-12, "cuFFT relative residual %.3e > 1e-12", rel);
+    CHECK(bwd <= 1e-15, "cuFFT backward error %.3e", bwd);
+    CHECK(d <= 1e-12 * m, "cuFFT differs from FFTW by %.3e", d / m);
+  } else {
+    CHECK(bwd <= 1e-6, "cuFFT float backward error %.3e", bwd);
+  }
+  free(b); free(x); free(xc);
+}
+
+static void split(int dim, int L, fd_solver_kind solver) {
+  const int64_t N = fd_points(dim, (int64_t)1 << L);
+  double *x0 = malloc(sizeof(double) * (size_t)N), *x = malloc(sizeof(double) * (size_t)N);
+  fd_config c;
+  fd_config_default(&c);
+  c.dim = dim; c.refine = L; c.solver = solver;
+  fd_stats st0, st;
+  if (solve(&c, NULL, x0, &st0)) return;
+  c.device = FD_DEVICE_CUDA;
+  printf("%dD L=%d %s: CPU %d iterations; split", dim, L, solver == FD_SOLVER_FMG ? "fmg" : solver == FD_SOLVER_CG ? "cg" : "vcycle", st0.iterations);
+  for (int s = 0; s <= L; s++) {
+    c.split = s;
+    if (solve(&c, NULL, x, &st)) continue;
+    double d = 0, m = 0;
+    for (int64_t i = 0; i < N; i++) { d = fmax(d, fabs(x[i] - x0[i])); m = fmax(m, fabs(x0[i])); }
+    printf(" %d:%d(%.0e)", s, st.iterations, d / m);
+    CHECK(st.iterations == st0.iterations && d <= 1e-9 * m, "split %d: %d iterations (CPU %d), difference %.2e", s,
+          st.iterations, st0.iterations, d / m);
+  }
+  printf("\n");
+  free(x0); free(x);
+}
+
+int main(void) {
+  const fd_ops *g;
+  if (fd_ops_cuda(FD_DOUBLE, &g) != HPMG_SUCCESS) {
+    printf("skip: %s\n", hpmg_last_error());
+    return 77;
+  }
+  for (int p = 0; p < 2; p++) {
+    kernels(2, 64, (fd_prec)p);
+    kernels(2, 256, (fd_prec)p);
+    kernels(3, 16, (fd_prec)p);
+    kernels(3, 64, (fd_prec)p);
+  }
+  fft(2, 7, FD_DOUBLE, 1);
+  fft(3, 4, FD_DOUBLE, 1);
+  fft(2, 11, FD_DOUBLE, 0);
+  fft(3, 7, FD_DOUBLE, 0);
+  fft(2, 10, FD_FLOAT, 0);
+  split(2, 8, FD_SOLVER_VCYCLE);
+  split(3, 5, FD_SOLVER_VCYCLE);
+  split(2, 9, FD_SOLVER_FMG);
+  split(3, 6, FD_SOLVER_FMG);
+  split(2, 8, FD_SOLVER_CG);
+  printf(fails ? "%d failure(s)\n" : "all GPU checks passed\n", fails);
+  return fails ? 1 : 0;
+}

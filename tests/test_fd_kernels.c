@@ -1,0 +1,162 @@
+/* FD stencil kernels: transfers are (scaled) transposes and Galerkin-exact,
+ * the fused multicolor GS equals the strict color-by-color sweep bitwise,
+ * red-black GS and Jacobi equal their definitions, float matches double. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops/fd_stencil.h"
+
+static int fails = 0;
+#define CHECK(cond, ...)                                                        \
+  do {                                                                          \
+    if (!(cond)) { printf("FAIL: " __VA_ARGS__); printf("\n"); fails++; }       \
+  } while (0)
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void) {
+  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
+}
+static int interior(int dim, int64_t n, int64_t i, int64_t j, int64_t k) {
+  return i > 0 && i < n && j > 0 && j < n && (dim == 2 || (k > 0 && k < n));
+}
+static double *rand_grid(int dim, int64_t n) {
+  const int64_t N = fd_points(dim, n), s1 = n + 1;
+  double *v = calloc((size_t)N, sizeof(double));
+  for (int64_t c = 0; c < N; c++) {
+    int64_t i = c % s1, j = (c / s1) % s1, k = dim == 3 ? c / (s1 * s1) : 1;
+    v[c] = interior(dim, n, i, j, k) ? urand() : 0.0;
+  }
+  return v;
+}
+static double dot(int64_t N, const double *a, const double *b) {
+  double s = 0;
+  for (int64_t i = 0; i < N; i++) s += a[i] * b[i];
+  return s;
+}
+static double maxdiff(int64_t N, const double *a, const double *b) {
+  double m = 0;
+  for (int64_t i = 0; i < N; i++) m = fmax(m, fabs(a[i] - b[i]));
+  return m;
+}
+
+/* reference: strict color-by-color sweep, colors c = i%2 + 2(j%2) [+ 4(k%2)] */
+static void mcgs_reference(int dim, int64_t n, int backward, double *u, const double *f) {
+  const int64_t s1 = n + 1, s2 = s1 * s1, nz = dim == 3 ? n : 2;
+  const int C = dim == 2 ? 4 : 8;
+  for (int cc = 0; cc < C; cc++) {
+    const int col = backward ? C - 1 - cc : cc;
+    for (int64_t k = 1; k < nz; k++)
+      for (int64_t j = 1; j < n; j++)
+        for (int64_t i = 1; i < n; i++) {
+          const int c = (int)(i % 2 + 2 * (j % 2) + (dim == 3 ? 4 * (k % 2) : 0));
+          if (c != col) continue;
+          const int64_t p = (dim == 3 ? k * s2 : 0) + j * s1 + i;
+          double s = f[p] + u[p - 1] + u[p + 1] + u[p - s1] + u[p + s1];
+          if (dim == 3) { s += u[p - s2]; s += u[p + s2]; }
+          u[p] = (dim == 2 ? 0.25 : 1.0 / 6.0) * s;
+        }
+  }
+}
+static void rbgs_reference(int dim, int64_t n, int backward, double *u, const double *f) {
+  const int64_t s1 = n + 1, s2 = s1 * s1, nz = dim == 3 ? n : 2;
+  for (int cc = 0; cc < 2; cc++) {
+    const int col = backward ? 1 - cc : cc;
+    for (int64_t k = 1; k < nz; k++)
+      for (int64_t j = 1; j < n; j++)
+        for (int64_t i = 1; i < n; i++) {
+          if ((int)((i + j + (dim == 3 ? k : 0)) % 2) != col) continue;
+          const int64_t p = (dim == 3 ? k * s2 : 0) + j * s1 + i;
+          double s = f[p] + u[p - 1] + u[p + 1] + u[p - s1] + u[p + s1];
+          if (dim == 3) { s += u[p - s2]; s += u[p + s2]; }
+          u[p] = (dim == 2 ? 0.25 : 1.0 / 6.0) * s;
+        }
+  }
+}
+
+static void test_dim(int dim, int64_t nf) {
+  const int64_t nc = nf / 2, Nf = fd_points(dim, nf), Nc = fd_points(dim, nc);
+  double *rf = rand_grid(dim, nf), *ec = rand_grid(dim, nc);
+  double *fc = calloc((size_t)Nc, sizeof(double)), *pe = calloc((size_t)Nf, sizeof(double));
+  double *ape = calloc((size_t)Nf, sizeof(double)), *rap = calloc((size_t)Nc, sizeof(double));
+  double *ac = calloc((size_t)Nc, sizeof(double));
+  /* 4R = P^T (2D), P^T/2 (3D) */
+  fd_restrict_d(dim, nf, rf, fc);
+  fd_prolong_d(dim, nf, ec, pe, 0);
+  const double scale = dim == 2 ? 1.0 : 0.5;
+  const double lhs = dot(Nc, fc, ec), rhs = scale * dot(Nf, rf, pe);
+  CHECK(fabs(lhs - rhs) <= 1e-12 * fabs(rhs), "%dD n=%lld: <4Rr,e> = %.15e, c<r,Pe> = %.15e", dim, (long long)nf,
+        lhs, rhs);
+  /* Galerkin: 4R A_h P = A_2h */
+  fd_apply_d(dim, nf, pe, ape);
+  fd_restrict_d(dim, nf, ape, rap);
+  fd_apply_d(dim, nc, ec, ac);
+  const double gd = maxdiff(Nc, rap, ac);
+  CHECK(gd <= 1e-12, "%dD n=%lld: 4R A_h P != A_2h (max diff %.3e)", dim, (long long)nf, gd);
+  /* prolong add = set + previous */
+  double *pe2 = calloc((size_t)Nf, sizeof(double));
+  memcpy(pe2, pe, sizeof(double) * (size_t)Nf);
+  fd_prolong_d(dim, nf, ec, pe2, 1);
+  double m = 0;
+  for (int64_t i = 0; i < Nf; i++) m = fmax(m, fabs(pe2[i] - 2 * pe[i]));
+  CHECK(m <= 1e-15, "%dD prolong add", dim);
+  /* residual = f - apply */
+  double *u = rand_grid(dim, nf), *f = rand_grid(dim, nf);
+  double *r = calloc((size_t)Nf, sizeof(double)), *au = calloc((size_t)Nf, sizeof(double));
+  fd_residual_d(dim, nf, u, f, r);
+  fd_apply_d(dim, nf, u, au);
+  m = 0;
+  for (int64_t i = 0; i < Nf; i++) m = fmax(m, fabs(r[i] - (f[i] - au[i])));
+  CHECK(m <= 1e-14, "%dD residual != f - A u (%.3e)", dim, m);
+  const double rn = fd_residual_norm_d(dim, nf, u, f);
+  CHECK(fabs(rn - sqrt(dot(Nf, r, r))) <= 1e-12 * rn, "%dD residual_norm", dim);
+  /* smoothers against their definitions, bitwise for GS */
+  double *a = malloc(sizeof(double) * (size_t)Nf), *b = malloc(sizeof(double) * (size_t)Nf);
+  for (int bw = 0; bw < 2; bw++) {
+    memcpy(a, u, sizeof(double) * (size_t)Nf);
+    memcpy(b, u, sizeof(double) * (size_t)Nf);
+    fd_mcgs_d(dim, nf, bw, a, f);
+    mcgs_reference(dim, nf, bw, b, f);
+    CHECK(maxdiff(Nf, a, b) == 0, "%dD mcgs (%s) differs from the color-by-color sweep by %.3e", dim,
+          bw ? "backward" : "forward", maxdiff(Nf, a, b));
+    memcpy(a, u, sizeof(double) * (size_t)Nf);
+    memcpy(b, u, sizeof(double) * (size_t)Nf);
+    fd_rbgs_d(dim, nf, bw, a, f);
+    rbgs_reference(dim, nf, bw, b, f);
+    CHECK(maxdiff(Nf, a, b) == 0, "%dD rbgs (%s) differs from the reference", dim, bw ? "backward" : "forward");
+  }
+  fd_jacobi_d(dim, nf, 0.8, u, f, a);
+  m = 0;
+  for (int64_t i = 0; i < Nf; i++) m = fmax(m, fabs(a[i] - (u[i] + 0.8 / (2 * dim) * r[i])));
+  CHECK(m <= 1e-14, "%dD jacobi (%.3e)", dim, m);
+  /* float instantiation agrees with double */
+  float *uf = malloc(sizeof(float) * (size_t)Nf), *ff = malloc(sizeof(float) * (size_t)Nf);
+  float *rff = calloc((size_t)Nf, sizeof(float));
+  for (int64_t i = 0; i < Nf; i++) { uf[i] = (float)u[i]; ff[i] = (float)f[i]; }
+  fd_residual_f(dim, nf, uf, ff, rff);
+  m = 0;
+  for (int64_t i = 0; i < Nf; i++) m = fmax(m, fabs(rff[i] - r[i]));
+  CHECK(m <= 1e-5, "%dD float residual (%.3e)", dim, m);
+  fd_mcgs_f(dim, nf, 0, uf, ff);
+  memcpy(a, u, sizeof(double) * (size_t)Nf);
+  fd_mcgs_d(dim, nf, 0, a, f);
+  m = 0;
+  for (int64_t i = 0; i < Nf; i++) m = fmax(m, fabs(uf[i] - a[i]));
+  CHECK(m <= 1e-5, "%dD float mcgs (%.3e)", dim, m);
+  printf("%dD n=%lld: transpose %.2e, Galerkin %.2e, GS bitwise ok, float %.1e\n", dim, (long long)nf,
+         fabs(lhs - rhs) / fabs(rhs), gd, m);
+  free(rf); free(ec); free(fc); free(pe); free(ape); free(rap); free(ac); free(pe2);
+  free(u); free(f); free(r); free(au); free(a); free(b); free(uf); free(ff); free(rff);
+}
+
+int main(void) {
+  test_dim(2, 8);
+  test_dim(2, 64);
+  test_dim(2, 512); /* above the OpenMP threshold */
+  test_dim(3, 8);
+  test_dim(3, 64);
+  if (fails) printf("%d failure(s)\n", fails);
+  else printf("all FD kernel checks passed\n");
+  return fails ? 1 : 0;
+}
