@@ -6,6 +6,8 @@
 # bench/results/sweep_cpu.md (side-by-side table with time ratios).
 # deal.II: ../shared/peers/dealii/build/poisson_dealii, or $DEALII_PEER; built by
 # ../shared/peers/setup.sh. Without it, only hpmg runs are recorded.
+# DEALII_RAW=file reuses the deal.II lines of an earlier raw file (same machine)
+# instead of running deal.II again.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -32,7 +34,9 @@ run_case() { # dim k L
     echo "+ hpmg $* --smoother $s" >&2
     $HP "$@" --precision $PREC --repeat $REPEAT --smoother $s | tee -a $RAW
   done
-  if [ -n "$DEALII" ] && [ "$2" -le 8 ]; then
+  if [ -n "${DEALII_RAW:-}" ]; then # reuse deal.II lines measured earlier on this machine
+    grep "^peer=dealii dim=$1 k=$2 L=$3 " "$DEALII_RAW" | tee -a $RAW
+  elif [ -n "$DEALII" ] && [ "$2" -le 8 ]; then
     echo "+ dealii $*" >&2
     OMP_NUM_THREADS=1 $MPI $DEALII "$@" 2>/dev/null | grep '^peer=' | tee -a $RAW
   fi
