@@ -27,6 +27,7 @@ extern "C" {
  * and their diagonals. */
 template <typename R> struct qk_op_data {
   const R *M[3], *K[3], *dM[3], *dK[3];
+  const R *sK[3]; /* row-sum corrections of K (hpmg_laplace.sK): exact row sums */
 };
 
 struct hpmg_cuda_op_s {

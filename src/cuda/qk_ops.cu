@@ -89,7 +89,7 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
   o->lambda = op->lambda;
   HPMG_CALL(qk_sm_count(&o->nsm));
   /* padded diagonal storage of M, K and the two diagonals per direction */
-  size_t off[3][4], total = 0;
+  size_t off[3][5], total = 0;
   for (int d = 0; d < 3; d++) {
     o->n[d] = g->n[d];
     o->kb[d] = d < g->dim ? g->k : 0;
@@ -98,6 +98,7 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
     off[d][1] = total; total += len;
     off[d][2] = total; total += (size_t)g->n[d];
     off[d][3] = total; total += (size_t)g->n[d];
+    off[d][4] = total; total += (size_t)g->n[d];
   }
   double *hd = (double *)calloc(total, sizeof(double));
   float *hf = (float *)calloc(total, sizeof(float));
@@ -125,6 +126,23 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
     }
   }
   for (size_t i = 0; i < total; i++) hf[i] = (float)hd[i];
+  /* Row-sum corrections c_i = s_i - sum_j K_ij of the stored entries (sums
+   * exact in long double, per precision; s_i = op->sK, the exact row sums).
+   * The kernel adds c_i a_i, so the applied K has exact row sums. The CPU
+   * kernel goes further (difference form, laplace.h); this GPU kernel's z
+   * ring would need the center planes' values, so it takes the cheaper fix. */
+  for (int d = 0; d < 3; d++) {
+    const hpmg_sp1d *Kd = &op->K[d];
+    for (int64_t i = 0; i < g->n[d]; i++) {
+      long double sd = 0.0L, sf = 0.0L;
+      for (int p = Kd->rowptr[i]; p < Kd->rowptr[i + 1]; p++) {
+        sd += (long double)Kd->val[p];
+        sf += (long double)Kd->valf[p];
+      }
+      hd[off[d][4] + i] = (double)((long double)op->sK[d][i] - sd);
+      hf[off[d][4] + i] = (float)((long double)op->sK[d][i] - sf);
+    }
+  }
   /* the float diagonals are the CPU's float diagonals (rounded the same way) */
   hpmg_error e = hpmg_cuda_malloc(total * sizeof(double), &o->mem_d);
   if (!e) e = hpmg_cuda_malloc(total * sizeof(float), &o->mem_f);
@@ -141,6 +159,7 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
   for (int d = 0; d < 3; d++) {
     o->d.M[d] = bd + off[d][0]; o->d.K[d] = bd + off[d][1]; o->d.dM[d] = bd + off[d][2]; o->d.dK[d] = bd + off[d][3];
     o->f.M[d] = bf + off[d][0]; o->f.K[d] = bf + off[d][1]; o->f.dM[d] = bf + off[d][2]; o->f.dK[d] = bf + off[d][3];
+    o->d.sK[d] = bd + off[d][4]; o->f.sK[d] = bf + off[d][4];
   }
   *out = o;
   return HPMG_SUCCESS;
@@ -164,6 +183,7 @@ template <typename R> struct op_args {
       *__restrict__ Kz;
   const R *__restrict__ dMx, *__restrict__ dKx, *__restrict__ dMy, *__restrict__ dKy, *__restrict__ dMz,
       *__restrict__ dKz;
+  const R *__restrict__ sKx, *__restrict__ sKy, *__restrict__ sKz; /* row-sum corrections of K */
   R lambda, c1, c2;
   int mode; /* 0 apply, 1 residual, 2 smooth with d, 3 smooth without d */
   const R *__restrict__ x;
@@ -181,7 +201,7 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(
   __shared__ R Xs[RY][PX];
   __shared__ R U1[BY][PX], U2[BY][PX];
   __shared__ R CXM[CREG ? 1 : NB][BX], CXK[CREG ? 1 : NB][BX];
-  __shared__ R CYM[BY][NB], CYK[BY][NB];
+  __shared__ R CYM[BY][NB], CYK[BY][NB], CYS[BY];
   __shared__ R CZ[2][2][NZ]; /* by plane parity: written while the last plane's are read */
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * BX + tx;
   const int nx = a.nx, ny = a.ny, nz = a.nz;
@@ -209,6 +229,8 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(
     CYM[r][o] = yy < ny ? a.My[(int64_t)o * ny + yy] : R(0);
     CYK[r][o] = yy < ny ? a.Ky[(int64_t)o * ny + yy] : R(0);
   }
+  for (int r = tid; r < BY; r += NT) CYS[r] = y0 + r < ny ? a.sKy[y0 + r] : R(0);
+  const R sKxv = gx < nx ? a.sKx[gx] : R(0);
   /* epilogue data of the owned column */
   const R dMxv = gx < nx ? a.dMx[gx] : R(1), dKxv = gx < nx ? a.dKx[gx] : R(0);
   const R dMyv = gy < ny ? a.dMy[gy] : R(1), dKyv = gy < ny ? a.dKy[gy] : R(0);
@@ -266,7 +288,7 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(
           u2 += CYK[r][o] * v;
         }
         U1[r][c] = u1;
-        U2[r][c] = u2;
+        U2[r][c] = u2 + CYS[r] * Xs[r + K][c]; /* row-sum correction of Ky */
       }
       __syncthreads();
       /* x band of the owned column */
@@ -285,9 +307,10 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(
         pm += m * u1;
         pa += kk * u1 + m * u2;
       }
-      pa += a.lambda * pm;
+      pa += a.lambda * pm + sKxv * U1[ty][tx + K]; /* + row-sum correction of Kx */
 #pragma unroll
       for (int s = 0; s < NZ; s++) acc[s] += CZ[j & 1][0][s] * pa + CZ[j & 1][1][s] * pm;
+      if (KZ > 0 && j < nz) acc[KZ] += a.sKz[j] * pm; /* row-sum correction of Kz (output plane j) */
     }
     if (emit) {
       const R v = acc[0];
@@ -346,6 +369,7 @@ template <typename R> static hpmg_error op_kernel_r(const hpmg_cuda_op o, const 
   a.nx = (int)o->n[0]; a.ny = (int)o->n[1]; a.nz = (int)o->n[2];
   a.Mx = D.M[0]; a.Kx = D.K[0]; a.My = D.M[1]; a.Ky = D.K[1]; a.Mz = D.M[2]; a.Kz = D.K[2];
   a.dMx = D.dM[0]; a.dKx = D.dK[0]; a.dMy = D.dM[1]; a.dKy = D.dK[1]; a.dMz = D.dM[2]; a.dKz = D.dK[2];
+  a.sKx = D.sK[0]; a.sKy = D.sK[1]; a.sKz = D.sK[2];
   a.lambda = (R)o->lambda;
   a.c1 = (R)ka->c1;
   a.c2 = (R)ka->c2;

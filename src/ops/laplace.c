@@ -43,10 +43,9 @@ static hpmg_error diagonal_of(const hpmg_sp1d *A, double **dd, float **df) {
   return HPMG_SUCCESS;
 }
 
-/* Row-sum corrections of the stiffness matrix of direction d (laplace.h): the
- * exact row sums s_i are 0 except next to the boundary, where the element row
- * loses its coupling to the eliminated node (a single element entry, no
- * cancellation); the stored entries are summed exactly in long double. */
+/* Row sums of the restricted stiffness matrix of direction d: the element
+ * rows sum to zero, so only the couplings to the two eliminated boundary
+ * nodes remain (taken from single element entries, no cancellation). */
 static hpmg_error stiffness_row_sums(const hpmg_grid *g, int d, hpmg_laplace *op) {
   const int64_t n = g->n[d];
   HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)n, &op->sK[d]));
@@ -54,20 +53,14 @@ static hpmg_error stiffness_row_sums(const hpmg_grid *g, int d, hpmg_laplace *op
   if (d >= g->dim) return HPMG_SUCCESS; /* 2D: K_z = [0] */
   const int k = g->k, m = k + 1;
   const int64_t cells = g->cells[d], last = k * cells; /* global index of the right boundary node */
-  const hpmg_sp1d *K = &op->K[d];
   double Ke[16 * 16];
   hpmg_element_stiffness(k, g->h[d], Ke);
   for (int64_t gi = 1; gi < last; gi++) {
-    long double s = 0.0L, sd = 0.0L, sf = 0.0L;
+    double s = 0.0;
     if (gi <= k) s -= Ke[gi * m + 0];                              /* couples to node 0 in cell 0 */
     if (gi >= last - k) s -= Ke[(gi - (cells - 1) * k) * m + k];   /* couples to the last node */
-    const int64_t i = gi - 1;
-    for (int p = K->rowptr[i]; p < K->rowptr[i + 1]; p++) {
-      sd += (long double)K->val[p];
-      sf += (long double)K->valf[p];
-    }
-    op->sK[d][i] = (double)(s - sd);
-    op->sKf[d][i] = (float)(s - sf);
+    op->sK[d][gi - 1] = s;
+    op->sKf[d][gi - 1] = (float)s;
   }
   return HPMG_SUCCESS;
 }

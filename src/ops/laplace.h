@@ -28,16 +28,15 @@ typedef struct {
   hpmg_sp1d M[3], K[3];    /* assembled 1D matrices (banded); z is 1x1 in 2D */
   double *dM[3], *dK[3];   /* their diagonals */
   float *dMf[3], *dKf[3];
-  /* Row-sum corrections of the 1D stiffness matrices: the assembled entries
-   * are rounded, so their row sums miss the exact ones (0 inside, minus the
-   * coupling to the eliminated boundary node next to the boundary) by ~eps/h,
-   * the same in every cell. Applied to a smooth field that defect acts like a
-   * spurious mass term and limits the attainable accuracy to ~eps/h^2. The
-   * kernels add c_i a_i with c_i = s_i - sum_j K_ij (the sum of the stored
-   * entries taken exactly, per precision), so the applied K has exact row sums
-   * at the cost of one multiply-add per output. */
+  /* Row sums of the Dirichlet-restricted 1D stiffness matrices: exactly 0
+   * except in rows next to the boundary (-K_e entry of the eliminated node).
+   * The kernels apply K in difference form, (K a)_i = sum_o K_{i,i+o}
+   * (a_{i+o} - a_i) + s_i a_i: the rounding of the assembled entries then
+   * cannot act as a spurious smooth term (row-sum defect ~ eps/h), which
+   * otherwise limits the attainable accuracy to ~ eps/h^2 relative. */
   double *sK[3];
   float *sKf[3];
+  int tile;                /* x-lines per y-tile of the plane kernel */
 } hpmg_laplace;
 
 hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *op);
