@@ -40,6 +40,7 @@ static void usage(FILE *f) {
           "  --fft-measure           plan FFTW with FFTW_MEASURE (slower setup, faster solve) [off]\n"
           "  --profile               synchronize the GPU around each phase to time it [off]\n"
           "  --json                  print one JSON object instead of text\n"
+          "  --quiet                 no per-iteration lines\n"
           "  --help                  this text\n",
           FD_MAX_REFINE_2D, FD_MAX_REFINE_3D);
 }
@@ -86,7 +87,7 @@ static const char *smoother_names[] = {"jacobi", "rbgs", "mcgs"};
 
 int hpmg_cli_fd(int argc, char **argv) {
   enum { O_DISC = 256, O_DIM, O_REFINE, O_SMOOTHER, O_OMEGA, O_SOLVER, O_PRE, O_POST, O_TOL, O_MAXIT,
-         O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE };
+         O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET };
   static const struct option opts[] = {
       {"disc", required_argument, 0, O_DISC},        {"dim", required_argument, 0, O_DIM},
       {"refine", required_argument, 0, O_REFINE},    {"smoother", required_argument, 0, O_SMOOTHER},
@@ -96,11 +97,12 @@ int hpmg_cli_fd(int argc, char **argv) {
       {"threads", required_argument, 0, O_THREADS},  {"precision", required_argument, 0, O_PREC},
       {"device", required_argument, 0, O_DEVICE},    {"split", required_argument, 0, O_SPLIT},
       {"json", no_argument, 0, O_JSON},              {"help", no_argument, 0, O_HELP},
+      {"quiet", no_argument, 0, O_QUIET},
       {"repeat", required_argument, 0, O_REPEAT},    {"fft-measure", no_argument, 0, O_MEASURE},
       {"profile", no_argument, 0, O_PROFILE},        {0, 0, 0, 0}};
   fd_config c;
   fd_config_default(&c);
-  int json = 0, repeat = 1, split_given = 0, i;
+  int json = 0, quiet = 0, repeat = 1, split_given = 0, i;
   /* parse argv[2..] as its own command line ("solve" is not an option) */
   char *av[argc > 1 ? argc : 2];
   int ac = 0;
@@ -165,6 +167,7 @@ int hpmg_cli_fd(int argc, char **argv) {
       else if (!parse_int(a, 0, FD_MAX_REFINE_2D, &c.split)) return bad("--split", a, "auto or 0..L");
       break;
     case O_JSON: json = 1; break;
+    case O_QUIET: quiet = 1; break;
     case O_HELP: usage(stdout); return 0;
     case O_REPEAT:
       if (!parse_int(a, 1, 100000, &repeat)) return bad("--repeat", a, "1..100000");
@@ -200,7 +203,7 @@ int hpmg_cli_fd(int argc, char **argv) {
             hpmg_format_bytes(hb, b1, sizeof b1), hpmg_format_bytes((double)avail, b2, sizeof b2));
     return FD_EXIT_NO_MEMORY;
   }
-  monitor_ctx mon = {json, NULL, 0, c.maxit + 2};
+  monitor_ctx mon = {json || quiet, NULL, 0, c.maxit + 2};
   mon.hist = calloc((size_t)mon.cap, sizeof(double));
   double *x = malloc(sizeof(double) * (size_t)total);
   if (!x || !mon.hist) {
@@ -239,7 +242,7 @@ int hpmg_cli_fd(int argc, char **argv) {
   double tmin = INFINITY, tsum = 0;
   for (int r = 0; r < repeat; r++) {
     if (r > 0) { c.monitor = NULL; }
-    mon.json = json || r > 0;
+    mon.json = json || quiet || r > 0;
     e = fd_solver_solve(s, NULL, x);
     fd_solver_get_stats(s, &st);
     if (e && e != HPMG_ERR_NOT_CONVERGED) break;
