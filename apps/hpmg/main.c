@@ -71,11 +71,9 @@ static const char *format_bytes(double b, char *buf, size_t len) {
   return buf;
 }
 
-/* The smoother that runs: "auto" is patch for k >= 2 on the CPU, Chebyshev on
- * the GPU (the patch smoother is not on the GPU yet) and for k = 1. */
+/* The smoother that runs ("auto" resolved by the library). */
 static hpmg_smoother_kind smoother_used(const hpmg_solver_options *so, int degree) {
-  if (so->smoother != HPMG_SMOOTHER_AUTO) return so->smoother;
-  return so->device == HPMG_DEVICE_CUDA ? HPMG_SMOOTHER_CHEBYSHEV : hpmg_default_smoother(degree);
+  return so->smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(degree) : so->smoother;
 }
 
 static int bad(const char *fmt, const char *a, const char *b) {

@@ -13,6 +13,7 @@
 extern "C" {
 #include "api/problem_impl.h"
 #include "la/krylov.h"
+#include "smoothers/chebyshev.h"
 hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b);
 int LAPACKE_dpotrf(int layout, char uplo, int n, double *a, int lda);
 int LAPACKE_dpotri(int layout, char uplo, int n, double *a, int lda);
@@ -268,38 +269,23 @@ static hpmg_error vcopy(hpmg_real r, int64_t n, const void *x, void *y) {
   return HPMG_SUCCESS;
 }
 
-/* chebyshev.c: cheb_apply */
+/* chebyshev.c: the same schedule (smoothers/chebyshev.h), GPU passes */
 static hpmg_error cheb_apply(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int sweeps) {
   const int64_t n = L->g.N;
-  const int m = s->so.cheby_degree;
-  const double lmax = L->lmax, lmin = lmax / s->so.cheby_range;
-  const double theta = 0.5 * (lmax + lmin), delta = 0.5 * (lmax - lmin), sigma = theta / delta;
   void *x = L->x, *d = L->d, *tmp = L->t;
   const void *b = L->b;
   if (n == 0) return HPMG_SUCCESS;
   for (int sw = 0; sw < sweeps; sw++) {
-    const int zero = x_is_zero && sw == 0;
-    const int passes = zero ? m - 1 : m;
+    hpmg_chebyshev_schedule cs;
+    hpmg_chebyshev_schedule_make(L->lmax, s->so.cheby_range, s->so.cheby_degree, x_is_zero && sw == 0, &cs);
     void *cur = x, *other = tmp;
-    double rho = 1.0 / sigma;
-    if (zero) {
-      void *dst = passes % 2 == 0 ? x : tmp;
-      HPMG_CALL(hpmg_cuda_op_inverse_diagonal(L->dop, s->real, 1.0 / theta, b, d, dst));
-      cur = dst;
-      other = dst == x ? tmp : x;
+    if (x_is_zero && sw == 0) {
+      cur = cs.first_to_x ? x : tmp;
+      other = cs.first_to_x ? tmp : x;
+      HPMG_CALL(hpmg_cuda_op_inverse_diagonal(L->dop, s->real, cs.first_scale, b, d, cur));
     }
-    for (int k = zero ? 1 : 0; k < m; k++) {
-      double c1, c2;
-      if (k == 0) {
-        c1 = 0.0;
-        c2 = 1.0 / theta;
-      } else {
-        const double rho_new = 1.0 / (2.0 * sigma - rho);
-        c1 = rho_new * rho;
-        c2 = 2.0 * rho_new / delta;
-        rho = rho_new;
-      }
-      HPMG_CALL(smooth_kernel(s, L, cur, other, b, d, c1, c2));
+    for (int p = 0; p < cs.passes; p++) {
+      HPMG_CALL(smooth_kernel(s, L, cur, other, b, d, cs.c1[p], cs.c2[p]));
       void *t = cur;
       cur = other;
       other = t;
@@ -461,11 +447,6 @@ static hpmg_error outer_kernel(hpmg_cuda_solver s, hpmg_kernel_mode mode, const 
   return HPMG_SUCCESS;
 }
 
-static hpmg_error check_finite(double v, int it) {
-  if (!isfinite(v))
-    return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g at iteration %d (NaN/Inf in the iteration)", v, it);
-  return HPMG_SUCCESS;
-}
 
 /* krylov.c: hpmg_pcg, with r = b - A x in one fused pass and the x, r
  * updates fused with ||r|| */
@@ -481,7 +462,7 @@ static hpmg_error pcg(hpmg_cuda_solver s, const double *b, double *x, hpmg_krylo
   info->rnorm = rn;
   info->iterations = 0;
   info->converged = rn == 0.0;
-  HPMG_CALL(check_finite(rn, 0));
+  HPMG_CALL(hpmg_check_residual(rn, 0));
   if (s->so.verbose) printf("  iter     residual    rel.resid\n     0  %11.4e  %11.4e\n", rn, 1.0);
   if (info->converged) return HPMG_SUCCESS;
   HPMG_CALL(precondition(s, r, z));
@@ -499,7 +480,7 @@ static hpmg_error pcg(hpmg_cuda_solver s, const double *b, double *x, hpmg_krylo
     rn = sqrt(rr);
     info->iterations = it;
     info->rnorm = rn;
-    HPMG_CALL(check_finite(rn, it));
+    HPMG_CALL(hpmg_check_residual(rn, it));
     if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, rn, rn / r0);
     if (rn <= s->so.tol * r0) {
       info->converged = 1;
@@ -524,7 +505,7 @@ static hpmg_error richardson(hpmg_cuda_solver s, const double *b, double *x, hpm
     double rn;
     HPMG_CALL(outer_kernel(s, HPMG_KERNEL_RESIDUAL, x, r, b));
     HPMG_CALL(hpmg_cuda_norm(HPMG_REAL_DOUBLE, n, r, &rn));
-    HPMG_CALL(check_finite(rn, it));
+    HPMG_CALL(hpmg_check_residual(rn, it));
     if (it == 0) r0 = info->r0 = rn;
     info->rnorm = rn;
     info->iterations = it;

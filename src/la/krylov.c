@@ -3,7 +3,7 @@
 #include <string.h>
 #include "krylov.h"
 
-static hpmg_error check_finite(double v, int it) {
+hpmg_error hpmg_check_residual(double v, int it) {
   if (!isfinite(v))
     return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g at iteration %d (NaN/Inf in the iteration)", v, it);
   return HPMG_SUCCESS;
@@ -22,7 +22,7 @@ hpmg_error hpmg_pcg(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const
   info->rnorm = rn;
   info->iterations = 0;
   info->converged = rn == 0.0;
-  HPMG_CALL(check_finite(rn, 0));
+  HPMG_CALL(hpmg_check_residual(rn, 0));
   if (mon) mon(mctx, 0, rn, r0);
   if (info->converged) return HPMG_SUCCESS;
   HPMG_CALL(M.apply(M.ctx, r, z));
@@ -39,7 +39,7 @@ hpmg_error hpmg_pcg(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const
     rn = hpmg_vec_norm(real, n, r);
     info->iterations = it;
     info->rnorm = rn;
-    HPMG_CALL(check_finite(rn, it));
+    HPMG_CALL(hpmg_check_residual(rn, it));
     if (mon) mon(mctx, it, rn, r0);
     if (rn <= rtol * r0) {
       info->converged = 1;
@@ -65,7 +65,7 @@ hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M
     hpmg_vec_copy(real, n, b, r);
     hpmg_vec_axpy(real, n, -1.0, z, r);
     const double rn = hpmg_vec_norm(real, n, r);
-    HPMG_CALL(check_finite(rn, it));
+    HPMG_CALL(hpmg_check_residual(rn, it));
     if (it == 0) r0 = info->r0 = rn;
     info->rnorm = rn;
     info->iterations = it;
@@ -134,7 +134,7 @@ hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, con
     HPMG_CALL(A.apply(A.ctx, x, v0));
     hpmg_vec_xpby(real, n, b, -1.0, v0); /* v0 = b - A x */
     const double beta = hpmg_vec_norm(real, n, v0);
-    HPMG_CALL(check_finite(beta, it));
+    HPMG_CALL(hpmg_check_residual(beta, it));
     if (it == 0) {
       r0 = info->r0 = beta;
       if (mon) mon(mctx, 0, beta, r0);
@@ -176,7 +176,7 @@ hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, con
       const double res = fabs(g[j + 1]);
       it++;
       j++;
-      HPMG_CALL(check_finite(res, it));
+      HPMG_CALL(hpmg_check_residual(res, it));
       info->iterations = it;
       info->rnorm = res;
       if (mon) mon(mctx, it, res, r0);

@@ -17,6 +17,9 @@ typedef struct {
   double r0, rnorm;
 } hpmg_krylov_info;
 
+/* HPMG_ERR_NUMERIC with a message if a residual norm became NaN/Inf at iteration it. */
+hpmg_error hpmg_check_residual(double v, int it);
+
 /* Preconditioned CG for SPD A and symmetric positive M. work: 4 vectors of n.
  * Stops when ||b - A x|| <= rtol ||b - A x0|| (2-norm of the recursive residual). */
 hpmg_error hpmg_pcg(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x,

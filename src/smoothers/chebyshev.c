@@ -7,39 +7,48 @@
 #include <stdlib.h>
 #include "la/vec.h"
 #include "smoother.h"
+#include "chebyshev.h"
+
+void hpmg_chebyshev_schedule_make(double lambda_max, double range, int m, int x_is_zero,
+                                  hpmg_chebyshev_schedule *cs) {
+  const double lmin = lambda_max / range;
+  const double theta = 0.5 * (lambda_max + lmin), delta = 0.5 * (lambda_max - lmin), sigma = theta / delta;
+  double rho = 1.0 / sigma;
+  /* operator passes: m-1 after a pointwise first step, m otherwise; the first
+   * destination is chosen so the last pass lands in x (no final copy) */
+  cs->passes = x_is_zero ? m - 1 : m;
+  cs->first_scale = 1.0 / theta;
+  cs->first_to_x = cs->passes % 2 == 0;
+  for (int k = x_is_zero ? 1 : 0, p = 0; k < m; k++, p++) {
+    if (k == 0) {
+      cs->c1[p] = 0.0;
+      cs->c2[p] = 1.0 / theta;
+    } else {
+      const double rho_new = 1.0 / (2.0 * sigma - rho);
+      cs->c1[p] = rho_new * rho;
+      cs->c2[p] = 2.0 * rho_new / delta;
+      rho = rho_new;
+    }
+  }
+}
 
 static hpmg_error cheb_apply(hpmg_smoother *s, const void *b, void *x, int x_is_zero, int post, int sweeps) {
   const hpmg_laplace *op = s->op;
   const int64_t n = op->g.N;
-  const int m = (int)s->p[0];
-  const double lmax = s->lambda_max, lmin = lmax / s->p[1];
-  const double theta = 0.5 * (lmax + lmin), delta = 0.5 * (lmax - lmin), sigma = theta / delta;
   void *d = s->work[0], *tmp = s->work[1];
   if (n == 0) return HPMG_SUCCESS;
   for (int sw = 0; sw < sweeps; sw++) {
-    const int zero = x_is_zero && sw == 0;
-    /* operator passes: m-1 after a pointwise first step, m otherwise; pick the
-     * first destination so the last one lands in x (no final copy) */
-    const int passes = zero ? m - 1 : m;
+    hpmg_chebyshev_schedule cs;
+    hpmg_chebyshev_schedule_make(s->lambda_max, s->p[1], (int)s->p[0], x_is_zero && sw == 0, &cs);
     void *cur = x, *other = tmp;
-    double rho = 1.0 / sigma;
-    if (zero) {
-      void *dst = passes % 2 == 0 ? x : tmp;
-      hpmg_laplace_inverse_diagonal(op, s->real, 1.0 / theta, b, d, dst);
-      cur = dst;
-      other = dst == x ? tmp : x;
+    if (x_is_zero && sw == 0) {
+      cur = cs.first_to_x ? x : tmp;
+      other = cs.first_to_x ? tmp : x;
+      hpmg_laplace_inverse_diagonal(op, s->real, cs.first_scale, b, d, cur);
     }
-    for (int k = zero ? 1 : 0; k < m; k++) {
-      hpmg_kernel_args a = {.mode = HPMG_KERNEL_SMOOTH, .x = cur, .y = other, .b = b, .d = d};
-      if (k == 0) {
-        a.c1 = 0.0;
-        a.c2 = 1.0 / theta;
-      } else {
-        double rho_new = 1.0 / (2.0 * sigma - rho);
-        a.c1 = rho_new * rho;
-        a.c2 = 2.0 * rho_new / delta;
-        rho = rho_new;
-      }
+    for (int p = 0; p < cs.passes; p++) {
+      hpmg_kernel_args a = {.mode = HPMG_KERNEL_SMOOTH, .x = cur, .y = other, .b = b, .d = d,
+                            .c1 = cs.c1[p], .c2 = cs.c2[p]};
       hpmg_laplace_kernel(op, s->real, &a);
       s->matvecs++;
       void *t = cur;
@@ -53,7 +62,8 @@ static hpmg_error cheb_apply(hpmg_smoother *s, const void *b, void *x, int x_is_
 
 hpmg_error hpmg_smoother_chebyshev(const hpmg_laplace *op, hpmg_real r, int degree, double range,
                                    int eig_iters, hpmg_smoother **out) {
-  HPMG_CHECK_ARG(degree >= 1 && degree <= 100, "Chebyshev degree must be in 1..100 (got %d)", degree);
+  HPMG_CHECK_ARG(degree >= 1 && degree <= HPMG_CHEBYSHEV_MAX_DEGREE, "Chebyshev degree must be in 1..%d (got %d)",
+                 HPMG_CHEBYSHEV_MAX_DEGREE, degree);
   HPMG_CHECK_ARG(range > 1.0, "Chebyshev smoothing range must be > 1 (got %g)", range);
   hpmg_smoother *s = calloc(1, sizeof *s);
   if (!s) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate smoother");
