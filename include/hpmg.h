@@ -96,6 +96,14 @@ typedef enum { HPMG_PATCH_MULTIPLICATIVE = 0, HPMG_PATCH_ADDITIVE } hpmg_patch_m
 /* Local patch solver: fast diagonalization, or an explicit dense inverse
  * (reference; (2k-1)^d squared entries per level, refused above 3375 unknowns). */
 typedef enum { HPMG_LOCAL_FDM = 0, HPMG_LOCAL_DENSE } hpmg_local_solver;
+/* Order of the multiplicative patch sweep on the CPU (paper 004, Alg. 4.1):
+ * patches sorted along a Z (Morton) curve, lexicographically, or by tiles of
+ * 4^dim vertices (lexicographic inside a tile, tiles lexicographic), then cut
+ * into batches of patch_batch patches; each batch runs its 2^dim colors in
+ * sequence (a barrier between colors), the patches of one color in parallel.
+ * Post-smoothing runs batches and colors backwards (A-adjoint of the
+ * pre-smoother). The result does not depend on the thread count. */
+typedef enum { HPMG_PATCH_ORDER_ZORDER = 0, HPMG_PATCH_ORDER_LEXICOGRAPHIC, HPMG_PATCH_ORDER_HIERARCHICAL } hpmg_patch_order;
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
 /* Where the solve runs. CUDA: the whole solve on the GPU (CG or V-cycle
  * iteration, Chebyshev or Jacobi smoothing, double or mixed precision so
@@ -108,6 +116,9 @@ typedef struct {
   hpmg_patch_mode patch_mode;    /* default multiplicative */
   hpmg_local_solver local_solver;/* default fdm */
   double patch_damping;          /* additive patch damping, 0 = default 1/2^dim */
+  hpmg_patch_order patch_order;  /* multiplicative sweep order (default zorder) */
+  int64_t patch_batch;           /* patches per batch: 0 = auto (sized to the cache
+                                    read at run time), -1 = the whole level */
   int restart;                   /* GMRES restart length (default 30) */
   int cheby_degree;              /* default 5 */
   double cheby_range;            /* smoothing range lambda_max/lambda_min, default 15 */

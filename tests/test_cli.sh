@@ -61,6 +61,11 @@ expect_fail 2 solve --smoother chebyshev --patch-mode multiplicative
 expect_fail 2 solve --dim 3 --degree 9 --local-solver dense
 expect_fail 2 solve --patch-damping 0.5
 expect_fail 2 solve --patch-mode additive --patch-damping 1.5
+expect_fail 2 solve --patch-order spiral
+expect_fail 2 solve --patch-batch 0
+expect_fail 2 solve --patch-batch lots
+expect_fail 2 solve --smoother chebyshev --patch-batch all
+expect_fail 2 solve --patch-mode additive --patch-order lexicographic
 expect_fail 2 solve --smoother patch --pre 2 --post 1
 expect_fail 2 solve --restart 10
 expect_fail 2 solve --solver gmres --restart 0

@@ -35,11 +35,14 @@ static void usage(FILE *f) {
           "  --rhs sine|one        manufactured sine solution, or f = 1 (default sine)\n"
           "  --disc fe|fd          Q_k finite elements (default) or finite differences (see --disc fd --help)\n"
           "Multigrid:\n"
-          "  --smoother chebyshev|jacobi|gs|sgs|patch   (default: patch for degree >= 2, chebyshev for degree 1)\n"
+          "  --smoother chebyshev|jacobi|gs|sgs|patch   (default: chebyshev, measured fastest; docs/performance.md)\n"
           "  --patch-mode multiplicative|additive   vertex-patch variant (default multiplicative: 2^d colors,\n"
           "                        localized residuals; post-smoothing reverses the colors)\n"
           "  --local-solver fdm|dense   patch solver: fast diagonalization (default) or explicit inverse\n"
           "  --patch-damping w     additive patch damping in (0,1] (default 1/2^dim)\n"
+          "  --patch-order zorder|lexicographic|hierarchical   multiplicative sweep order (default zorder)\n"
+          "  --patch-batch N|auto|all   patches per batch; colors run in sequence inside a batch\n"
+          "                        (default auto: sized to the per-core L2 cache read at run time)\n"
           "  --cheby-degree m      Chebyshev polynomial degree (default %d)\n"
           "  --cheby-range r       smoothing range lambda_max/lambda_min (default %g)\n"
           "  --jacobi-omega w      damping of point Jacobi (default %.4g)\n"
@@ -120,12 +123,13 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
                        const hpmg_stats *st, double l2, double maxerr, int64_t total, int status) {
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
                     *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
-                    *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"};
+                    *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
+                    *porders[] = {"zorder", "lexicographic", "hierarchical"};
   const hpmg_smoother_kind sm = smoother_used(so, po->degree);
   const double *h;
   int nh = hpmg_solver_history(solver, &h);
   printf("{\"disc\":\"fe\",\"device\":\"%s\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
-         "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\","
+         "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\",\"patch_order\":\"%s\",\"patch_batch\":%lld,"
          "\"local_solver\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
          "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
          "\"iterations\":%d,\"converged\":%s,\"residual0\":%.6e,\"residual\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
@@ -134,7 +138,8 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
          "\"matvecs\":%lld,\"status\":%d,\"history\":[",
          so->device == HPMG_DEVICE_CUDA ? "cuda" : "cpu", po->dim, po->degree, po->coarse, po->refine, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda,
          po->rhs == HPMG_RHS_ONE ? "one" : "sine", solvers[so->solver], so->restart, smoothers[sm],
-         sm == HPMG_SMOOTHER_PATCH ? modes[so->patch_mode] : "none", sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
+         sm == HPMG_SMOOTHER_PATCH ? modes[so->patch_mode] : "none", sm == HPMG_SMOOTHER_PATCH ? porders[so->patch_order] : "none",
+         (long long)so->patch_batch, sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
          so->cheby_degree,
          so->pre, so->post, precs[so->precision], so->tol, omp_get_max_threads(), (long long)st->dofs,
          (long long)total, st->levels, st->iterations, st->converged ? "true" : "false", st->residual0, st->residual,
@@ -155,7 +160,7 @@ static int solve_fe(int argc, char **argv) {
   char *box_arg = NULL;
   enum { O_DIM = 256, O_DEG, O_COARSE, O_REFINE, O_BOX, O_LAMBDA, O_RHS, O_SMOOTHER, O_CHEBDEG, O_CHEBRANGE, O_OMEGA,
          O_PRE, O_POST, O_SOLVER, O_TOL, O_MAXIT, O_THREADS, O_PREC, O_JSON, O_VTU, O_HELP, O_DEVICE, O_DISC, O_QUIET,
-         O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART };
+         O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART, O_PORDER, O_PBATCH };
   static const struct option opts[] = {
       {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"coarse", 1, 0, O_COARSE}, {"refine", 1, 0, O_REFINE},
       {"box", 1, 0, O_BOX}, {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"smoother", 1, 0, O_SMOOTHER},
@@ -164,11 +169,13 @@ static int solve_fe(int argc, char **argv) {
       {"maxit", 1, 0, O_MAXIT}, {"threads", 1, 0, O_THREADS}, {"precision", 1, 0, O_PREC}, {"json", 0, 0, O_JSON},
       {"vtu", 1, 0, O_VTU}, {"help", 0, 0, O_HELP}, {"device", 1, 0, O_DEVICE}, {"disc", 1, 0, O_DISC},
       {"quiet", 0, 0, O_QUIET}, {"version", 0, 0, O_VERSION}, {"patch-mode", 1, 0, O_PMODE},
-      {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART}, {0, 0, 0, 0}};
+      {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART},
+      {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {0, 0, 0, 0}};
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
                     *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
                     *rhss[] = {"sine", "one"}, *devices[] = {"cpu", "cuda"}, *discs[] = {"fe", "fd"},
-                    *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"};
+                    *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
+                    *orders[] = {"zorder", "lexicographic", "hierarchical"};
   int c, v;
   opterr = 0;
   optind = 2; /* argv[1] is "solve" */
@@ -186,6 +193,18 @@ static int solve_fe(int argc, char **argv) {
     case O_PMODE: rc = parse_choice("--patch-mode", optarg, modes, 2, &v); so.patch_mode = v; patch_set = 1; break;
     case O_LOCAL: rc = parse_choice("--local-solver", optarg, locals, 2, &v); so.local_solver = v; patch_set = 1; break;
     case O_PDAMP: rc = parse_double("--patch-damping", optarg, &so.patch_damping); patch_set = 1; break;
+    case O_PORDER: rc = parse_choice("--patch-order", optarg, orders, 3, &v); so.patch_order = v; patch_set = 1; break;
+    case O_PBATCH:
+      patch_set = 1;
+      if (!strcmp(optarg, "auto")) so.patch_batch = 0;
+      else if (!strcmp(optarg, "all")) so.patch_batch = -1;
+      else {
+        int nb;
+        rc = parse_int("--patch-batch", optarg, &nb);
+        if (!rc && nb < 1) rc = bad("%s: '%s' must be a positive count, auto or all", "--patch-batch", optarg);
+        so.patch_batch = nb;
+      }
+      break;
     case O_RESTART: rc = parse_int("--restart", optarg, &so.restart); restart_set = 1; break;
     case O_CHEBDEG: rc = parse_int("--cheby-degree", optarg, &so.cheby_degree); break;
     case O_CHEBRANGE: rc = parse_double("--cheby-range", optarg, &so.cheby_range); break;
@@ -255,7 +274,7 @@ static int solve_fe(int argc, char **argv) {
     sm = HPMG_SMOOTHER_PATCH;
   }
   if (patch_set && sm != HPMG_SMOOTHER_PATCH) {
-    fprintf(stderr, "hpmg: --patch-mode, --local-solver and --patch-damping apply to --smoother patch only (smoother is %s)\n",
+    fprintf(stderr, "hpmg: --patch-mode, --local-solver, --patch-damping, --patch-order and --patch-batch apply to --smoother patch only (smoother is %s)\n",
             smoothers[sm]);
     return EXIT_BAD_INPUT;
   }

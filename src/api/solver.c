@@ -67,6 +67,8 @@ static void patch_options(const hpmg_solver_options *o, hpmg_patch_options *p) {
   p->mode = o->patch_mode;
   p->local = o->local_solver;
   p->damping = o->patch_damping;
+  p->order = o->patch_order;
+  p->batch = o->patch_batch;
 }
 
 /* Options that depend on the discretization (dim, degree) are checked here too. */
@@ -81,8 +83,9 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
     patch_options(o, &p);
     HPMG_CALL(hpmg_patch_check(dim, degree, &p));
   } else {
-    HPMG_CHECK_ARG(o->patch_mode == HPMG_PATCH_MULTIPLICATIVE && o->local_solver == HPMG_LOCAL_FDM && o->patch_damping == 0,
-                   "--patch-mode, --local-solver and --patch-damping apply to --smoother patch only%s",
+    HPMG_CHECK_ARG(o->patch_mode == HPMG_PATCH_MULTIPLICATIVE && o->local_solver == HPMG_LOCAL_FDM && o->patch_damping == 0 &&
+                       o->patch_order == HPMG_PATCH_ORDER_ZORDER && o->patch_batch == 0,
+                   "--patch-mode, --local-solver, --patch-damping, --patch-order and --patch-batch apply to --smoother patch only%s",
                    o->smoother == HPMG_SMOOTHER_AUTO ? " (the default smoother for degree 1 is chebyshev)" : "");
   }
   HPMG_CHECK_ARG(o->cheby_degree >= 1 && o->cheby_degree <= 100, "--cheby-degree must be in 1..100 (got %d)", o->cheby_degree);

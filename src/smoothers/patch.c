@@ -3,7 +3,9 @@
  * The method and the coloring are described in patch.h and docs/patch.md. */
 #include <omp.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "la/vec.h"
 #include "smoothers/patch.h"
 
@@ -18,6 +20,9 @@ typedef struct {
   int nthreads;
   size_t off[4];      /* offsets of bi, dx, rr, work in a thread buffer */
   size_t tstride;     /* entries per thread buffer */
+  int64_t npatch, nbatch, batch; /* patches, batches, patches per batch */
+  int32_t *list;      /* linear vertex indices, batch by batch, color by color */
+  int64_t *bofs;      /* start of (batch b, color c) in list: bofs[b * 2^dim + c] */
   void *tbuf;         /* nthreads thread-private buffers, level precision */
 } patch_smoother;
 
@@ -71,6 +76,13 @@ hpmg_error hpmg_patch_check(int dim, int k, const hpmg_patch_options *o) {
                  HPMG_FDM_MAX_DEGREE, k);
   HPMG_CHECK_ARG(o->damping >= 0 && o->damping <= 1, "--patch-damping must be in (0,1] (0: default 1/2^dim; got %g)",
                  o->damping);
+  HPMG_CHECK_ARG(o->order >= HPMG_PATCH_ORDER_ZORDER && o->order <= HPMG_PATCH_ORDER_HIERARCHICAL,
+                 "unknown --patch-order %d", (int)o->order);
+  HPMG_CHECK_ARG(o->batch >= -1, "--patch-batch must be a positive count, 0 (auto) or all (got %lld)",
+                 (long long)o->batch);
+  HPMG_CHECK_ARG(o->mode == HPMG_PATCH_MULTIPLICATIVE || (o->order == HPMG_PATCH_ORDER_ZORDER && o->batch == 0),
+                 "--patch-order and --patch-batch apply to --patch-mode multiplicative only (the additive step "
+                 "sums all patches from one residual, in any order)");
   HPMG_CHECK_ARG(o->damping == 0 || o->mode == HPMG_PATCH_ADDITIVE,
                  "--patch-damping applies to --patch-mode additive only (multiplicative updates are undamped)");
   const int nloc = ipow(2 * k - 1, dim);
@@ -98,6 +110,98 @@ static void patch_destroy(hpmg_smoother *s) {
   hpmg_free(&P->inv_d);
   hpmg_free(&P->inv_f);
   hpmg_free(&P->tbuf);
+  free(P->list);
+  free(P->bofs);
+}
+
+int64_t hpmg_patch_batch_auto(int dim, int k, hpmg_real r, int ncores) {
+  long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 <= 0) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index2/size", "r");
+    char unit = 0;
+    if (f && fscanf(f, "%ld%c", &l2, &unit) >= 1) l2 *= unit == 'K' ? 1024 : unit == 'M' ? 1048576 : 1;
+    else l2 = 0;
+    if (f) fclose(f);
+  }
+  if (l2 <= 0) l2 = 1 << 20;
+  const double per_patch = 2.0 * 2.0 * ipow(k, dim) * (double)hpmg_real_size(r);
+  int64_t b = (int64_t)(0.5 * (double)l2 * (ncores > 0 ? ncores : 1) / per_patch);
+  return b < (1 << dim) ? (1 << dim) : b;
+}
+
+static uint64_t morton(int dim, int64_t c0, int64_t c1, int64_t c2) {
+  uint64_t m = 0;
+  for (int bit = 0; bit < 21; bit++) {
+    m |= (uint64_t)((c0 >> bit) & 1) << (bit * dim);
+    m |= (uint64_t)((c1 >> bit) & 1) << (bit * dim + 1);
+    if (dim == 3) m |= (uint64_t)((c2 >> bit) & 1) << (bit * dim + 2);
+  }
+  return m;
+}
+
+typedef struct {
+  uint64_t key;
+  int32_t v;
+} patch_key;
+
+static int cmp_key(const void *a, const void *b) {
+  const patch_key *x = a, *y = b;
+  return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->v > y->v) - (x->v < y->v);
+}
+
+/* The sweep order: sort the patches (zorder / lexicographic / 4^dim tiles),
+ * cut into batches, and split every batch by color keeping the order. */
+static hpmg_error patch_order_build(patch_smoother *P, int dim) {
+  const int64_t nv0 = P->nv[0], nv1 = P->nv[1], nv2 = P->nv[2], n = nv0 * nv1 * nv2;
+  const int ncol = 1 << dim;
+  P->npatch = n;
+  if (n <= 0) return HPMG_SUCCESS;
+  HPMG_CHECK_ARG(n < INT32_MAX, "too many patches on a level (%lld)", (long long)n);
+  patch_key *keys = malloc(sizeof *keys * (size_t)n);
+  P->list = malloc(sizeof *P->list * (size_t)n);
+  if (!keys || !P->list) {
+    free(keys);
+    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch order");
+  }
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t c[3] = {i % nv0, (i / nv0) % nv1, i / (nv0 * nv1)};
+    uint64_t key = (uint64_t)i;
+    if (P->o.order == HPMG_PATCH_ORDER_ZORDER) {
+      key = morton(dim, c[0], c[1], c[2]);
+    } else if (P->o.order == HPMG_PATCH_ORDER_HIERARCHICAL) {
+      const int64_t t0 = (nv0 + 3) / 4, t1 = (nv1 + 3) / 4;
+      const uint64_t tile = (uint64_t)(c[0] / 4 + t0 * (c[1] / 4 + t1 * (c[2] / 4)));
+      const uint64_t in = (uint64_t)(c[0] % 4 + 4 * (c[1] % 4 + 4 * (c[2] % 4)));
+      key = tile * 64 + in;
+    }
+    keys[i].key = key;
+    keys[i].v = (int32_t)i;
+  }
+  if (P->o.order != HPMG_PATCH_ORDER_LEXICOGRAPHIC) qsort(keys, (size_t)n, sizeof *keys, cmp_key);
+  int64_t B = P->o.batch == -1 ? n : P->o.batch > 0 ? P->o.batch : hpmg_patch_batch_auto(dim, P->base.op->g.k, P->base.real, omp_get_num_procs());
+  if (B > n) B = n;
+  P->batch = B;
+  P->nbatch = (n + B - 1) / B;
+  P->bofs = calloc((size_t)(P->nbatch * ncol + 1), sizeof *P->bofs);
+  if (!P->bofs) {
+    free(keys);
+    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch order");
+  }
+  int64_t pos = 0;
+  for (int64_t b = 0; b < P->nbatch; b++) {
+    const int64_t a = b * B, e = a + B < n ? a + B : n;
+    for (int c = 0; c < ncol; c++) {
+      P->bofs[b * ncol + c] = pos;
+      for (int64_t i = a; i < e; i++) {
+        const int64_t v = keys[i].v;
+        const int col = (int)((v % nv0) & 1) | (int)(((v / nv0) % nv1) & 1) << 1 | (int)((v / (nv0 * nv1)) & 1) << 2;
+        if (col == c) P->list[pos++] = keys[i].v;
+      }
+    }
+  }
+  P->bofs[P->nbatch * ncol] = pos;
+  free(keys);
+  return HPMG_SUCCESS;
 }
 
 static void sweep(const patch_smoother *P, const void *b, void *x, const void *r, int reverse, int x_zero) {
@@ -155,6 +259,7 @@ hpmg_error hpmg_smoother_patch(const hpmg_laplace *op, hpmg_real r, const hpmg_p
   /* buffers for as many threads as a parallel region may get */
   P->nthreads = omp_get_max_threads();
   P->tstride = thread_layout(g->dim, g->k, P->off);
+  if (o->mode == HPMG_PATCH_MULTIPLICATIVE) HPMG_CALL(patch_order_build(P, g->dim));
   HPMG_CALL(hpmg_malloc(P->tstride * (size_t)P->nthreads * hpmg_real_size(r), &P->tbuf));
   if (o->mode == HPMG_PATCH_ADDITIVE) HPMG_CALL(hpmg_malloc((size_t)g->N * hpmg_real_size(r), &s->work[0]));
   return HPMG_SUCCESS;

@@ -40,7 +40,17 @@ typedef struct {
   hpmg_patch_mode mode;
   hpmg_local_solver local;
   double damping; /* additive only; 0 selects 1/2^dim */
+  hpmg_patch_order order; /* multiplicative sweep order */
+  int64_t batch;          /* patches per batch; 0 auto, -1 whole level */
 } hpmg_patch_options;
+
+/* Patches per batch for --patch-batch auto: the batch's share of x and b
+ * (about 2 k^dim values per patch, doubled for the closures' overlap) fills
+ * half the private caches of the cores (per-core L2 size read at run time,
+ * 1 MiB if unknown, times ncores = omp_get_num_procs(), not the thread
+ * count, so the sweep order never depends on the thread count), at least
+ * 2^dim patches. */
+int64_t hpmg_patch_batch_auto(int dim, int k, hpmg_real r, int ncores);
 
 /* Validate the combination for Q_k in dim dimensions (before allocation). */
 hpmg_error hpmg_patch_check(int dim, int k, const hpmg_patch_options *o);
