@@ -285,6 +285,43 @@ static void threads(void) {
   }
 }
 
+/* SIMD over patches (lanes = patches of one color) equals the one-patch-at-
+ * a-time sweep for every degree, pre and post, from x = 0 and from random x,
+ * on meshes with enough patches per color for full lane groups and a rest. */
+static void simd(void) {
+  for (int dim = 2; dim <= 3; dim++)
+    for (int k = 1; k <= (dim == 2 ? 10 : 8); k++) {
+      const int64_t c = dim == 2 ? 13 : (k <= 4 ? 7 : 6), cells[3] = {c, c + 1, dim == 3 ? c : 1};
+      level L;
+      if (make_level(dim, k, cells, boxes[1], k % 2 ? 3.0 : 0.0, &L)) return;
+      const int64_t n = L.g.N;
+      double *b = rand_vec(n), *x0 = rand_vec(n), *x1 = malloc(8 * n), *x2 = malloc(8 * n);
+      double worst[2] = {0, 0};
+      for (int ri = 0; ri < 2; ri++) {
+        const hpmg_real real = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
+        hpmg_patch_options o = {.mode = HPMG_PATCH_MULTIPLICATIVE, .local = HPMG_LOCAL_FDM, .batch = -1};
+        hpmg_smoother *s;
+        REQUIRE_OK(hpmg_smoother_patch(&L.op, real, &o, &s));
+        for (int post = 0; post < 2; post++) {
+          double scale = 0;
+          REQUIRE_OK(hpmg_patch_set_simd(s, 0));
+          if (smooth_with(s, &L, o, real, b, x0, x1, post)) return;
+          REQUIRE_OK(hpmg_patch_set_simd(s, 1));
+          if (smooth_with(s, &L, o, real, b, x0, x2, post)) return;
+          worst[ri] = fmax(worst[ri], max_diff(n, x1, x2, &scale) / fmax(scale, 1e-300));
+        }
+        hpmg_smoother_destroy(&s);
+      }
+      CHECK(worst[0] <= 1e-12, "dim %d k %d: SIMD sweep differs from the scalar sweep by %.3e (double)", dim, k,
+            worst[0]);
+      CHECK(worst[1] <= 1e-5, "dim %d k %d: SIMD sweep differs from the scalar sweep by %.3e (float)", dim, k,
+            worst[1]);
+      free(b); free(x0); free(x1); free(x2);
+      hpmg_laplace_destroy(&L.op);
+    }
+  printf("simd: SIMD-over-patches sweep equals the scalar sweep, every k, double and float\n");
+}
+
 static void errors(void) {
   hpmg_patch_options o = {.mode = HPMG_PATCH_MULTIPLICATIVE, .local = HPMG_LOCAL_DENSE};
   CHECK(hpmg_patch_check(3, 9, &o) == HPMG_ERR_ARG, "dense local solver refused for 3D k = 9");
@@ -316,6 +353,7 @@ int main(int argc, char **argv) {
   if (all || !strcmp(what, "residual")) residual();
   if (all || !strcmp(what, "naive")) naive();
   if (all || !strcmp(what, "threads")) threads();
+  if (all || !strcmp(what, "simd")) simd();
   if (all || !strcmp(what, "errors")) errors();
   return check_report();
 }

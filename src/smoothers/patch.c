@@ -20,6 +20,9 @@ typedef struct {
   int nthreads;
   size_t off[4];      /* offsets of bi, dx, rr, work in a thread buffer */
   size_t tstride;     /* entries per thread buffer */
+  size_t vstride;     /* vectors per thread buffer of the SIMD-over-patches path */
+  void *vbuf;         /* nthreads such buffers, 64-byte aligned */
+  int simd_off;       /* testing: one patch at a time */
   int64_t npatch, nbatch, batch; /* patches, batches, patches per batch */
   int32_t *list;      /* linear vertex indices, batch by batch, color by color */
   int64_t *bofs;      /* start of (batch b, color c) in list: bofs[b * 2^dim + c] */
@@ -29,10 +32,48 @@ typedef struct {
 #define PATCH_CAT(a, b) PATCH_CAT_(a, b)
 #define PATCH_CAT_(a, b) a##_##b
 
+/* SIMD over patches (paper 004 Sec. 4): the fdm kernels again, with the data
+ * arrays of VL patches interleaved lane by lane, [node][lane], so every
+ * contraction is a full-width vector operation whatever the degree. */
+typedef double patch_vd __attribute__((vector_size(64)));
+typedef float patch_vf __attribute__((vector_size(64)));
+#define PATCH_VL_D 8
+#define PATCH_VL_F 16
+#define FDM_CAT(a, b) FDM_CAT_(a, b)
+#define FDM_CAT_(a, b) a##_##b
+#define REAL double
+#define VAL patch_vd
+#define FDM_SFX dv
+#define FDM_DATA dbl
+#define FDM_DATA_T hpmg_fdm_data_d
+#include "fdm_kernels.inc"
+#undef REAL
+#undef VAL
+#undef FDM_SFX
+#undef FDM_DATA
+#undef FDM_DATA_T
+#define REAL float
+#define VAL patch_vf
+#define FDM_SFX fv
+#define FDM_DATA flt
+#define FDM_DATA_T hpmg_fdm_data_f
+#include "fdm_kernels.inc"
+#undef REAL
+#undef VAL
+#undef FDM_SFX
+#undef FDM_DATA
+#undef FDM_DATA_T
+
 #define REAL double
 #define PATCH_SFX d
 #define PATCH_INV inv_d
+#define PATCH_VEC patch_vd
+#define PATCH_VL PATCH_VL_D
+#define PATCH_VFN(name) name##_dv
 #include "patch_kernels.inc"
+#undef PATCH_VEC
+#undef PATCH_VL
+#undef PATCH_VFN
 #undef REAL
 #undef PATCH_SFX
 #undef PATCH_INV
@@ -40,7 +81,13 @@ typedef struct {
 #define REAL float
 #define PATCH_SFX f
 #define PATCH_INV inv_f
+#define PATCH_VEC patch_vf
+#define PATCH_VL PATCH_VL_F
+#define PATCH_VFN(name) name##_fv
 #include "patch_kernels.inc"
+#undef PATCH_VEC
+#undef PATCH_VL
+#undef PATCH_VFN
 #undef REAL
 #undef PATCH_SFX
 #undef PATCH_INV
@@ -98,6 +145,8 @@ double hpmg_patch_memory(int dim, int k, hpmg_real r, const hpmg_patch_options *
   const double m = 2 * k - 1, n = 2 * k + 1, nloc = ipow(2 * k - 1, dim);
   size_t off[4];
   double bytes = (double)thread_layout(dim, k, off) * nthreads * rs;
+  if (o->mode == HPMG_PATCH_MULTIPLICATIVE && o->local == HPMG_LOCAL_FDM) /* SIMD-over-patches buffers */
+    bytes += (double)thread_layout(dim, k, off) * nthreads * 64.0;
   bytes += (dim * (4 * m * m + 4 * m * n + m) + nloc) * 12.0; /* fdm factors, double + float */
   if (o->local == HPMG_LOCAL_DENSE) bytes += nloc * nloc * (8.0 + (r == HPMG_REAL_FLOAT ? 4.0 : 0.0));
   if (o->mode == HPMG_PATCH_ADDITIVE) bytes += N * rs; /* global residual */
@@ -110,6 +159,7 @@ static void patch_destroy(hpmg_smoother *s) {
   hpmg_free(&P->inv_d);
   hpmg_free(&P->inv_f);
   hpmg_free(&P->tbuf);
+  free(P->vbuf);
   free(P->list);
   free(P->bofs);
 }
@@ -259,9 +309,23 @@ hpmg_error hpmg_smoother_patch(const hpmg_laplace *op, hpmg_real r, const hpmg_p
   /* buffers for as many threads as a parallel region may get */
   P->nthreads = omp_get_max_threads();
   P->tstride = thread_layout(g->dim, g->k, P->off);
-  if (o->mode == HPMG_PATCH_MULTIPLICATIVE) HPMG_CALL(patch_order_build(P, g->dim));
+  if (o->mode == HPMG_PATCH_MULTIPLICATIVE) {
+    HPMG_CALL(patch_order_build(P, g->dim));
+    if (o->local == HPMG_LOCAL_FDM) { /* SIMD over patches: same layout, one vector per entry */
+      P->vstride = P->tstride;
+      P->vbuf = aligned_alloc(64, P->vstride * 64 * (size_t)P->nthreads);
+      if (!P->vbuf) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch smoother's SIMD buffers");
+    }
+  }
   HPMG_CALL(hpmg_malloc(P->tstride * (size_t)P->nthreads * hpmg_real_size(r), &P->tbuf));
   if (o->mode == HPMG_PATCH_ADDITIVE) HPMG_CALL(hpmg_malloc((size_t)g->N * hpmg_real_size(r), &s->work[0]));
+  return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_patch_set_simd(hpmg_smoother *s, int on) {
+  HPMG_CHECK_ARG(s && s->apply == patch_apply, "not a patch smoother");
+  patch_smoother *P = (patch_smoother *)s;
+  P->simd_off = !on;
   return HPMG_SUCCESS;
 }
 

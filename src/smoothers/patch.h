@@ -62,6 +62,10 @@ hpmg_error hpmg_smoother_patch(const hpmg_laplace *op, hpmg_real r, const hpmg_p
  * dense inverse, per-thread buffers, the additive residual vector). */
 double hpmg_patch_memory(int dim, int k, hpmg_real r, const hpmg_patch_options *o, double N, int nthreads);
 
+/* Testing hook: run the multiplicative FDM sweep with SIMD over patches
+ * (on = 1, the default) or one patch at a time (on = 0, the reference). */
+hpmg_error hpmg_patch_set_simd(hpmg_smoother *s, int on);
+
 /* Testing hook: the localized residual R_j b - Abar_j Rbar_j x of the patch
  * of vertex v (v[2] ignored in 2D), in the smoother's precision (b, x level
  * vectors, r of (2k-1)^d entries, interior patch nodes lexicographic). */
