@@ -183,10 +183,11 @@ int main(void) {
   one(3, 2, 1, 4, F, C, FM, 0.0);
   one(3, 2, 8, 1, D, C, FM, 0.0); /* CG coarse solve inside FMG */
   /* accuracy (difference form): where the former kernel had a round-off floor
-   * (2D Q3 on 1024^2 cells: CPU ~2e-14, former GPU ~3e-11) */
+   * (2D Q3 on 1024^2 cells: CPU 2.1e-14, former GPU ~3e-11); in 3D the floor shows only
+   * at sizes beyond a CPU reference here: there the cases check "same as the CPU" */
   one_r(2, 3, 1, 10, D, C, CG, 0.0, 0, L2_2DIGITS);
-  one_r(2, 3, 1, 10, M, C, GM, 0.0, 0, L2_2DIGITS);
-  one_r(3, 3, 1, 6, D, C, CG, 0.0, 0, L2_2DIGITS);
+  one_r(2, 3, 1, 9, M, C, GM, 0.0, 0, L2_2DIGITS);
+  one_r(3, 3, 1, 5, D, C, CG, 0.0, 0, L2_2DIGITS);
   one_r(3, 7, 1, 3, D, C, GM, 0.0, 0, L2_2DIGITS);
   one_r(3, 5, 1, 4, M, C, FM, 0.0, 0, L2_2DIGITS);
   printf("test_cuda_solver: %d failures\n", failures);
