@@ -245,6 +245,10 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
       const size_t bytes = (size_t)L->g.N * rs;
       if (!e) e = dalloc(bytes, &L->r);
       if (!e && i > 0) e = dalloc(bytes, &L->d);
+      /* d starts at 0: a Chebyshev sweep on a nonzero x (FMG's first cycle on a
+       * level, --pre 0) begins with c1 = 0, and 0 * (uninitialized NaN) is NaN */
+      if (!e && i > 0 && cudaMemset(L->d, 0, bytes) != cudaSuccess)
+        e = hpmg_error_set(HPMG_ERR_BACKEND, "cudaMemset failed");
       if (!e && i > 0 && s->smoother == HPMG_SMOOTHER_CHEBYSHEV) e = dalloc(bytes, &L->t);
       if (!e && !(i == s->nlevels - 1 && s->real == s->kreal)) { /* finest: aliases the outer vectors */
         e = dalloc(bytes, &L->own_b);
