@@ -235,7 +235,8 @@ template <typename R> struct op_args {
  * CREG: the thread's 2(2K+1) x-band coefficients live in registers (else in
  * shared memory, one extra load per multiply-add of the x stage). */
 template <typename R, int K, int KZ, int BX, int BY, bool CREG>
-__global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(const op_args<R> a) {
+__global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? (sizeof(R) == 4 && K == 2 ? 3 : 2) : 1)
+    qk_op_kernel(const op_args<R> a) {
   constexpr int NB = 2 * K + 1, NZ = 2 * KZ + 1, PX = BX + 2 * K, RY = BY + 2 * K, NT = BX * BY;
   __shared__ R Xs[RY][PX];
   __shared__ R U1[BY][PX], U2[BY][PX];
