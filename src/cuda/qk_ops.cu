@@ -145,8 +145,9 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
    * or s_i = 0 in the interior), i.e. the CPU's operator; every weight is a
    * short partial sum not crossing the center, so for a smooth p each term
    * is O(|p'|) and the rounded weights perturb the result by O(eps |p'| h)
-   * (1D model: solution floor within 2-5x of the CPU difference form, 50-500x
-   * below the former row-sum correction form). The weight at l = a is s_i,
+   * (1D model, bench/zpush_model.py: solution floor within a few x of the
+   * CPU difference form, 100x and more below the former row-sum correction
+   * form). The weight at l = a is s_i,
    * exactly 0 in the interior: a z-chunk's first plane difference (whose
    * p_{a-1} the block does not have) is multiplied by 0. */
   for (int d = 0; d < 3; d++) {
