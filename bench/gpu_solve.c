@@ -1,7 +1,9 @@
 /* GPU benchmark of whole solves (scripts/gpu-check): 3D or 2D, sine solution,
- * CG + one V-cycle (Chebyshev(5), 1+1), relative residual 1e-9, on the GPU
- * through hpmg_cuda_solver; then the finest-level operator kernel alone.
- *   gpu_solve DIM DEGREE REFINE double|mixed [repeats]
+ * CG (default), GMRES(30), FMG or V-cycle iteration with one V-cycle
+ * (Chebyshev(5), 1+1), relative residual 1e-9, on the GPU through
+ * hpmg_cuda_solver; then the finest-level operator kernel alone
+ * (ops=0: skip it).
+ *   gpu_solve DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops]
  * Prints one JSON object: iterations, L2 error, time to solution (fastest of
  * the repeats), DoF/s, and per kernel mode the median time, GB/s (bytes that
  * must move: apply 2, smooth 5 vectors) and GFLOP/s (hpmg_laplace_flops). */
@@ -12,7 +14,7 @@
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: %s DIM DEGREE REFINE double|mixed [repeats]\n", argv[0]);
+    fprintf(stderr, "usage: %s DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops]\n", argv[0]);
     return 2;
   }
   hpmg_problem_options po;
@@ -23,8 +25,16 @@ int main(int argc, char **argv) {
   hpmg_solver_options so;
   hpmg_solver_options_default(&so);
   so.smoother = HPMG_SMOOTHER_CHEBYSHEV;
-  so.precision = strcmp(argv[4], "mixed") == 0 ? HPMG_PREC_MIXED : HPMG_PREC_DOUBLE;
+  so.precision = strcmp(argv[4], "mixed") == 0   ? HPMG_PREC_MIXED
+                 : strcmp(argv[4], "float") == 0 ? HPMG_PREC_FLOAT
+                                                 : HPMG_PREC_DOUBLE;
   const int reps = argc > 5 ? atoi(argv[5]) : 2;
+  const char *solver = argc > 6 ? argv[6] : "cg";
+  const int ops = argc > 7 ? atoi(argv[7]) : 1;
+  so.solver = !strcmp(solver, "gmres") ? HPMG_SOLVER_GMRES
+              : !strcmp(solver, "fmg") ? HPMG_SOLVER_FMG
+              : !strcmp(solver, "vcycle") ? HPMG_SOLVER_VCYCLE
+                                          : HPMG_SOLVER_CG;
   hpmg_cuda_solver s;
   if (hpmg_cuda_solver_create(&po, &so, &s)) {
     fprintf(stderr, "gpu_solve: %s\n", hpmg_last_error());
@@ -59,14 +69,14 @@ int main(int argc, char **argv) {
   hpmg_grid_init(po.dim, po.degree, cells, po.box, &g);
   hpmg_laplace_create(&g, po.lambda, &op);
   const double flops = hpmg_laplace_flops(&op);
-  printf("{\"dim\": %d, \"k\": %d, \"refine\": %d, \"dofs\": %lld, \"precision\": \"%s\", \"levels\": %d, "
+  printf("{\"dim\": %d, \"k\": %d, \"refine\": %d, \"dofs\": %lld, \"precision\": \"%s\", \"solver\": \"%s\", \"levels\": %d, "
          "\"iterations\": %d, \"converged\": %d, \"relres\": %.3e, \"l2_error\": %.6e, \"max_error\": %.6e, "
          "\"t_setup\": %.4f, \"t_solve\": %.5f, \"dofs_per_s\": %.4e, \"operator_applications\": %lld",
-         po.dim, po.degree, po.refine, (long long)n, argv[4], best.levels, best.iterations, best.converged,
+         po.dim, po.degree, po.refine, (long long)n, argv[4], solver, best.levels, best.iterations, best.converged,
          best.residual0 > 0 ? best.residual / best.residual0 : 0.0, l2, mx, best.t_setup, best.t_solve,
          (double)n / best.t_solve, (long long)best.operator_applications);
   const char *rn[2] = {"double", "float"};
-  for (int ri = 0; ri < 2; ri++)
+  for (int ri = 0; ri < 2 && ops; ri++)
     for (int m = 0; m < 2; m++) {
       const hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
       double t = 0;

@@ -105,9 +105,9 @@ typedef enum { HPMG_LOCAL_FDM = 0, HPMG_LOCAL_DENSE } hpmg_local_solver;
  * pre-smoother). The result does not depend on the thread count. */
 typedef enum { HPMG_PATCH_ORDER_ZORDER = 0, HPMG_PATCH_ORDER_LEXICOGRAPHIC, HPMG_PATCH_ORDER_HIERARCHICAL } hpmg_patch_order;
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
-/* Where the solve runs. CUDA: the whole solve on the GPU (CG or V-cycle
- * iteration, Chebyshev or Jacobi smoothing, double or mixed precision so
- * far); other combinations are refused with HPMG_ERR_BACKEND. */
+/* Where the solve runs. CUDA: the whole solve on the GPU (CG, V-cycle, GMRES
+ * or FMG; Chebyshev or Jacobi smoothing; double, float or mixed precision);
+ * the patch smoother is refused with HPMG_ERR_BACKEND. */
 typedef enum { HPMG_DEVICE_CPU = 0, HPMG_DEVICE_CUDA = 1 } hpmg_device;
 
 typedef struct {

@@ -77,6 +77,12 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   if "$HPMG" solve --device cuda --dim 3 --degree 3 --refine 3 --json >"$tmp/gpu" 2>"$tmp/err" &&
      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['device']=='cuda' and d['converged']" "$tmp/gpu"; then
     echo "ok   --device cuda solves on the GPU"; else echo "FAIL: --device cuda"; cat "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
+  for extra in "--solver gmres --precision mixed" "--solver fmg --precision float --tol 1e-3" "--solver gmres --restart 2"; do
+    n=$((n+1))
+    if "$HPMG" solve --device cuda --dim 2 --degree 3 --refine 5 $extra --json >"$tmp/gpu" 2>"$tmp/err" &&
+       python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['device']=='cuda' and d['converged']" "$tmp/gpu"; then
+      echo "ok   --device cuda $extra"; else echo "FAIL: --device cuda $extra"; cat "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
+  done
 else
   expect_fail 2 solve --device cuda --dim 2 --degree 2 --refine 3
 fi

@@ -225,6 +225,69 @@ static void test_level(int dim, int k, const int64_t cells[3], const double box[
   hpmg_laplace_destroy(&op);
 }
 
+/* Difference form (laplace.h): the stiffness is applied so that its row
+ * sums are the exact ones (0 away from the boundary) whatever the rounding
+ * of the entries; a kernel that sums rounded entries times values (even with
+ * a row-sum correction) is off by ~eps |K| in every row, the systematic term
+ * behind the ~eps/h^2 solution floor. On the constant field the GPU kernel
+ * (x, y: differences to the center; z: summation by parts over plane
+ * differences) must give exactly 0 in every row whose 1D rows all have a zero
+ * row sum (k <= i_d < n_d - k in each direction), as the CPU does, and match
+ * the CPU elsewhere (double 1e-12, float 1e-5 relative). */
+static void test_constant(int dim, int k, const int64_t cells[3], const double box[3]) {
+  hpmg_grid g;
+  hpmg_laplace op;
+  hpmg_cuda_op dop;
+  CK(hpmg_grid_init(dim, k, cells, box, &g));
+  CK(hpmg_laplace_create(&g, 0.0, &op));
+  CK(hpmg_cuda_op_create(&op, &dop));
+  const int64_t n = g.N;
+  for (int ri = 0; ri < 2; ri++) {
+    const hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
+    const size_t bytes = (size_t)n * hpmg_real_size(r);
+    void *hx = malloc(bytes), *hy = malloc(bytes), *gy = malloc(bytes), *dx, *dy;
+    for (int64_t i = 0; i < n; i++) {
+      if (r == HPMG_REAL_DOUBLE) ((double *)hx)[i] = 1.0;
+      else ((float *)hx)[i] = 1.0f;
+    }
+    CK(hpmg_cuda_malloc(bytes, &dx));
+    CK(hpmg_cuda_malloc(bytes, &dy));
+    CK(hpmg_cuda_upload(dx, hx, bytes));
+    poison(dy, bytes);
+    hpmg_laplace_apply(&op, r, hx, hy);
+    hpmg_kernel_args a = {.mode = HPMG_KERNEL_APPLY, .x = dx, .y = dy};
+    CK(hpmg_cuda_op_kernel(dop, r, &a));
+    CK(hpmg_cuda_download(gy, dy, bytes));
+    int64_t nonzero_gpu = 0, nonzero_cpu = 0, interior = 0;
+    double worst = 0;
+    for (int64_t i2 = 0; i2 < g.n[2]; i2++)
+      for (int64_t i1 = 0; i1 < g.n[1]; i1++)
+        for (int64_t i0 = 0; i0 < g.n[0]; i0++) {
+          const int64_t id[3] = {i0, i1, i2};
+          int in = 1;
+          for (int d = 0; d < dim; d++) in &= id[d] >= k && id[d] < g.n[d] - k;
+          if (!in) continue;
+          const int64_t i = hpmg_grid_index(&g, i0, i1, i2);
+          interior++;
+          nonzero_gpu += get(r, gy, i) != 0.0;
+          nonzero_cpu += get(r, hy, i) != 0.0;
+          if (fabs(get(r, gy, i)) > worst) worst = fabs(get(r, gy, i));
+        }
+    checks++;
+    const double err = relerr(r, n, gy, hy);
+    const int ok = nonzero_gpu == 0 && err <= (r == HPMG_REAL_DOUBLE ? 1e-12 : 1e-5);
+    failures += !ok;
+    if (!ok || (dim == 3 && k == 3))
+      printf("%s apply (constant field)  dim %d k %2d %s: %lld interior rows, nonzero gpu %lld (max %.1e) cpu %lld; "
+             "all rows vs CPU %.2e\n", ok ? "ok  " : "FAIL", dim, k, r == HPMG_REAL_DOUBLE ? "double" : "float ",
+             (long long)interior, (long long)nonzero_gpu, worst, (long long)nonzero_cpu, err);
+    free(hx); free(hy); free(gy);
+    hpmg_cuda_free(dx); hpmg_cuda_free(dy);
+  }
+  hpmg_cuda_op_destroy(&dop);
+  hpmg_laplace_destroy(&op);
+}
+
 /* the random vector of smoother.c: x_i = 0.5 + u_{i+1} */
 static void test_random(void) {
   const int64_t n = 100003;
@@ -255,11 +318,13 @@ int main(int argc, char **argv) {
     const int64_t cells[3] = {2 + 70 / k, 1 + 40 / k, 1};
     const double box[3] = {1.0, 0.7, 1.0};
     test_level(2, k, cells, box, k % 2 ? 0.0 : 3.5);
+    test_constant(2, k, cells, box);
   }
   for (int k = 1; k <= kmax3; k++) { /* 3D: several tiles in x and y, several z-chunks */
     const int64_t cells[3] = {2 + 40 / k, 1 + 24 / k, 2 + 30 / k};
     const double box[3] = {1.0, 0.8, 1.3};
     test_level(3, k, cells, box, k % 2 ? 2.0 : 0.0);
+    test_constant(3, k, cells, box);
     printf("3D k=%d done\n", k);
     fflush(stdout);
   }

@@ -1,7 +1,12 @@
-/* Whole solves on the GPU against the CPU solver with the same options:
- * the same iteration counts, the same L2 errors (to 1e-4 relative), the same
- * lambda_max on the finest level; host and device-pointer calls give the same
- * bits. Exits 77 (skipped) without a CUDA build or a GPU. */
+/* Whole solves on the GPU against the CPU solver with the same options, for
+ * every outer iteration (CG, V-cycle, GMRES, FMG) and precision (double,
+ * mixed, float): the same iteration counts (float: within 1, see below), the
+ * same L2 errors (to 1e-4 relative, or both at the round-off floor), the
+ * same lambda_max on the finest level; host and device-pointer calls give
+ * the same bits. The accuracy cases (difference form of the operator) run
+ * where the former GPU kernel had a round-off floor and require the CPU's L2
+ * error to 2 significant digits. Exits 77 (skipped) without a CUDA build or
+ * a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +22,10 @@ int main(void) {
 
 static int failures = 0;
 
-static void one(int dim, int k, int coarse, int refine, hpmg_precision prec, hpmg_smoother_kind sm,
-                hpmg_solver_kind solver, double lambda) {
+enum { L2_DEFAULT, L2_2DIGITS };
+
+static void one_r(int dim, int k, int coarse, int refine, hpmg_precision prec, hpmg_smoother_kind sm,
+                  hpmg_solver_kind solver, double lambda, int restart, int l2mode) {
   hpmg_problem_options po;
   hpmg_problem_options_default(&po);
   po.dim = dim;
@@ -32,6 +39,10 @@ static void one(int dim, int k, int coarse, int refine, hpmg_precision prec, hpm
   so.smoother = sm;
   so.precision = prec;
   so.solver = solver;
+  if (restart > 0) so.restart = restart;
+  /* float: the residual of a float iteration stagnates near 1e-4 relative on these
+   * grids (eps_float times the condition), on the CPU as on the GPU */
+  if (prec == HPMG_PREC_FLOAT) so.tol = 1e-3;
   hpmg_problem prob;
   if (hpmg_problem_create(&po, &prob)) {
     printf("FAIL problem: %s\n", hpmg_last_error());
@@ -86,16 +97,30 @@ static void one(int dim, int k, int coarse, int refine, hpmg_precision prec, hpm
   if (!ed) ed = hpmg_cuda_download(xd, dx, sizeof(double) * (size_t)n);
   double dmax = 0;
   for (int64_t i = 0; i < n; i++) dmax = fmax(dmax, fabs(xd[i] - xg[i]));
-  /* errors agree to 1e-4, or both sit at the round-off floor (< 1e-12) within a factor 1.5 */
-  const int l2ok = fabs(l2g - l2c) <= 1e-4 * l2c || (l2c < 1e-12 && l2g < 1.5 * l2c && l2c < 1.5 * l2g);
-  const int ok = sc.iterations == sg.iterations && l2ok &&
-                 (sm == HPMG_SMOOTHER_JACOBI || fabs(lgpu - lcpu) <= 1e-9 * lcpu) && !ed && dmax == 0.0 &&
-                 sg.converged;
-  printf("%s %dD k=%d coarse %d refine %d %s %s %s: N=%lld iterations cpu %d gpu %d, L2 cpu %.6e gpu %.6e, "
+  /* errors agree to 1e-4, or both sit at the round-off floor (< 1e-12) within a factor 1.5;
+   * L2_2DIGITS: to 2 significant digits (2% relative), floor or not (mixed: the float
+   * V-cycles round differently on the CPU and the GPU, which moves the algebraic error
+   * left at the tolerance by ~1%: 2D Q3 on 512^2 cells, GMRES, 4.55e-12 vs 4.51e-12).
+   * Float: the solution carries float round-off (~1e-7 relative), which differs between the
+   * CPU and GPU summation orders: within 10%, or closer than 1e-6. */
+  int l2ok = fabs(l2g - l2c) <= 1e-4 * l2c || (l2c < 1e-12 && l2g < 1.5 * l2c && l2c < 1.5 * l2g);
+  if (l2mode == L2_2DIGITS) l2ok = fabs(l2g - l2c) <= 2e-2 * l2c;
+  if (prec == HPMG_PREC_FLOAT) l2ok = fabs(l2g - l2c) <= 0.1 * l2c || fabs(l2g - l2c) < 1e-6;
+  /* float: the outer iteration itself runs in float, where the CPU's and the GPU's dot
+   * products (both accumulated in double, in another order) and kernels round differently;
+   * a residual that lands next to the tolerance can then take one more or one fewer step */
+  const int dit = sg.iterations - sc.iterations;
+  const int itok = prec == HPMG_PREC_FLOAT ? abs(dit) <= 1 : dit == 0;
+  const int ok = itok && l2ok && (sm == HPMG_SMOOTHER_JACOBI || fabs(lgpu - lcpu) <= 1e-9 * lcpu) && !ed &&
+                 dmax == 0.0 && sg.converged;
+  const char *sn = solver == HPMG_SOLVER_CG ? "cg" : solver == HPMG_SOLVER_GMRES ? "gmres" :
+                   solver == HPMG_SOLVER_FMG ? "fmg" : "vcycle";
+  const char *pn = prec == HPMG_PREC_DOUBLE ? "double" : prec == HPMG_PREC_MIXED ? "mixed" : "float";
+  printf("%s %dD k=%d coarse %d refine %d %s %s %s%s: N=%lld iterations cpu %d gpu %d, L2 cpu %.6e gpu %.6e, "
          "lambda_max cpu %.10g gpu %.10g, device-pointer diff %.1e, gpu solve %.4f s\n",
-         ok ? "ok  " : "FAIL", dim, k, coarse, refine, prec == HPMG_PREC_DOUBLE ? "double" : "mixed",
-         sm == HPMG_SMOOTHER_JACOBI ? "jacobi" : "chebyshev", solver == HPMG_SOLVER_CG ? "cg" : "vcycle",
-         (long long)n, sc.iterations, sg.iterations, l2c, l2g, lcpu, lgpu, dmax, sg.t_solve);
+         ok ? "ok  " : "FAIL", dim, k, coarse, refine, pn, sm == HPMG_SMOOTHER_JACOBI ? "jacobi" : "chebyshev", sn,
+         l2mode == L2_2DIGITS ? " (L2 to 2 digits)" : "", (long long)n, sc.iterations, sg.iterations, l2c, l2g, lcpu,
+         lgpu, dmax, sg.t_solve);
   if (ed) printf("     device-pointer solve: %s\n", hpmg_last_error());
   failures += !ok;
   hpmg_cuda_free(db);
@@ -109,21 +134,67 @@ static void one(int dim, int k, int coarse, int refine, hpmg_precision prec, hpm
   free(xg);
 }
 
+static void one(int dim, int k, int coarse, int refine, hpmg_precision prec, hpmg_smoother_kind sm,
+                hpmg_solver_kind solver, double lambda) {
+  one_r(dim, k, coarse, refine, prec, sm, solver, lambda, 0, L2_DEFAULT);
+}
+
 int main(void) {
   if (hpmg_cuda_check()) {
     printf("test_cuda_solver: %s: skipped\n", hpmg_last_error());
     return 77;
   }
   const hpmg_smoother_kind C = HPMG_SMOOTHER_CHEBYSHEV;
-  const hpmg_precision D = HPMG_PREC_DOUBLE, M = HPMG_PREC_MIXED;
-  for (int k = 1; k <= 10; k += 3) one(2, k, 1, k == 1 ? 7 : 5, D, C, HPMG_SOLVER_CG, 0.0);
-  for (int k = 1; k <= 8; k++) one(3, k, 1, k <= 2 ? 4 : k <= 5 ? 3 : 2, D, C, HPMG_SOLVER_CG, 0.0);
-  one(3, 3, 1, 3, M, C, HPMG_SOLVER_CG, 0.0);
-  one(3, 5, 1, 2, M, C, HPMG_SOLVER_CG, 10.0);
-  one(2, 4, 1, 6, M, C, HPMG_SOLVER_CG, 0.0);
-  one(2, 2, 1, 6, D, HPMG_SMOOTHER_JACOBI, HPMG_SOLVER_CG, 0.0);
-  one(2, 3, 1, 5, D, C, HPMG_SOLVER_VCYCLE, 0.0);
-  one(3, 2, 8, 1, D, C, HPMG_SOLVER_CG, 0.0); /* coarse level of 3375 unknowns: CG coarse solve */
+  const hpmg_precision D = HPMG_PREC_DOUBLE, M = HPMG_PREC_MIXED, F = HPMG_PREC_FLOAT;
+  const hpmg_solver_kind CG = HPMG_SOLVER_CG, VC = HPMG_SOLVER_VCYCLE, GM = HPMG_SOLVER_GMRES, FM = HPMG_SOLVER_FMG;
+  for (int k = 1; k <= 10; k += 3) one(2, k, 1, k == 1 ? 7 : 5, D, C, CG, 0.0);
+  for (int k = 1; k <= 8; k++) one(3, k, 1, k <= 2 ? 4 : k <= 5 ? 3 : 2, D, C, CG, 0.0);
+  one(3, 3, 1, 3, M, C, CG, 0.0);
+  one(3, 5, 1, 2, M, C, CG, 10.0);
+  one(2, 4, 1, 6, M, C, CG, 0.0);
+  one(2, 2, 1, 6, D, HPMG_SMOOTHER_JACOBI, CG, 0.0);
+  one(2, 3, 1, 5, D, C, VC, 0.0);
+  one(3, 2, 8, 1, D, C, CG, 0.0); /* coarse level of 3375 unknowns: CG coarse solve */
+  /* V-cycle iteration in mixed and float; CG in float */
+  one(3, 2, 1, 4, M, C, VC, 0.0);
+  one(2, 5, 1, 5, F, C, VC, 0.0);
+  one(3, 4, 1, 3, F, C, CG, 0.0);
+  one(2, 3, 1, 6, F, C, CG, 0.0);
+  /* GMRES(30) with one V-cycle, 2D and 3D, several k, every precision */
+  one(2, 2, 1, 6, D, C, GM, 0.0);
+  one(2, 5, 1, 5, D, C, GM, 0.0);
+  one(2, 9, 1, 4, D, C, GM, 0.0);
+  one(3, 1, 1, 4, D, C, GM, 0.0);
+  one(3, 3, 1, 3, D, C, GM, 0.0);
+  one(3, 6, 1, 2, D, C, GM, 0.0);
+  one(3, 4, 1, 3, D, C, GM, 5.0);
+  one(2, 3, 1, 6, M, C, GM, 0.0);
+  one(3, 2, 1, 4, M, C, GM, 0.0);
+  one(3, 7, 1, 2, M, C, GM, 0.0);
+  one(3, 3, 1, 3, F, C, GM, 0.0);
+  one(2, 4, 1, 5, F, C, GM, 0.0);
+  one(2, 2, 1, 6, D, HPMG_SMOOTHER_JACOBI, GM, 0.0);
+  /* restarts: GMRES(2) and GMRES(1) need several restart cycles */
+  one_r(2, 3, 1, 5, D, C, GM, 0.0, 2, L2_DEFAULT);
+  one_r(3, 2, 1, 3, M, C, GM, 0.0, 1, L2_DEFAULT);
+  /* FMG start + V-cycles, 2D and 3D, several k, every precision */
+  one(2, 1, 1, 7, D, C, FM, 0.0);
+  one(2, 4, 1, 5, D, C, FM, 0.0);
+  one(3, 2, 1, 4, D, C, FM, 0.0);
+  one(3, 5, 1, 3, D, C, FM, 0.0);
+  one(3, 8, 1, 2, D, C, FM, 0.0);
+  one(3, 3, 1, 3, M, C, FM, 0.0);
+  one(2, 6, 1, 5, M, C, FM, 0.0);
+  one(3, 2, 1, 4, F, C, FM, 0.0);
+  one(3, 2, 8, 1, D, C, FM, 0.0); /* CG coarse solve inside FMG */
+  /* accuracy (difference form): where the former kernel had a round-off floor
+   * (2D Q3 on 1024^2 cells: CPU 2.1e-14, former GPU ~3e-11); in 3D the floor shows only
+   * at sizes beyond a CPU reference here: there the cases check "same as the CPU" */
+  one_r(2, 3, 1, 10, D, C, CG, 0.0, 0, L2_2DIGITS);
+  one_r(2, 3, 1, 9, M, C, GM, 0.0, 0, L2_2DIGITS);
+  one_r(3, 3, 1, 5, D, C, CG, 0.0, 0, L2_2DIGITS);
+  one_r(3, 7, 1, 3, D, C, GM, 0.0, 0, L2_2DIGITS);
+  one_r(3, 5, 1, 4, M, C, FM, 0.0, 0, L2_2DIGITS);
   printf("test_cuda_solver: %d failures\n", failures);
   return failures ? 1 : 0;
 }

@@ -32,9 +32,13 @@ typedef struct hpmg_cuda_solver_s *hpmg_cuda_solver;
 /* HPMG_SUCCESS if a CUDA GPU can be used, else HPMG_ERR_BACKEND + message. */
 hpmg_error hpmg_cuda_check(void);
 
-/* Supported on the GPU: solver CG or VCYCLE; smoother CHEBYSHEV or JACOBI
- * (AUTO means CHEBYSHEV here: the vertex-patch smoother is not on the GPU
- * yet); precision DOUBLE or MIXED (float V-cycle inside double CG).
+/* Supported on the GPU: solver CG, VCYCLE, GMRES (restarted, flexible
+ * right preconditioning with one V-cycle, as krylov.c; the basis is
+ * allocated on first use) and FMG (full multigrid start, then V-cycles, as
+ * solver.c); smoother CHEBYSHEV or JACOBI (AUTO means CHEBYSHEV here: the
+ * vertex-patch smoother is not on the GPU yet); precision DOUBLE, FLOAT
+ * (everything in float, the final residual check in double) or MIXED (float
+ * V-cycle inside the double outer iteration).
  * Everything else is refused with HPMG_ERR_BACKEND and a message. Setup
  * (1D matrices, coarse Cholesky inverse) runs on the host, the Lanczos
  * lambda_max estimates on the GPU. */

@@ -27,7 +27,8 @@ extern "C" {
  * and their diagonals. */
 template <typename R> struct qk_op_data {
   const R *M[3], *K[3], *dM[3], *dK[3];
-  const R *sK[3]; /* row-sum corrections of K (hpmg_laplace.sK): exact row sums */
+  const R *sK[3]; /* exact row sums of K (hpmg_laplace.sK / sKf): difference form */
+  const R *W[3];  /* summation-by-parts weights of K for the z push (qk_ops.cu) */
 };
 
 struct hpmg_cuda_op_s {

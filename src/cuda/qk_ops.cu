@@ -89,7 +89,7 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
   o->lambda = op->lambda;
   HPMG_CALL(qk_sm_count(&o->nsm));
   /* padded diagonal storage of M, K and the two diagonals per direction */
-  size_t off[3][5], total = 0;
+  size_t off[3][6], total = 0;
   for (int d = 0; d < 3; d++) {
     o->n[d] = g->n[d];
     o->kb[d] = d < g->dim ? g->k : 0;
@@ -99,6 +99,7 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
     off[d][2] = total; total += (size_t)g->n[d];
     off[d][3] = total; total += (size_t)g->n[d];
     off[d][4] = total; total += (size_t)g->n[d];
+    off[d][5] = total; total += len;
   }
   double *hd = (double *)calloc(total, sizeof(double));
   float *hf = (float *)calloc(total, sizeof(float));
@@ -126,21 +127,58 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
     }
   }
   for (size_t i = 0; i < total; i++) hf[i] = (float)hd[i];
-  /* Row-sum corrections c_i = s_i - sum_j K_ij of the stored entries (sums
-   * exact in long double, per precision; s_i = op->sK, the exact row sums).
-   * The kernel adds c_i a_i, so the applied K has exact row sums. The CPU
-   * kernel goes further (difference form, laplace.h); this GPU kernel's z
-   * ring would need the center planes' values, so it takes the cheaper fix. */
+  /* Difference form of K (as the CPU kernel, laplace.h): the applied K has
+   * the exact row sums s_i = op->sK (sKf in float) instead of the row sums
+   * of the rounded entries, so their rounding cannot act as a smooth
+   * spurious term (an ~eps/h^2 relative floor of the solution).
+   * x and y stages (pull form, as the CPU): (K a)_i = sum_o K_{i,i+o}
+   * (a_{i+o} - a_i) + s_i a_i; off[d][4] holds s_i.
+   * z stage: a push into the register ring, where the center plane is not
+   * known while the lower planes are pushed. Summation by parts over the
+   * plane differences D_l = p_l - p_{l-1} (p_{-1} = p_n = 0) with the
+   * weights (off[d][5], same layout as K, entry (i, l)):
+   *   l <= i: -sum_{a<=j<l} K_ij (+ s_i),   l > i: sum_{l<=j<=b} K_ij (- s_i)
+   * a = max(0,i-k), b = min(n-1,i+k), l = a..b (the "+ s_i" variant) for rows
+   * not touching the top boundary node, l = a+1..n (the "- s_i" variant) for
+   * rows that do (i >= n-k, a > 0). Then sum_l W_il D_l = sum_j K_ij p_j +
+   * (s_i - sum_j K_ij) p_i exactly (the dropped s_i p_{a-1} is 0: p_{-1} = 0
+   * or s_i = 0 in the interior), i.e. the CPU's operator; every weight is a
+   * short partial sum not crossing the center, so for a smooth p each term
+   * is O(|p'|) and the rounded weights perturb the result by O(eps |p'| h)
+   * (1D model, bench/zpush_model.py: solution floor within a few x of the
+   * CPU difference form, 100x and more below the former row-sum correction
+   * form). The weight at l = a is s_i,
+   * exactly 0 in the interior: a z-chunk's first plane difference (whose
+   * p_{a-1} the block does not have) is multiplied by 0. */
   for (int d = 0; d < 3; d++) {
-    const hpmg_sp1d *Kd = &op->K[d];
-    for (int64_t i = 0; i < g->n[d]; i++) {
-      long double sd = 0.0L, sf = 0.0L;
-      for (int p = Kd->rowptr[i]; p < Kd->rowptr[i + 1]; p++) {
-        sd += (long double)Kd->val[p];
-        sf += (long double)Kd->valf[p];
+    const int kb = o->kb[d];
+    const int64_t n = g->n[d];
+    for (int pr = 0; pr < 2; pr++) {
+      for (int64_t i = 0; i < n; i++) {
+        if (pr == 0) hd[off[d][4] + i] = op->sK[d][i];
+        else hf[off[d][4] + i] = op->sKf[d][i];
+        if (kb == 0) continue; /* 2D z: K = [0] */
+        const long double S = pr ? (long double)op->sKf[d][i] : (long double)op->sK[d][i];
+        const int64_t a = i - kb > 0 ? i - kb : 0, b = i + kb < n - 1 ? i + kb : n - 1;
+        const int rev = a > 0 && i >= n - kb;
+        auto Kij = [&](int64_t j) -> long double {
+          const size_t q = off[d][1] + (size_t)(j - i + kb) * (size_t)n + (size_t)i;
+          return pr ? (long double)hf[q] : (long double)hd[q];
+        };
+        for (int64_t l = rev ? a + 1 : a; l <= (rev ? n : b); l++) {
+          long double w = 0.0L;
+          if (l <= i) {
+            for (int64_t j = a; j < l; j++) w -= Kij(j);
+            if (!rev) w += S;
+          } else {
+            for (int64_t j = l; j <= b; j++) w += Kij(j);
+            if (rev) w -= S;
+          }
+          const size_t q = off[d][5] + (size_t)(l - i + kb) * (size_t)n + (size_t)i;
+          if (pr) hf[q] = (float)w;
+          else hd[q] = (double)w;
+        }
       }
-      hd[off[d][4] + i] = (double)((long double)op->sK[d][i] - sd);
-      hf[off[d][4] + i] = (float)((long double)op->sK[d][i] - sf);
     }
   }
   /* the float diagonals are the CPU's float diagonals (rounded the same way) */
@@ -160,6 +198,7 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
     o->d.M[d] = bd + off[d][0]; o->d.K[d] = bd + off[d][1]; o->d.dM[d] = bd + off[d][2]; o->d.dK[d] = bd + off[d][3];
     o->f.M[d] = bf + off[d][0]; o->f.K[d] = bf + off[d][1]; o->f.dM[d] = bf + off[d][2]; o->f.dK[d] = bf + off[d][3];
     o->d.sK[d] = bd + off[d][4]; o->f.sK[d] = bf + off[d][4];
+    o->d.W[d] = bd + off[d][5]; o->f.W[d] = bf + off[d][5];
   }
   *out = o;
   return HPMG_SUCCESS;
@@ -183,7 +222,8 @@ template <typename R> struct op_args {
       *__restrict__ Kz;
   const R *__restrict__ dMx, *__restrict__ dKx, *__restrict__ dMy, *__restrict__ dKy, *__restrict__ dMz,
       *__restrict__ dKz;
-  const R *__restrict__ sKx, *__restrict__ sKy, *__restrict__ sKz; /* row-sum corrections of K */
+  const R *__restrict__ sKx, *__restrict__ sKy; /* exact row sums of K (difference form) */
+  const R *__restrict__ Wz; /* z: summation-by-parts weights of Kz (qk_op_create) */
   R lambda, c1, c2;
   int mode; /* 0 apply, 1 residual, 2 smooth with d, 3 smooth without d */
   const R *__restrict__ x;
@@ -196,7 +236,8 @@ template <typename R> struct op_args {
  * CREG: the thread's 2(2K+1) x-band coefficients live in registers (else in
  * shared memory, one extra load per multiply-add of the x stage). */
 template <typename R, int K, int KZ, int BX, int BY, bool CREG>
-__global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(const op_args<R> a) {
+__global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? (sizeof(R) == 4 && K == 2 ? 3 : 2) : 1)
+    qk_op_kernel(const op_args<R> a) {
   constexpr int NB = 2 * K + 1, NZ = 2 * KZ + 1, PX = BX + 2 * K, RY = BY + 2 * K, NT = BX * BY;
   __shared__ R Xs[RY][PX];
   __shared__ R U1[BY][PX], U2[BY][PX];
@@ -238,6 +279,7 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(
   R acc[NZ];
 #pragma unroll
   for (int s = 0; s < NZ; s++) acc[s] = R(0);
+  R pmprev = 0; /* pm of the previous input plane (z differences) */
 
   /* software pipeline: the next input plane is loaded into registers while
    * the current one is computed (a block of 16 warps holds an SM alone) */
@@ -256,6 +298,9 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(
 
   for (int j = z0 - KZ; j < z1 + KZ; j++) {
     const int i = j - KZ; /* output plane completed in this step */
+    const bool comp = j >= ja && j < jb; /* input plane j exists: in-plane stages */
+    /* j == nz: push the last difference D_nz = 0 - p_{nz-1} (top rows) */
+    const bool push = comp || (KZ > 0 && j == nz);
     const bool emit = i >= z0 && i < z1 && own;
     const int64_t idx = ((int64_t)i * ny + gy) * nx + gx;
     R eb = 0, ex = 0, ed = 0; /* epilogue operands, loaded early */
@@ -264,35 +309,41 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(
       if (a.mode >= 2) ex = a.x[idx];
       if (a.mode == 2) ed = a.d[idx];
     }
-    if (j >= ja && j < jb) { /* uniform over the block */
+    if (push) { /* uniform over the block */
+      if (comp) {
 #pragma unroll
-      for (int l = 0; l < LP; l++) {
-        const int e = tid + l * NT;
-        if (e < RY * PX) (&Xs[0][0])[e] = pf[l];
+        for (int l = 0; l < LP; l++) {
+          const int e = tid + l * NT;
+          if (e < RY * PX) (&Xs[0][0])[e] = pf[l];
+        }
       }
-      if (tid < 2 * NZ) { /* Mz[i][j], Kz[i][j] for the ring slots i = j-KZ+s */
+      if (tid < 2 * NZ) { /* Mz[i][j], Wz[i][j] for the ring slots i = j-KZ+s */
         const int w = tid / NZ, s = tid % NZ, ii = j - KZ + s;
-        const R *Z = w ? a.Kz : a.Mz;
+        const R *Z = w ? a.Wz : a.Mz;
         CZ[j & 1][w][s] = (ii >= 0 && ii < nz) ? Z[(int64_t)(2 * KZ - s) * nz + ii] : R(0);
       }
       __syncthreads();
+    }
+    if (comp) {
       if (j + 1 < jb) prefetch(j + 1);
       /* y band on the tile's rows, x columns with halo */
       for (int e = tid; e < BY * PX; e += NT) { /* all lanes busy (PX > BX) */
         const int r = e / PX, c = e % PX;
+        const R xc = Xs[r + K][c];
         R u1 = 0, u2 = 0;
 #pragma unroll
         for (int o = 0; o < NB; o++) {
           const R v = Xs[r + o][c];
           u1 += CYM[r][o] * v;
-          u2 += CYK[r][o] * v;
+          u2 += CYK[r][o] * (v - xc); /* Ky in difference form */
         }
         U1[r][c] = u1;
-        U2[r][c] = u2 + CYS[r] * Xs[r + K][c]; /* row-sum correction of Ky */
+        U2[r][c] = u2 + CYS[r] * xc; /* + exact row sum */
       }
       __syncthreads();
       /* x band of the owned column */
       R pm = 0, pa = 0;
+      const R u1c = U1[ty][tx + K];
 #pragma unroll
       for (int o = 0; o < NB; o++) {
         const R u1 = U1[ty][tx + o], u2 = U2[ty][tx + o];
@@ -305,12 +356,22 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? 2 : 1) qk_op_kernel(
           kk = CXK[o][tx];
         }
         pm += m * u1;
-        pa += kk * u1 + m * u2;
+        pa += kk * (u1 - u1c) + m * u2; /* Kx in difference form */
       }
-      pa += a.lambda * pm + sKxv * U1[ty][tx + K]; /* + row-sum correction of Kx */
+      pa += a.lambda * pm + sKxv * u1c; /* + exact row sum */
+      if constexpr (KZ == 0) { /* 2D: Mz = [1], Kz = [0] */
+        acc[0] += CZ[j & 1][0][0] * pa;
+      } else {
+        const R dz = pm - pmprev; /* D_j = p_j - p_{j-1} */
+        pmprev = pm;
 #pragma unroll
-      for (int s = 0; s < NZ; s++) acc[s] += CZ[j & 1][0][s] * pa + CZ[j & 1][1][s] * pm;
-      if (KZ > 0 && j < nz) acc[KZ] += a.sKz[j] * pm; /* row-sum correction of Kz (output plane j) */
+        for (int s = 0; s < NZ; s++) acc[s] += CZ[j & 1][0][s] * pa + CZ[j & 1][1][s] * dz;
+      }
+    } else if (KZ > 0 && push) { /* j == nz: p_nz = 0 */
+      const R dz = -pmprev;
+      pmprev = 0;
+#pragma unroll
+      for (int s = 0; s < NZ; s++) acc[s] += CZ[j & 1][1][s] * dz;
     }
     if (emit) {
       const R v = acc[0];
@@ -369,7 +430,7 @@ template <typename R> static hpmg_error op_kernel_r(const hpmg_cuda_op o, const 
   a.nx = (int)o->n[0]; a.ny = (int)o->n[1]; a.nz = (int)o->n[2];
   a.Mx = D.M[0]; a.Kx = D.K[0]; a.My = D.M[1]; a.Ky = D.K[1]; a.Mz = D.M[2]; a.Kz = D.K[2];
   a.dMx = D.dM[0]; a.dKx = D.dK[0]; a.dMy = D.dM[1]; a.dKy = D.dK[1]; a.dMz = D.dM[2]; a.dKz = D.dK[2];
-  a.sKx = D.sK[0]; a.sKy = D.sK[1]; a.sKz = D.sK[2];
+  a.sKx = D.sK[0]; a.sKy = D.sK[1]; a.Wz = D.W[2];
   a.lambda = (R)o->lambda;
   a.c1 = (R)ka->c1;
   a.c2 = (R)ka->c2;

@@ -1,7 +1,7 @@
 /* The whole Chebyshev-smoothed Q_k multigrid solve on the GPU: the CPU
- * algorithm of src/mg/mg.c, src/smoothers/chebyshev.c, jacobi.c and
- * src/la/krylov.c (hpmg_pcg, hpmg_richardson) step for step, on device
- * vectors. Setup builds the 1D matrices and transfers on the host (they are
+ * algorithm of src/mg/mg.c (V-cycle, FMG), src/smoothers/chebyshev.c,
+ * jacobi.c, src/la/krylov.c (hpmg_pcg, hpmg_richardson, hpmg_gmres) and
+ * src/api/solver.c (fmg_solve) step for step, on device vectors. Setup builds the 1D matrices and transfers on the host (they are
  * 1D, tiny), factorizes the coarsest operator there (dense Cholesky, uploaded
  * once as the explicit inverse) and estimates lambda_max per level on the
  * GPU. Per iteration only scalars (dot products) cross to the host. */
@@ -38,13 +38,19 @@ struct hpmg_cuda_solver_s {
   hpmg_problem_options po;
   hpmg_solver_options so;
   hpmg_smoother_kind smoother;
-  hpmg_real real; /* cycle precision */
+  hpmg_real real;  /* cycle precision */
+  hpmg_real kreal; /* outer iteration precision: float for --precision float, else double */
   int nlevels;
   qk_level *lv; /* lv[0] coarsest */
   double *cinv; /* dense inverse of the coarsest operator (device) or NULL: CG */
   double *cw[5]; /* double coarse scratch (device) */
-  double *w[4];  /* outer vectors r z p q (device, finest size, double) */
+  double *w[4];  /* outer vectors r z p q (device, finest size, n doubles: also n floats) */
   double *db, *dx; /* device b and x for host callers */
+  void *kb, *kx;   /* --precision float: float copies of b and x (device) */
+  /* GMRES(m): basis v[0..m] and z[0..m-1] in kreal (device, allocated on
+   * first use: v0 z0 v1 z1 are w[0..3]), Hessenberg least squares on the host */
+  void **gv, **gz;
+  double *gH, *gcs, *gsn, *gg, *gy;
   void *tscratch; /* transfer scratch */
   int profile;
   double t_op, t_smooth, t_transfer, t_coarse;
@@ -64,14 +70,17 @@ static int first_level(int k, int coarse) { return (int64_t)k * coarse - 1 > 0 ?
 static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solver_options *so) {
   HPMG_CALL(hpmg_problem_options_check(po));
   HPMG_CHECK_ARG(so, "solver options are NULL");
-  if (so->solver != HPMG_SOLVER_CG && so->solver != HPMG_SOLVER_VCYCLE)
-    return hpmg_error_set(HPMG_ERR_BACKEND, "--device cuda: only --solver cg and vcycle run on the GPU so far");
+  HPMG_CHECK_ARG(so->solver == HPMG_SOLVER_CG || so->solver == HPMG_SOLVER_VCYCLE || so->solver == HPMG_SOLVER_GMRES ||
+                     so->solver == HPMG_SOLVER_FMG,
+                 "--device cuda: unknown solver %d", (int)so->solver);
+  HPMG_CHECK_ARG(so->restart >= 1 && so->restart <= 1000, "--restart must be in 1..1000 (got %d)", so->restart);
   if (!(so->smoother == HPMG_SMOOTHER_CHEBYSHEV || so->smoother == HPMG_SMOOTHER_JACOBI ||
         so->smoother == HPMG_SMOOTHER_AUTO))
     return hpmg_error_set(HPMG_ERR_BACKEND,
                           "--device cuda: only --smoother chebyshev and jacobi run on the GPU so far");
-  if (so->precision == HPMG_PREC_FLOAT)
-    return hpmg_error_set(HPMG_ERR_BACKEND, "--device cuda: --precision double or mixed (float is not on the GPU)");
+  HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE || so->precision == HPMG_PREC_FLOAT ||
+                     so->precision == HPMG_PREC_MIXED,
+                 "--device cuda: unknown precision %d", (int)so->precision);
   HPMG_CHECK_ARG(po->degree <= QK_MAX_K, "--device cuda: degree must be <= %d", QK_MAX_K);
   HPMG_CHECK_ARG(so->cheby_degree >= 1 && so->cheby_degree <= 100, "--cheby-degree must be in 1..100");
   HPMG_CHECK_ARG(so->cheby_range > 1, "--cheby-range must be > 1");
@@ -84,6 +93,15 @@ static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solve
   return HPMG_SUCCESS;
 }
 
+/* GMRES(m) basis beyond the 4 outer vectors it reuses: 2m+1 vectors in the
+ * outer precision, allocated on first use (a solve that converges in j < m
+ * iterations holds 2j+1) */
+static double gmres_basis_bytes(const hpmg_solver_options *so, double nf) {
+  if (so->solver != HPMG_SOLVER_GMRES) return 0.0;
+  const double extra = 2.0 * so->restart + 1.0 - 4.0;
+  return (extra > 0 ? extra : 0.0) * nf * (so->precision == HPMG_PREC_FLOAT ? 4.0 : 8.0);
+}
+
 extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so,
                                                 double *bytes) {
   HPMG_CALL(options_check(po, so));
@@ -94,15 +112,16 @@ extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, 
   for (int l = l0; l <= po->refine; l++) {
     double n = 1.0, cells = (double)po->coarse * ldexp(1.0, l);
     for (int d = 0; d < po->dim; d++) n *= po->degree * cells - 1;
-    const int alias = l == po->refine && so->precision == HPMG_PREC_DOUBLE;
+    const int alias = l == po->refine && so->precision != HPMG_PREC_MIXED;
     total += (1 + 1 + cheb + (alias ? 0 : 2)) * n * rs; /* r, d, t, b, x */
     if (l == l0) n0 = n;
     nf = n;
   }
   total += 0.75 * nf * rs;            /* transfer scratch */
   total += 6 * nf * 8.0;              /* outer r z p q, b, x */
+  if (so->precision == HPMG_PREC_FLOAT) total += 2 * nf * 4.0; /* float b, x */
   total += n0 <= QK_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 2 * n0 * 8.0 : 5 * n0 * 8.0;
-  *bytes = total;
+  *bytes = total + gmres_basis_bytes(so, nf);
   return HPMG_SUCCESS;
 }
 
@@ -130,6 +149,19 @@ extern "C" void hpmg_cuda_solver_destroy(hpmg_cuda_solver *sp) {
   for (int i = 0; i < 4; i++) hpmg_cuda_free(s->w[i]);
   hpmg_cuda_free(s->db);
   hpmg_cuda_free(s->dx);
+  hpmg_cuda_free(s->kb);
+  hpmg_cuda_free(s->kx);
+  for (int i = 0; s->gv && i <= s->so.restart; i++)
+    if (i >= 2) hpmg_cuda_free(s->gv[i]);
+  for (int i = 0; s->gz && i < s->so.restart; i++)
+    if (i >= 2) hpmg_cuda_free(s->gz[i]);
+  free(s->gv);
+  free(s->gz);
+  free(s->gH);
+  free(s->gcs);
+  free(s->gsn);
+  free(s->gg);
+  free(s->gy);
   hpmg_cuda_free(s->tscratch);
   if (s->prob) hpmg_problem_destroy(&s->prob);
   free(s);
@@ -167,6 +199,12 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   HPMG_CALL(hpmg_cuda_check());
   double need;
   HPMG_CALL(hpmg_cuda_memory_estimate(po, so, &need));
+  { /* the GMRES basis is allocated on first use: require 2 more vectors now */
+    double nf = 1.0, cells = (double)po->coarse * ldexp(1.0, po->refine);
+    for (int d = 0; d < po->dim; d++) nf *= po->degree * cells - 1;
+    const double basis = gmres_basis_bytes(so, nf), two = 2.0 * nf * (so->precision == HPMG_PREC_FLOAT ? 4.0 : 8.0);
+    if (basis > two) need -= basis - two;
+  }
   size_t fr = 0, tot = 0;
   QK_CU(cudaMemGetInfo(&fr, &tot));
   if (need > 0.95 * (double)fr) {
@@ -182,6 +220,7 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   s->so = *so;
   s->smoother = so->smoother == HPMG_SMOOTHER_JACOBI ? HPMG_SMOOTHER_JACOBI : HPMG_SMOOTHER_CHEBYSHEV;
   s->real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
+  s->kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   const char *prof = getenv("HPMG_CUDA_PROFILE");
   s->profile = prof && atoi(prof) > 0;
   hpmg_error e = hpmg_problem_create(po, &s->prob);
@@ -206,8 +245,12 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
       const size_t bytes = (size_t)L->g.N * rs;
       if (!e) e = dalloc(bytes, &L->r);
       if (!e && i > 0) e = dalloc(bytes, &L->d);
+      /* d starts at 0: a Chebyshev sweep on a nonzero x (FMG's first cycle on a
+       * level, --pre 0) begins with c1 = 0, and 0 * (uninitialized NaN) is NaN */
+      if (!e && i > 0 && cudaMemset(L->d, 0, bytes) != cudaSuccess)
+        e = hpmg_error_set(HPMG_ERR_BACKEND, "cudaMemset failed");
       if (!e && i > 0 && s->smoother == HPMG_SMOOTHER_CHEBYSHEV) e = dalloc(bytes, &L->t);
-      if (!e && !(i == s->nlevels - 1 && s->real == HPMG_REAL_DOUBLE)) {
+      if (!e && !(i == s->nlevels - 1 && s->real == s->kreal)) { /* finest: aliases the outer vectors */
         e = dalloc(bytes, &L->own_b);
         if (!e) e = dalloc(bytes, &L->own_x);
         if (!e) e = cudaMemset(L->own_b, 0, bytes) == cudaSuccess ? HPMG_SUCCESS : hpmg_error_set(HPMG_ERR_BACKEND, "cudaMemset failed");
@@ -230,6 +273,28 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
     const int64_t nf = s->lv[s->nlevels - 1].g.N;
     for (int i = 0; i < 4 && !e; i++) e = dalloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1), &s->w[i]);
     if (!e) e = coarse_setup(s);
+    if (!e && s->kreal == HPMG_REAL_FLOAT) e = dalloc(sizeof(float) * (size_t)(nf > 0 ? nf : 1), &s->kb);
+    if (!e && s->kreal == HPMG_REAL_FLOAT) e = dalloc(sizeof(float) * (size_t)(nf > 0 ? nf : 1), &s->kx);
+    if (!e && so->solver == HPMG_SOLVER_GMRES) {
+      const size_t m = (size_t)so->restart;
+      s->gv = (void **)calloc(m + 1, sizeof(void *));
+      s->gz = (void **)calloc(m, sizeof(void *));
+      s->gH = (double *)calloc((m + 1) * m, sizeof(double));
+      s->gcs = (double *)calloc(m, sizeof(double));
+      s->gsn = (double *)calloc(m, sizeof(double));
+      s->gg = (double *)calloc(m + 1, sizeof(double));
+      s->gy = (double *)calloc(m, sizeof(double));
+      if (!s->gv || !s->gz || !s->gH || !s->gcs || !s->gsn || !s->gg || !s->gy)
+        e = hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate GMRES(%d) workspace", so->restart);
+      else { /* the outer vectors are free during GMRES: they hold v0 z0 v1 z1 */
+        s->gv[0] = s->w[0];
+        s->gz[0] = s->w[1];
+        if (m >= 2) {
+          s->gv[1] = s->w[2];
+          s->gz[1] = s->w[3];
+        } else s->gv[1] = s->w[2];
+      }
+    }
     /* lambda_max of every smoothed level, on the GPU, in double (as the CPU) */
     for (int i = 1; i < s->nlevels && !e && s->smoother == HPMG_SMOOTHER_CHEBYSHEV; i++) {
       double est;
@@ -419,20 +484,22 @@ static hpmg_error vcycle(hpmg_cuda_solver s, int l, int x_is_zero) {
   return smooth(s, L, 0, s->so.post);
 }
 
-/* z = V r (double vectors; mixed: float cycle) */
-static hpmg_error precondition(hpmg_cuda_solver s, const double *r, double *z) {
+/* z = V r in the outer precision (mixed: double r and z, float cycle) */
+static hpmg_error precondition(hpmg_cuda_solver s, const void *r, void *z) {
   qk_level *F = &s->lv[s->nlevels - 1];
-  if (s->real == HPMG_REAL_DOUBLE) {
+  if (s->real == s->kreal) {
     F->b = (void *)r;
     F->x = z;
     return vcycle(s, s->nlevels - 1, 1);
   }
-  HPMG_CALL(hpmg_cuda_convert(F->g.N, HPMG_REAL_DOUBLE, r, HPMG_REAL_FLOAT, F->b));
+  HPMG_CALL(hpmg_cuda_convert(F->g.N, s->kreal, r, s->real, F->b));
   HPMG_CALL(vcycle(s, s->nlevels - 1, 1));
-  return hpmg_cuda_convert(F->g.N, HPMG_REAL_FLOAT, F->x, HPMG_REAL_DOUBLE, z);
+  return hpmg_cuda_convert(F->g.N, s->real, F->x, s->kreal, z);
 }
 
-static hpmg_error outer_kernel(hpmg_cuda_solver s, hpmg_kernel_mode mode, const double *x, double *y, const double *b) {
+/* finest operator in precision r (outer iteration: s->kreal; true residual: double) */
+static hpmg_error outer_kernel_r(hpmg_cuda_solver s, hpmg_real r, hpmg_kernel_mode mode, const void *x, void *y,
+                                 const void *b) {
   qk_level *F = &s->lv[s->nlevels - 1];
   hpmg_kernel_args a;
   memset(&a, 0, sizeof a);
@@ -441,22 +508,24 @@ static hpmg_error outer_kernel(hpmg_cuda_solver s, hpmg_kernel_mode mode, const 
   a.y = y;
   a.b = b;
   const double t0 = s->profile ? qk_now(1) : 0;
-  HPMG_CALL(hpmg_cuda_op_kernel(F->dop, HPMG_REAL_DOUBLE, &a));
+  HPMG_CALL(hpmg_cuda_op_kernel(F->dop, r, &a));
   if (s->profile) s->t_op += qk_now(1) - t0;
   s->outer_matvecs++;
   return HPMG_SUCCESS;
 }
+static hpmg_error outer_kernel(hpmg_cuda_solver s, hpmg_kernel_mode mode, const void *x, void *y, const void *b) {
+  return outer_kernel_r(s, s->kreal, mode, x, y, b);
+}
 
-
-/* krylov.c: hpmg_pcg, with r = b - A x in one fused pass and the x, r
- * updates fused with ||r|| */
-static hpmg_error pcg(hpmg_cuda_solver s, const double *b, double *x, hpmg_krylov_info *info) {
+/* krylov.c: hpmg_pcg, with r = b - A x in one fused pass and (double) the
+ * x, r updates fused with ||r|| */
+static hpmg_error pcg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_info *info) {
   const int64_t n = s->st.dofs;
-  const hpmg_real D = HPMG_REAL_DOUBLE;
-  double *r = s->w[0], *z = s->w[1], *p = s->w[2], *q = s->w[3];
+  const hpmg_real K = s->kreal;
+  void *r = s->w[0], *z = s->w[1], *p = s->w[2], *q = s->w[3];
   HPMG_CALL(outer_kernel(s, HPMG_KERNEL_RESIDUAL, x, r, b));
   double rn;
-  HPMG_CALL(hpmg_cuda_norm(D, n, r, &rn));
+  HPMG_CALL(hpmg_cuda_norm(K, n, r, &rn));
   const double r0 = rn;
   info->r0 = r0;
   info->rnorm = rn;
@@ -466,18 +535,24 @@ static hpmg_error pcg(hpmg_cuda_solver s, const double *b, double *x, hpmg_krylo
   if (s->so.verbose) printf("  iter     residual    rel.resid\n     0  %11.4e  %11.4e\n", rn, 1.0);
   if (info->converged) return HPMG_SUCCESS;
   HPMG_CALL(precondition(s, r, z));
-  HPMG_CALL(vcopy(D, n, z, p));
+  HPMG_CALL(vcopy(K, n, z, p));
   double rz;
-  HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz));
+  HPMG_CALL(hpmg_cuda_dot(K, n, r, z, &rz));
   for (int it = 1; it <= s->so.maxit; it++) {
     HPMG_CALL(outer_kernel(s, HPMG_KERNEL_APPLY, p, q, NULL));
     double pq, rr, rz_new;
-    HPMG_CALL(hpmg_cuda_dot(D, n, p, q, &pq));
+    HPMG_CALL(hpmg_cuda_dot(K, n, p, q, &pq));
     if (!(pq > 0))
       return hpmg_error_set(HPMG_ERR_NUMERIC, "CG breakdown: p.Ap = %g at iteration %d", pq, it);
     const double alpha = rz / pq;
-    HPMG_CALL(qk_cg_update(n, alpha, p, q, x, r, &rr));
-    rn = sqrt(rr);
+    if (K == HPMG_REAL_DOUBLE) {
+      HPMG_CALL(qk_cg_update(n, alpha, (const double *)p, (const double *)q, (double *)x, (double *)r, &rr));
+      rn = sqrt(rr);
+    } else {
+      HPMG_CALL(hpmg_cuda_axpy(K, n, alpha, p, x));
+      HPMG_CALL(hpmg_cuda_axpy(K, n, -alpha, q, r));
+      HPMG_CALL(hpmg_cuda_norm(K, n, r, &rn));
+    }
     info->iterations = it;
     info->rnorm = rn;
     HPMG_CALL(hpmg_check_residual(rn, it));
@@ -487,24 +562,24 @@ static hpmg_error pcg(hpmg_cuda_solver s, const double *b, double *x, hpmg_krylo
       return HPMG_SUCCESS;
     }
     HPMG_CALL(precondition(s, r, z));
-    HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz_new));
-    HPMG_CALL(hpmg_cuda_xpby(D, n, z, rz_new / rz, p));
+    HPMG_CALL(hpmg_cuda_dot(K, n, r, z, &rz_new));
+    HPMG_CALL(hpmg_cuda_xpby(K, n, z, rz_new / rz, p));
     rz = rz_new;
   }
   return HPMG_SUCCESS;
 }
 
 /* krylov.c: hpmg_richardson */
-static hpmg_error richardson(hpmg_cuda_solver s, const double *b, double *x, hpmg_krylov_info *info) {
+static hpmg_error richardson(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_info *info) {
   const int64_t n = s->st.dofs;
-  double *r = s->w[0], *z = s->w[1];
+  void *r = s->w[0], *z = s->w[1];
   double r0 = 0.0;
   info->iterations = 0;
   info->converged = 0;
   for (int it = 0;; it++) {
     double rn;
     HPMG_CALL(outer_kernel(s, HPMG_KERNEL_RESIDUAL, x, r, b));
-    HPMG_CALL(hpmg_cuda_norm(HPMG_REAL_DOUBLE, n, r, &rn));
+    HPMG_CALL(hpmg_cuda_norm(s->kreal, n, r, &rn));
     HPMG_CALL(hpmg_check_residual(rn, it));
     if (it == 0) r0 = info->r0 = rn;
     info->rnorm = rn;
@@ -516,7 +591,172 @@ static hpmg_error richardson(hpmg_cuda_solver s, const double *b, double *x, hpm
     }
     if (it == s->so.maxit) return HPMG_SUCCESS;
     HPMG_CALL(precondition(s, r, z));
-    HPMG_CALL(hpmg_cuda_axpy(HPMG_REAL_DOUBLE, n, 1.0, z, x));
+    HPMG_CALL(hpmg_cuda_axpy(s->kreal, n, 1.0, z, x));
+  }
+}
+
+static hpmg_error gmres_vector(hpmg_cuda_solver s, void **slot, const char *what, int j) {
+  if (*slot) return HPMG_SUCCESS;
+  hpmg_error e = dalloc((size_t)s->st.dofs * rsz(s->kreal), slot);
+  if (e == HPMG_ERR_MEMORY)
+    return hpmg_error_set(HPMG_ERR_MEMORY, "--device cuda: GMRES(%d) basis vector %s%d does not fit in GPU memory "
+                          "(use a smaller --restart)", s->so.restart, what, j);
+  return e;
+}
+
+/* krylov.c: hpmg_gmres, restarted, right-preconditioned (flexible: the
+ * preconditioned vectors z_j are kept, as the CPU), modified Gram-Schmidt in
+ * the outer precision on the device; the Givens rotations and the triangular
+ * solve on the host. */
+static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_info *info) {
+  const int64_t n = s->st.dofs;
+  const hpmg_real K = s->kreal;
+  const int m = s->so.restart;
+  const double rtol = s->so.tol;
+  const int maxit = s->so.maxit;
+  double *H = s->gH, *cs = s->gcs, *sn = s->gsn, *g = s->gg, *y = s->gy;
+#define HH(i, j) H[(size_t)(j) * (m + 1) + (i)]
+  info->iterations = 0;
+  info->converged = 0;
+  int it = 0;
+  double r0 = 0.0;
+  for (;;) { /* restart cycles */
+    void *v0 = s->gv[0];
+    HPMG_CALL(outer_kernel(s, HPMG_KERNEL_RESIDUAL, x, v0, b)); /* v0 = b - A x */
+    double beta;
+    HPMG_CALL(hpmg_cuda_norm(K, n, v0, &beta));
+    HPMG_CALL(hpmg_check_residual(beta, it));
+    if (it == 0) {
+      r0 = info->r0 = beta;
+      if (s->so.verbose) printf("  iter     residual    rel.resid\n     0  %11.4e  %11.4e\n", beta, 1.0);
+    }
+    info->rnorm = beta;
+    if (beta <= rtol * r0 || beta == 0.0) {
+      info->converged = 1;
+      return HPMG_SUCCESS;
+    }
+    if (it >= maxit) return HPMG_SUCCESS;
+    HPMG_CALL(hpmg_cuda_scale(K, n, 1.0 / beta, v0));
+    g[0] = beta;
+    int j = 0, done = 0;
+    while (!done) {
+      HPMG_CALL(gmres_vector(s, &s->gz[j], "z", j));
+      HPMG_CALL(gmres_vector(s, &s->gv[j + 1], "v", j + 1));
+      HPMG_CALL(precondition(s, s->gv[j], s->gz[j]));
+      HPMG_CALL(outer_kernel(s, HPMG_KERNEL_APPLY, s->gz[j], s->gv[j + 1], NULL));
+      void *u = s->gv[j + 1];
+      for (int i = 0; i <= j; i++) { /* modified Gram-Schmidt */
+        HPMG_CALL(hpmg_cuda_dot(K, n, u, s->gv[i], &HH(i, j)));
+        HPMG_CALL(hpmg_cuda_axpy(K, n, -HH(i, j), s->gv[i], u));
+      }
+      double hn;
+      HPMG_CALL(hpmg_cuda_norm(K, n, u, &hn));
+      HH(j + 1, j) = hn;
+      if (hn > 0) HPMG_CALL(hpmg_cuda_scale(K, n, 1.0 / hn, u));
+      for (int i = 0; i < j; i++) { /* previous rotations on the new column */
+        const double a = HH(i, j), c = HH(i + 1, j);
+        HH(i, j) = cs[i] * a + sn[i] * c;
+        HH(i + 1, j) = -sn[i] * a + cs[i] * c;
+      }
+      const double a = HH(j, j), c = HH(j + 1, j), rho = hypot(a, c);
+      cs[j] = rho > 0 ? a / rho : 1.0;
+      sn[j] = rho > 0 ? c / rho : 0.0;
+      HH(j, j) = rho;
+      HH(j + 1, j) = 0.0;
+      g[j + 1] = -sn[j] * g[j];
+      g[j] = cs[j] * g[j];
+      const double res = fabs(g[j + 1]);
+      it++;
+      j++;
+      HPMG_CALL(hpmg_check_residual(res, it));
+      info->iterations = it;
+      info->rnorm = res;
+      if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, res, res / r0);
+      done = res <= rtol * r0 || it >= maxit || j == m || hn == 0.0;
+      if (rho == 0.0)
+        return hpmg_error_set(HPMG_ERR_NUMERIC, "GMRES breakdown at iteration %d (singular Hessenberg matrix)", it);
+    }
+    for (int i = j - 1; i >= 0; i--) { /* back substitution, x += Z y */
+      double t = g[i];
+      for (int l = i + 1; l < j; l++) t -= HH(i, l) * y[l];
+      y[i] = t / HH(i, i);
+    }
+    for (int i = 0; i < j; i++) HPMG_CALL(hpmg_cuda_axpy(K, n, y[i], s->gz[i], x));
+    if (info->rnorm <= rtol * r0) {
+      info->converged = 1;
+      return HPMG_SUCCESS;
+    }
+    if (it >= maxit) return HPMG_SUCCESS;
+  }
+#undef HH
+}
+
+/* mg.c: hpmg_mg_fmg on the level vectors (finest b set by the caller):
+ * b_c = R b_f down to the coarsest level, coarse solve, then per level
+ * x_l = P x_{l-1} and one V-cycle with that start */
+static hpmg_error fmg_cycle(hpmg_cuda_solver s) {
+  const hpmg_real real = s->real;
+  double t0 = s->profile ? qk_now(1) : 0;
+  for (int l = s->nlevels - 1; l > 0; l--)
+    HPMG_CALL(hpmg_cuda_kron3_apply(s->lv[l].dR, real, s->lv[l].b, s->lv[l - 1].b, 0, s->tscratch));
+  if (s->profile) s->t_transfer += qk_now(1) - t0;
+  HPMG_CALL(vcycle(s, 0, 1));
+  for (int l = 1; l < s->nlevels; l++) {
+    t0 = s->profile ? qk_now(1) : 0;
+    HPMG_CALL(hpmg_cuda_kron3_apply(s->lv[l].dP, real, s->lv[l - 1].x, s->lv[l].x, 0, s->tscratch));
+    if (s->profile) s->t_transfer += qk_now(1) - t0;
+    HPMG_CALL(vcycle(s, l, 0));
+  }
+  return HPMG_SUCCESS;
+}
+
+/* solver.c: fmg_solve (paper 000, Algorithm 2): FMG start in the cycle
+ * precision, then x += V(b - Ax) in the outer precision while
+ * ||b - Ax|| > tol ||b||; at least one V-cycle, the count excludes the start */
+static hpmg_error fmg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_info *info) {
+  const int64_t n = s->st.dofs;
+  const hpmg_real K = s->kreal;
+  void *r = s->w[0], *z = s->w[1];
+  double r0;
+  HPMG_CALL(hpmg_cuda_norm(K, n, b, &r0));
+  info->r0 = r0;
+  info->iterations = 0;
+  info->converged = 0;
+  if (!isfinite(r0)) return hpmg_error_set(HPMG_ERR_NUMERIC, "right-hand side norm is %g", r0);
+  if (r0 == 0.0) { /* A x = 0 */
+    QK_CU(cudaMemsetAsync(x, 0, (size_t)n * rsz(K)));
+    info->rnorm = 0.0;
+    info->converged = 1;
+    return HPMG_SUCCESS;
+  }
+  qk_level *F = &s->lv[s->nlevels - 1];
+  if (s->real != K) {
+    HPMG_CALL(hpmg_cuda_convert(n, K, b, s->real, F->b));
+    HPMG_CALL(fmg_cycle(s));
+    HPMG_CALL(hpmg_cuda_convert(n, s->real, F->x, K, x));
+  } else {
+    F->b = (void *)b;
+    F->x = x;
+    HPMG_CALL(fmg_cycle(s));
+  }
+  for (int it = 0;; it++) {
+    double rn;
+    HPMG_CALL(outer_kernel(s, HPMG_KERNEL_RESIDUAL, x, r, b));
+    HPMG_CALL(hpmg_cuda_norm(K, n, r, &rn));
+    if (!isfinite(rn)) return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g after %d V-cycles", rn, it);
+    info->rnorm = rn;
+    info->iterations = it;
+    if (s->so.verbose) {
+      if (it == 0) printf("  iter     residual    rel.resid\n");
+      printf("  %4d  %11.4e  %11.4e\n", it, rn, rn / r0);
+    }
+    if (it > 0 && rn <= s->so.tol * r0) {
+      info->converged = 1;
+      return HPMG_SUCCESS;
+    }
+    if (it == s->so.maxit) return HPMG_SUCCESS;
+    HPMG_CALL(precondition(s, r, z));
+    HPMG_CALL(hpmg_cuda_axpy(K, n, 1.0, z, x));
   }
 }
 
@@ -549,12 +789,28 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
   hpmg_krylov_info info;
   memset(&info, 0, sizeof info);
   const double t0 = qk_now(1);
-  hpmg_error e = s->so.solver == HPMG_SOLVER_CG ? pcg(s, db, dx, &info) : richardson(s, db, dx, &info);
+  /* --precision float: the outer iteration on float copies (as solver.c) */
+  const void *kb = db;
+  void *kx = dx;
+  hpmg_error e = HPMG_SUCCESS;
+  if (s->kreal == HPMG_REAL_FLOAT) {
+    e = hpmg_cuda_convert(n, HPMG_REAL_DOUBLE, db, HPMG_REAL_FLOAT, s->kb);
+    if (!e) e = hpmg_cuda_convert(n, HPMG_REAL_DOUBLE, dx, HPMG_REAL_FLOAT, s->kx);
+    kb = s->kb;
+    kx = s->kx;
+  }
+  if (!e) switch (s->so.solver) {
+    case HPMG_SOLVER_CG: e = pcg(s, kb, kx, &info); break;
+    case HPMG_SOLVER_GMRES: e = gmres(s, kb, kx, &info); break;
+    case HPMG_SOLVER_FMG: e = fmg(s, kb, kx, &info); break;
+    default: e = richardson(s, kb, kx, &info);
+    }
+  if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_cuda_convert(n, HPMG_REAL_FLOAT, s->kx, HPMG_REAL_DOUBLE, dx);
   hpmg_stats *st = &s->st;
   st->t_solve = qk_now(1) - t0;
   /* judge convergence by the true residual, in double (as solver.c) */
   double true_res = 0.0;
-  if (!e) e = outer_kernel(s, HPMG_KERNEL_RESIDUAL, dx, s->w[3], db);
+  if (!e) e = outer_kernel_r(s, HPMG_REAL_DOUBLE, HPMG_KERNEL_RESIDUAL, dx, s->w[3], db);
   s->outer_matvecs--;
   if (!e) e = hpmg_cuda_norm(HPMG_REAL_DOUBLE, n, s->w[3], &true_res);
   if (!device_ptrs) {

@@ -75,7 +75,9 @@ hpmg_error hpmg_smoother_chebyshev(const hpmg_laplace *op, hpmg_real r, int degr
   s->p[1] = range;
   *out = s;
   const size_t bytes = (size_t)op->g.N * hpmg_real_size(r);
-  HPMG_CALL(hpmg_malloc(bytes, &s->work[0]));
+  /* d starts at 0: a sweep on a nonzero x (post-smoothing, or FMG's first
+   * cycle on a level) begins with c1 = 0, and 0 * (uninitialized NaN) is NaN */
+  HPMG_CALL(hpmg_calloc(bytes, &s->work[0]));
   HPMG_CALL(hpmg_malloc(bytes, &s->work[1]));
   double est;
   HPMG_CALL(hpmg_estimate_lambda_max(op, HPMG_REAL_DOUBLE, eig_iters, &est));
