@@ -96,10 +96,16 @@ typedef enum { HPMG_PATCH_MULTIPLICATIVE = 0, HPMG_PATCH_ADDITIVE } hpmg_patch_m
 /* Local patch solver: fast diagonalization, or an explicit dense inverse
  * (reference; (2k-1)^d squared entries per level, refused above 3375 unknowns). */
 typedef enum { HPMG_LOCAL_FDM = 0, HPMG_LOCAL_DENSE } hpmg_local_solver;
+/* GPU kernels of the multiplicative vertex-patch smoother (--patch-kernel;
+ * ignored on the CPU): fused (localized residual + local solve in one kernel
+ * per color), separate (residual kernel, then local-solve kernel, per color),
+ * global (full residual r = b - A x, then local solves, per color). */
+typedef enum { HPMG_PATCH_KERNEL_FUSED = 0, HPMG_PATCH_KERNEL_SEPARATE, HPMG_PATCH_KERNEL_GLOBAL } hpmg_patch_kernel;
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
 /* Where the solve runs. CUDA: the whole solve on the GPU (CG or V-cycle
- * iteration, Chebyshev or Jacobi smoothing, double or mixed precision so
- * far); other combinations are refused with HPMG_ERR_BACKEND. */
+ * iteration, Chebyshev, Jacobi or vertex-patch (fdm) smoothing, double or
+ * mixed precision so far); other combinations are refused with
+ * HPMG_ERR_BACKEND. */
 typedef enum { HPMG_DEVICE_CPU = 0, HPMG_DEVICE_CUDA = 1 } hpmg_device;
 
 typedef struct {
@@ -108,6 +114,7 @@ typedef struct {
   hpmg_patch_mode patch_mode;    /* default multiplicative */
   hpmg_local_solver local_solver;/* default fdm */
   double patch_damping;          /* additive patch damping, 0 = default 1/2^dim */
+  hpmg_patch_kernel patch_kernel;/* GPU patch kernel variant (default fused) */
   int restart;                   /* GMRES restart length (default 30) */
   int cheby_degree;              /* default 5 */
   double cheby_range;            /* smoothing range lambda_max/lambda_min, default 15 */
