@@ -97,8 +97,14 @@ __device__ __forceinline__ void qk_contract(const R *__restrict__ P, const R *__
     constexpr int PLANE = O0 * O1;
     for (int t = tid; t < PLANE; t += nthr) {
       const int o0 = t % O0, o1 = t / O0, o = DIR == 0 ? o0 : o1;
-      const R *prow = P + o * NI;
-      const R *qrow = Q + o * NI;
+      /* the thread's coefficient rows in registers, reused for every z: one
+       * shared load (data) per FMA instead of two */
+      R prow[NI], qrow[DUAL ? NI : 1];
+#pragma unroll
+      for (int j = 0; j < NI; j++) {
+        prow[j] = P[o * NI + j];
+        if (DUAL) qrow[j] = Q[o * NI + j];
+      }
       for (int z = 0; z < I2; z++) {
         R a = 0, c = 0;
 #pragma unroll

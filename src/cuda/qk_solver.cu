@@ -328,8 +328,16 @@ static hpmg_error jacobi_apply(hpmg_cuda_solver s, qk_level *L, int x_is_zero, i
   return HPMG_SUCCESS;
 }
 
-/* post: post-smoothing; the patch colors run backward then if the solver is
- * CG (symmetric V-cycle), as mg.c's smooth() with opt.symmetric */
+/* qk_patch.cu; scratch: L->d. post: the colors run backward if the solver
+ * is CG (symmetric V-cycle), as mg.c's smooth() with opt.symmetric */
+static hpmg_error patch_apply(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int post, int sweeps) {
+  const int64_t m0 = hpmg_cuda_patch_matvecs(L->patch);
+  hpmg_error e = hpmg_cuda_patch_apply(L->patch, s->real, L->b, L->x, L->d, x_is_zero,
+                                       post && s->so.solver == HPMG_SOLVER_CG, sweeps);
+  L->matvecs += hpmg_cuda_patch_matvecs(L->patch) - m0; /* full residuals (global, additive) */
+  return e;
+}
+
 static hpmg_error smooth(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int post, int sweeps) {
   if (sweeps == 0) {
     if (x_is_zero) QK_CU(cudaMemsetAsync(L->x, 0, (size_t)L->g.N * rsz(s->real)));
@@ -337,10 +345,8 @@ static hpmg_error smooth(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int pos
   }
   const double t0 = s->profile ? qk_now(1) : 0;
   hpmg_error e = s->smoother == HPMG_SMOOTHER_JACOBI ? jacobi_apply(s, L, x_is_zero, sweeps)
-                 : s->smoother == HPMG_SMOOTHER_PATCH
-                     ? hpmg_cuda_patch_apply(L->patch, s->real, L->b, L->x, L->d, x_is_zero,
-                                             post && s->so.solver == HPMG_SOLVER_CG, sweeps)
-                     : cheb_apply(s, L, x_is_zero, sweeps);
+                 : s->smoother == HPMG_SMOOTHER_PATCH ? patch_apply(s, L, x_is_zero, post, sweeps)
+                                                      : cheb_apply(s, L, x_is_zero, sweeps);
   if (s->profile) s->t_smooth += qk_now(1) - t0;
   return e;
 }
