@@ -1,4 +1,4 @@
-/* CUDA backend of the Q_k matrix-free multigrid solve (Chebyshev/Jacobi
+/* CUDA backend of the Q_k matrix-free multigrid solve (Chebyshev/Jacobi/vertex-patch
  * smoothing, PCG or V-cycle iteration), reached from C through these entry
  * points. CUDA C++ lives in src/cuda/qk_*.cu; see docs/cuda.md.
  *
