@@ -102,12 +102,19 @@ typedef enum { HPMG_LOCAL_FDM = 0, HPMG_LOCAL_DENSE } hpmg_local_solver;
  * into batches of patch_batch patches; each batch runs its 2^dim colors in
  * sequence (a barrier between colors), the patches of one color in parallel.
  * Post-smoothing runs batches and colors backwards (A-adjoint of the
- * pre-smoother). The result does not depend on the thread count. */
+ * pre-smoother). The result does not depend on the thread count. CPU only:
+ * the GPU sweeps each color over the whole level (paper 000) and ignores
+ * both options. */
 typedef enum { HPMG_PATCH_ORDER_ZORDER = 0, HPMG_PATCH_ORDER_LEXICOGRAPHIC, HPMG_PATCH_ORDER_HIERARCHICAL } hpmg_patch_order;
+/* GPU kernels of the multiplicative vertex-patch smoother (--patch-kernel;
+ * ignored on the CPU): fused (localized residual + local solve in one kernel
+ * per color), separate (residual kernel, then local-solve kernel, per color),
+ * global (full residual r = b - A x, then local solves, per color). */
+typedef enum { HPMG_PATCH_KERNEL_FUSED = 0, HPMG_PATCH_KERNEL_SEPARATE, HPMG_PATCH_KERNEL_GLOBAL } hpmg_patch_kernel;
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
 /* Where the solve runs. CUDA: the whole solve on the GPU (CG, V-cycle, GMRES
- * or FMG; Chebyshev or Jacobi smoothing; double, float or mixed precision);
- * the patch smoother is refused with HPMG_ERR_BACKEND. */
+ * or FMG; Chebyshev, Jacobi or vertex-patch (fdm) smoothing; double, float or
+ * mixed precision); other combinations are refused with HPMG_ERR_BACKEND. */
 typedef enum { HPMG_DEVICE_CPU = 0, HPMG_DEVICE_CUDA = 1 } hpmg_device;
 
 typedef struct {
@@ -119,6 +126,7 @@ typedef struct {
   hpmg_patch_order patch_order;  /* multiplicative sweep order (default zorder) */
   int64_t patch_batch;           /* patches per batch: 0 = auto (sized to the cache
                                     read at run time), -1 = the whole level */
+  hpmg_patch_kernel patch_kernel;/* GPU patch kernel variant (default fused) */
   int restart;                   /* GMRES restart length (default 30) */
   int cheby_degree;              /* default 5 */
   double cheby_range;            /* smoothing range lambda_max/lambda_min, default 15 */

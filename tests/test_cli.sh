@@ -71,7 +71,11 @@ expect_fail 2 solve --restart 10
 expect_fail 2 solve --solver gmres --restart 0
 expect_fail 2 solve --solver fmg --restart 5
 expect_fail 2 solve --device tpu
-expect_fail 2 solve --device cuda --dim 2 --degree 2 --refine 3 --smoother patch
+expect_fail 2 solve --patch-kernel sideways
+expect_fail 2 solve --smoother chebyshev --patch-kernel global
+# GPU patch smoother: dense local solver and 3D degree > 8 are refused (with or without a GPU)
+expect_fail 2 solve --device cuda --dim 2 --degree 2 --refine 3 --smoother patch --local-solver dense
+expect_fail 2 solve --device cuda --dim 3 --degree 9 --refine 1 --smoother patch
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   n=$((n+1))
   if "$HPMG" solve --device cuda --dim 3 --degree 3 --refine 3 --json >"$tmp/gpu" 2>"$tmp/err" &&
@@ -82,6 +86,12 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
     if "$HPMG" solve --device cuda --dim 2 --degree 3 --refine 5 $extra --json >"$tmp/gpu" 2>"$tmp/err" &&
        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['device']=='cuda' and d['converged']" "$tmp/gpu"; then
       echo "ok   --device cuda $extra"; else echo "FAIL: --device cuda $extra"; cat "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
+  done
+  for pk in fused separate global; do
+    n=$((n+1))
+    if "$HPMG" solve --device cuda --dim 3 --degree 3 --refine 2 --smoother patch --patch-kernel $pk --json >"$tmp/gpu" 2>"$tmp/err" &&
+       python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['device']=='cuda' and d['converged'] and d['smoother']=='patch' and d['patch_kernel']==sys.argv[2]" "$tmp/gpu" $pk; then
+      echo "ok   --device cuda --smoother patch --patch-kernel $pk"; else echo "FAIL: --device cuda --patch-kernel $pk"; cat "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
   done
 else
   expect_fail 2 solve --device cuda --dim 2 --degree 2 --refine 3
@@ -96,7 +106,7 @@ if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['conver
   echo "ok   --json is one valid object"; else echo "FAIL: --json"; cat "$tmp/json"; fail=$((fail+1)); fi
 for args in "--solver gmres --restart 4 --precision mixed" "--solver fmg --rhs one" "--solver fmg --precision mixed" \
             "--solver cg --patch-mode additive" "--solver gmres --local-solver dense --pre 2 --post 1" \
-            "--solver vcycle --smoother patch --degree 1"; do
+            "--solver vcycle --smoother patch --degree 1" "--patch-kernel global"; do
   n=$((n+1))
   "$HPMG" solve --dim 2 --degree 3 --refine 3 --smoother patch $args --json >"$tmp/json" 2>"$tmp/err"
   if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['converged'] and d['smoother']=='patch' and d['relres']<=1e-9" "$tmp/json"; then

@@ -43,6 +43,9 @@ static void usage(FILE *f) {
           "  --patch-order zorder|lexicographic|hierarchical   multiplicative sweep order (default zorder)\n"
           "  --patch-batch N|auto|all   patches per batch; colors run in sequence inside a batch\n"
           "                        (default auto: sized to the per-core L2 cache read at run time)\n"
+          "  --patch-kernel fused|separate|global   GPU patch kernels (--device cuda; ignored on the CPU):\n"
+          "                        fused localized residual + local solve per color (default), separate\n"
+          "                        residual and solve kernels, or global residual b - Ax then local solves\n"
           "  --cheby-degree m      Chebyshev polynomial degree (default %d)\n"
           "  --cheby-range r       smoothing range lambda_max/lambda_min (default %g)\n"
           "  --jacobi-omega w      damping of point Jacobi (default %.4g)\n"
@@ -124,13 +127,14 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
                     *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
                     *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
-                    *porders[] = {"zorder", "lexicographic", "hierarchical"};
+                    *porders[] = {"zorder", "lexicographic", "hierarchical"},
+                    *pkernels[] = {"fused", "separate", "global"};
   const hpmg_smoother_kind sm = smoother_used(so, po->degree);
   const double *h;
   int nh = hpmg_solver_history(solver, &h);
   printf("{\"disc\":\"fe\",\"device\":\"%s\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
          "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\",\"patch_order\":\"%s\",\"patch_batch\":%lld,"
-         "\"local_solver\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
+         "\"local_solver\":\"%s\",\"patch_kernel\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
          "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
          "\"iterations\":%d,\"converged\":%s,\"residual0\":%.6e,\"residual\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
          "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%.6f,\"smoother_s\":%.6f,"
@@ -140,7 +144,7 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
          po->rhs == HPMG_RHS_ONE ? "one" : "sine", solvers[so->solver], so->restart, smoothers[sm],
          sm == HPMG_SMOOTHER_PATCH ? modes[so->patch_mode] : "none", sm == HPMG_SMOOTHER_PATCH ? porders[so->patch_order] : "none",
          (long long)so->patch_batch, sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
-         so->cheby_degree,
+         sm == HPMG_SMOOTHER_PATCH ? pkernels[so->patch_kernel] : "none", so->cheby_degree,
          so->pre, so->post, precs[so->precision], so->tol, omp_get_max_threads(), (long long)st->dofs,
          (long long)total, st->levels, st->iterations, st->converged ? "true" : "false", st->residual0, st->residual,
          st->residual0 > 0 ? st->residual / st->residual0 : 0.0, st->rate, l2, maxerr, st->t_setup, st->t_operator,
@@ -160,7 +164,7 @@ static int solve_fe(int argc, char **argv) {
   char *box_arg = NULL;
   enum { O_DIM = 256, O_DEG, O_COARSE, O_REFINE, O_BOX, O_LAMBDA, O_RHS, O_SMOOTHER, O_CHEBDEG, O_CHEBRANGE, O_OMEGA,
          O_PRE, O_POST, O_SOLVER, O_TOL, O_MAXIT, O_THREADS, O_PREC, O_JSON, O_VTU, O_HELP, O_DEVICE, O_DISC, O_QUIET,
-         O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART, O_PORDER, O_PBATCH };
+         O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART, O_PORDER, O_PBATCH, O_PKERNEL };
   static const struct option opts[] = {
       {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"coarse", 1, 0, O_COARSE}, {"refine", 1, 0, O_REFINE},
       {"box", 1, 0, O_BOX}, {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"smoother", 1, 0, O_SMOOTHER},
@@ -170,12 +174,14 @@ static int solve_fe(int argc, char **argv) {
       {"vtu", 1, 0, O_VTU}, {"help", 0, 0, O_HELP}, {"device", 1, 0, O_DEVICE}, {"disc", 1, 0, O_DISC},
       {"quiet", 0, 0, O_QUIET}, {"version", 0, 0, O_VERSION}, {"patch-mode", 1, 0, O_PMODE},
       {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART},
-      {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {0, 0, 0, 0}};
+      {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {"patch-kernel", 1, 0, O_PKERNEL},
+      {0, 0, 0, 0}};
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
                     *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
                     *rhss[] = {"sine", "one"}, *devices[] = {"cpu", "cuda"}, *discs[] = {"fe", "fd"},
                     *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
-                    *orders[] = {"zorder", "lexicographic", "hierarchical"};
+                    *orders[] = {"zorder", "lexicographic", "hierarchical"},
+                    *pkernels[] = {"fused", "separate", "global"};
   int c, v;
   opterr = 0;
   optind = 2; /* argv[1] is "solve" */
@@ -205,6 +211,7 @@ static int solve_fe(int argc, char **argv) {
         so.patch_batch = nb;
       }
       break;
+    case O_PKERNEL: rc = parse_choice("--patch-kernel", optarg, pkernels, 3, &v); so.patch_kernel = v; patch_set = 1; break;
     case O_RESTART: rc = parse_int("--restart", optarg, &so.restart); restart_set = 1; break;
     case O_CHEBDEG: rc = parse_int("--cheby-degree", optarg, &so.cheby_degree); break;
     case O_CHEBRANGE: rc = parse_double("--cheby-range", optarg, &so.cheby_range); break;
@@ -274,7 +281,7 @@ static int solve_fe(int argc, char **argv) {
     sm = HPMG_SMOOTHER_PATCH;
   }
   if (patch_set && sm != HPMG_SMOOTHER_PATCH) {
-    fprintf(stderr, "hpmg: --patch-mode, --local-solver, --patch-damping, --patch-order and --patch-batch apply to --smoother patch only (smoother is %s)\n",
+    fprintf(stderr, "hpmg: --patch-mode, --local-solver, --patch-damping, --patch-order, --patch-batch and --patch-kernel apply to --smoother patch only (smoother is %s)\n",
             smoothers[sm]);
     return EXIT_BAD_INPUT;
   }

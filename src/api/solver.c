@@ -76,6 +76,9 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
   HPMG_CHECK_ARG(o, "solver options are NULL");
   HPMG_CHECK_ARG(o->solver >= HPMG_SOLVER_CG && o->solver <= HPMG_SOLVER_FMG, "unknown solver %d", (int)o->solver);
   HPMG_CHECK_ARG(o->smoother >= HPMG_SMOOTHER_CHEBYSHEV && o->smoother <= HPMG_SMOOTHER_AUTO, "unknown smoother %d", (int)o->smoother);
+  HPMG_CHECK_ARG(o->patch_kernel == HPMG_PATCH_KERNEL_FUSED || o->patch_kernel == HPMG_PATCH_KERNEL_SEPARATE ||
+                     o->patch_kernel == HPMG_PATCH_KERNEL_GLOBAL,
+                 "unknown --patch-kernel %d (fused, separate or global)", (int)o->patch_kernel);
   HPMG_CHECK_ARG(o->restart >= 1 && o->restart <= 1000, "--restart must be in 1..1000 (got %d)", o->restart);
   const hpmg_smoother_kind sm = resolved_smoother(o, degree);
   if (sm == HPMG_SMOOTHER_PATCH) {
@@ -84,8 +87,9 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
     HPMG_CALL(hpmg_patch_check(dim, degree, &p));
   } else {
     HPMG_CHECK_ARG(o->patch_mode == HPMG_PATCH_MULTIPLICATIVE && o->local_solver == HPMG_LOCAL_FDM && o->patch_damping == 0 &&
-                       o->patch_order == HPMG_PATCH_ORDER_ZORDER && o->patch_batch == 0,
-                   "--patch-mode, --local-solver, --patch-damping, --patch-order and --patch-batch apply to --smoother patch only%s",
+                       o->patch_order == HPMG_PATCH_ORDER_ZORDER && o->patch_batch == 0 &&
+                       o->patch_kernel == HPMG_PATCH_KERNEL_FUSED,
+                   "--patch-mode, --local-solver, --patch-damping, --patch-order, --patch-batch and --patch-kernel apply to --smoother patch only%s",
                    o->smoother == HPMG_SMOOTHER_AUTO ? " (the default smoother for degree 1 is chebyshev)" : "");
   }
   HPMG_CHECK_ARG(o->cheby_degree >= 1 && o->cheby_degree <= 100, "--cheby-degree must be in 1..100 (got %d)", o->cheby_degree);

@@ -1,4 +1,4 @@
-/* CUDA backend of the Q_k matrix-free multigrid solve (Chebyshev/Jacobi
+/* CUDA backend of the Q_k matrix-free multigrid solve (Chebyshev/Jacobi/vertex-patch
  * smoothing, PCG or V-cycle iteration), reached from C through these entry
  * points. CUDA C++ lives in src/cuda/qk_*.cu; see docs/cuda.md.
  *
@@ -35,8 +35,8 @@ hpmg_error hpmg_cuda_check(void);
 /* Supported on the GPU: solver CG, VCYCLE, GMRES (restarted, flexible
  * right preconditioning with one V-cycle, as krylov.c; the basis is
  * allocated on first use) and FMG (full multigrid start, then V-cycles, as
- * solver.c); smoother CHEBYSHEV or JACOBI (AUTO means CHEBYSHEV here: the
- * vertex-patch smoother is not on the GPU yet); precision DOUBLE, FLOAT
+ * solver.c); smoother CHEBYSHEV, JACOBI or PATCH (local solver fdm; 2D k <= 10,
+ * 3D k <= 8; AUTO means CHEBYSHEV as on the CPU); precision DOUBLE, FLOAT
  * (everything in float, the final residual check in double) or MIXED (float
  * V-cycle inside the double outer iteration).
  * Everything else is refused with HPMG_ERR_BACKEND and a message. Setup
@@ -109,6 +109,37 @@ hpmg_error hpmg_cuda_fill_random(hpmg_real r, int64_t n, void *x);
  * (hpmg_estimate_lambda_max's algorithm, in double); work: 4 device vectors
  * of n doubles. */
 hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *work[4], double *lmax);
+
+/* Vertex-patch smoother of one level (src/cuda/qk_patch.cu; the algorithm of
+ * src/smoothers/patch.c with the fdm local solver). */
+#define QK_PATCH_MAX_K2 10
+#define QK_PATCH_MAX_K3 8
+typedef struct hpmg_cuda_patch_s *hpmg_cuda_patch;
+/* HPMG_SUCCESS if the combination runs on the GPU, else HPMG_ERR_BACKEND /
+ * HPMG_ERR_ARG with a message. */
+hpmg_error hpmg_cuda_patch_check(int dim, int k, hpmg_patch_mode mode, hpmg_local_solver local,
+                                 hpmg_patch_kernel kernel);
+/* Factors of the level of op (fdm.c on the host, uploaded in both
+ * precisions); dop: the same level on the device (full residuals of the
+ * global variant and the additive mode; kept, not owned). damping: additive
+ * only, 0 = 1/2^dim. */
+hpmg_error hpmg_cuda_patch_create(const hpmg_laplace *op, hpmg_cuda_op dop, hpmg_patch_mode mode,
+                                  hpmg_local_solver local, double damping, hpmg_patch_kernel kernel,
+                                  hpmg_cuda_patch *p);
+void hpmg_cuda_patch_destroy(hpmg_cuda_patch *p);
+/* 1 if apply needs a work vector (additive mode, separate and global variants). */
+int hpmg_cuda_patch_needs_work(hpmg_cuda_patch p);
+/* `sweeps` smoothing steps for A x = b on device vectors of precision r (as
+ * the CPU smoother's apply): colors forward, or backward if reverse; x_is_zero:
+ * x is set to 0 first. work: N entries of precision r, or NULL if not needed. */
+hpmg_error hpmg_cuda_patch_apply(hpmg_cuda_patch p, hpmg_real r, const void *b, void *x, void *work, int x_is_zero,
+                                 int reverse, int sweeps);
+/* Full residuals computed so far (global variant, additive mode). */
+int64_t hpmg_cuda_patch_matvecs(hpmg_cuda_patch p);
+/* Median seconds of one smoothing step (colors alternating forward and
+ * backward) over `reps` timed steps on the given device vectors. Benchmarks. */
+hpmg_error hpmg_cuda_patch_time(hpmg_cuda_patch p, hpmg_real r, const void *b, void *x, void *work, int reps,
+                                double *seconds);
 
 #else /* no CUDA in this build: the whole-solve entry points say so */
 #include "core/core.h"

@@ -30,6 +30,7 @@ typedef struct {
   void *b, *x, *r, *d, *t; /* cycle precision; finest b/x may alias the caller's */
   void *own_b, *own_x;
   double lmax; /* 1.2 x estimate (Chebyshev) */
+  hpmg_cuda_patch patch; /* vertex-patch smoother (qk_patch.cu) or NULL */
   int64_t matvecs;
 } qk_level;
 
@@ -75,9 +76,11 @@ static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solve
                  "--device cuda: unknown solver %d", (int)so->solver);
   HPMG_CHECK_ARG(so->restart >= 1 && so->restart <= 1000, "--restart must be in 1..1000 (got %d)", so->restart);
   if (!(so->smoother == HPMG_SMOOTHER_CHEBYSHEV || so->smoother == HPMG_SMOOTHER_JACOBI ||
-        so->smoother == HPMG_SMOOTHER_AUTO))
+        so->smoother == HPMG_SMOOTHER_PATCH || so->smoother == HPMG_SMOOTHER_AUTO))
     return hpmg_error_set(HPMG_ERR_BACKEND,
-                          "--device cuda: only --smoother chebyshev and jacobi run on the GPU so far");
+                          "--device cuda: only --smoother chebyshev, jacobi and patch run on the GPU so far");
+  if (so->smoother == HPMG_SMOOTHER_PATCH)
+    HPMG_CALL(hpmg_cuda_patch_check(po->dim, po->degree, so->patch_mode, so->local_solver, so->patch_kernel));
   HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE || so->precision == HPMG_PREC_FLOAT ||
                      so->precision == HPMG_PREC_MIXED,
                  "--device cuda: unknown precision %d", (int)so->precision);
@@ -106,7 +109,7 @@ extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, 
                                                 double *bytes) {
   HPMG_CALL(options_check(po, so));
   const double rs = so->precision == HPMG_PREC_DOUBLE ? 8.0 : 4.0;
-  const int cheb = so->smoother != HPMG_SMOOTHER_JACOBI;
+  const int cheb = so->smoother == HPMG_SMOOTHER_CHEBYSHEV || so->smoother == HPMG_SMOOTHER_AUTO;
   double total = 0.0, nf = 0.0, n0 = 0.0;
   const int l0 = first_level(po->degree, po->coarse);
   for (int l = l0; l <= po->refine; l++) {
@@ -133,6 +136,7 @@ extern "C" void hpmg_cuda_solver_destroy(hpmg_cuda_solver *sp) {
     qk_level *L = &s->lv[i];
     hpmg_laplace_destroy(&L->op);
     hpmg_cuda_op_destroy(&L->dop);
+    hpmg_cuda_patch_destroy(&L->patch);
     hpmg_kron3_destroy(&L->P);
     hpmg_kron3_destroy(&L->R);
     hpmg_cuda_kron3_destroy(&L->dP);
@@ -218,7 +222,8 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   const double t0 = qk_now(1);
   s->po = *po;
   s->so = *so;
-  s->smoother = so->smoother == HPMG_SMOOTHER_JACOBI ? HPMG_SMOOTHER_JACOBI : HPMG_SMOOTHER_CHEBYSHEV;
+  s->smoother = so->smoother == HPMG_SMOOTHER_JACOBI || so->smoother == HPMG_SMOOTHER_PATCH ? so->smoother
+                                                                                           : HPMG_SMOOTHER_CHEBYSHEV;
   s->real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
   s->kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   const char *prof = getenv("HPMG_CUDA_PROFILE");
@@ -250,6 +255,9 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
       if (!e && i > 0 && cudaMemset(L->d, 0, bytes) != cudaSuccess)
         e = hpmg_error_set(HPMG_ERR_BACKEND, "cudaMemset failed");
       if (!e && i > 0 && s->smoother == HPMG_SMOOTHER_CHEBYSHEV) e = dalloc(bytes, &L->t);
+      if (!e && i > 0 && s->smoother == HPMG_SMOOTHER_PATCH) /* work vector: L->d */
+        e = hpmg_cuda_patch_create(&L->op, L->dop, so->patch_mode, so->local_solver, so->patch_damping,
+                                   so->patch_kernel, &L->patch);
       if (!e && !(i == s->nlevels - 1 && s->real == s->kreal)) { /* finest: aliases the outer vectors */
         e = dalloc(bytes, &L->own_b);
         if (!e) e = dalloc(bytes, &L->own_x);
@@ -385,14 +393,25 @@ static hpmg_error jacobi_apply(hpmg_cuda_solver s, qk_level *L, int x_is_zero, i
   return HPMG_SUCCESS;
 }
 
-static hpmg_error smooth(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int sweeps) {
+/* qk_patch.cu; scratch: L->d. post: the colors run backward if the solver
+ * is CG (symmetric V-cycle), as mg.c's smooth() with opt.symmetric */
+static hpmg_error patch_apply(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int post, int sweeps) {
+  const int64_t m0 = hpmg_cuda_patch_matvecs(L->patch);
+  hpmg_error e = hpmg_cuda_patch_apply(L->patch, s->real, L->b, L->x, L->d, x_is_zero,
+                                       post && s->so.solver == HPMG_SOLVER_CG, sweeps);
+  L->matvecs += hpmg_cuda_patch_matvecs(L->patch) - m0; /* full residuals (global, additive) */
+  return e;
+}
+
+static hpmg_error smooth(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int post, int sweeps) {
   if (sweeps == 0) {
     if (x_is_zero) QK_CU(cudaMemsetAsync(L->x, 0, (size_t)L->g.N * rsz(s->real)));
     return HPMG_SUCCESS;
   }
   const double t0 = s->profile ? qk_now(1) : 0;
   hpmg_error e = s->smoother == HPMG_SMOOTHER_JACOBI ? jacobi_apply(s, L, x_is_zero, sweeps)
-                                                     : cheb_apply(s, L, x_is_zero, sweeps);
+                 : s->smoother == HPMG_SMOOTHER_PATCH ? patch_apply(s, L, x_is_zero, post, sweeps)
+                                                      : cheb_apply(s, L, x_is_zero, sweeps);
   if (s->profile) s->t_smooth += qk_now(1) - t0;
   return e;
 }
@@ -459,7 +478,7 @@ static hpmg_error vcycle(hpmg_cuda_solver s, int l, int x_is_zero) {
     if (s->profile) s->t_coarse += qk_now(1) - t0;
     return e;
   }
-  HPMG_CALL(smooth(s, L, x_is_zero, s->so.pre));
+  HPMG_CALL(smooth(s, L, x_is_zero, 0, s->so.pre));
   double t0 = s->profile ? qk_now(1) : 0;
   if (x_is_zero && s->so.pre == 0) HPMG_CALL(vcopy(real, L->g.N, L->b, L->r));
   else {
@@ -481,7 +500,7 @@ static hpmg_error vcycle(hpmg_cuda_solver s, int l, int x_is_zero) {
   t0 = s->profile ? qk_now(1) : 0;
   HPMG_CALL(hpmg_cuda_kron3_apply(L->dP, real, s->lv[l - 1].x, L->x, 1, s->tscratch));
   if (s->profile) s->t_transfer += qk_now(1) - t0;
-  return smooth(s, L, 0, s->so.post);
+  return smooth(s, L, 0, 1, s->so.post);
 }
 
 /* z = V r in the outer precision (mixed: double r and z, float cycle) */
