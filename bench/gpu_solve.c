@@ -3,7 +3,8 @@
  * (Chebyshev(5), 1+1), relative residual 1e-9, on the GPU through
  * hpmg_cuda_solver; then the finest-level operator kernel alone
  * (ops=0: skip it).
- *   gpu_solve DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops]
+ *   gpu_solve DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops] [chebyshev|patch]
+ * (patch: the vertex-patch smoother, fused kernel, 1+1 steps)
  * Prints one JSON object: iterations, L2 error, time to solution (fastest of
  * the repeats), DoF/s, and per kernel mode the median time, GB/s (bytes that
  * must move: apply 2, smooth 5 vectors) and GFLOP/s (hpmg_laplace_flops). */
@@ -14,7 +15,7 @@
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: %s DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops]\n", argv[0]);
+    fprintf(stderr, "usage: %s DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops] [chebyshev|patch]\n", argv[0]);
     return 2;
   }
   hpmg_problem_options po;
@@ -31,6 +32,8 @@ int main(int argc, char **argv) {
   const int reps = argc > 5 ? atoi(argv[5]) : 2;
   const char *solver = argc > 6 ? argv[6] : "cg";
   const int ops = argc > 7 ? atoi(argv[7]) : 1;
+  const char *smoother = argc > 8 ? argv[8] : "chebyshev";
+  if (!strcmp(smoother, "patch")) so.smoother = HPMG_SMOOTHER_PATCH;
   so.solver = !strcmp(solver, "gmres") ? HPMG_SOLVER_GMRES
               : !strcmp(solver, "fmg") ? HPMG_SOLVER_FMG
               : !strcmp(solver, "vcycle") ? HPMG_SOLVER_VCYCLE
@@ -69,10 +72,10 @@ int main(int argc, char **argv) {
   hpmg_grid_init(po.dim, po.degree, cells, po.box, &g);
   hpmg_laplace_create(&g, po.lambda, &op);
   const double flops = hpmg_laplace_flops(&op);
-  printf("{\"dim\": %d, \"k\": %d, \"refine\": %d, \"dofs\": %lld, \"precision\": \"%s\", \"solver\": \"%s\", \"levels\": %d, "
+  printf("{\"dim\": %d, \"k\": %d, \"refine\": %d, \"dofs\": %lld, \"precision\": \"%s\", \"solver\": \"%s\", \"smoother\": \"%s\", \"levels\": %d, "
          "\"iterations\": %d, \"converged\": %d, \"relres\": %.3e, \"l2_error\": %.6e, \"max_error\": %.6e, "
          "\"t_setup\": %.4f, \"t_solve\": %.5f, \"dofs_per_s\": %.4e, \"operator_applications\": %lld",
-         po.dim, po.degree, po.refine, (long long)n, argv[4], solver, best.levels, best.iterations, best.converged,
+         po.dim, po.degree, po.refine, (long long)n, argv[4], solver, smoother, best.levels, best.iterations, best.converged,
          best.residual0 > 0 ? best.residual / best.residual0 : 0.0, l2, mx, best.t_setup, best.t_solve,
          (double)n / best.t_solve, (long long)best.operator_applications);
   const char *rn[2] = {"double", "float"};
