@@ -156,8 +156,13 @@ typedef struct {
 typedef struct hpmg_solver_s *hpmg_solver;
 
 void hpmg_solver_options_default(hpmg_solver_options *opt);
-/* The smoother HPMG_SMOOTHER_AUTO stands for at this degree. */
-hpmg_smoother_kind hpmg_default_smoother(int degree);
+/* The smoother HPMG_SMOOTHER_AUTO stands for: the fastest to solution measured
+ * for the dimension, degree and opt->device (docs/performance.md). CPU: the
+ * vertex patch for 2D k >= 6, Chebyshev-Jacobi otherwise; GPU: the vertex
+ * patch (fused kernel) for 3D k = 5..8, Chebyshev-Jacobi otherwise; always
+ * Chebyshev-Jacobi where the patch smoother cannot serve the other options
+ * (CG with unequal pre/post counts). */
+hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_options *opt);
 hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *opt,
                               hpmg_solver *solver);
 void hpmg_solver_destroy(hpmg_solver *solver);

@@ -224,7 +224,28 @@ static double f_sine(const double x[3], void *user) {
   return dim == 3 ? s * sin(M_PI * x[2]) : s;
 }
 
+/* the AUTO policy (hpmg_default_smoother, from the measurements in
+ * docs/performance.md), and the smoother a default solve reports */
+static void auto_policy(void) {
+  hpmg_solver_options o;
+  hpmg_solver_options_default(&o);
+  CHECK(hpmg_default_smoother(2, 6, &o) == HPMG_SMOOTHER_PATCH, "CPU 2D Q6: patch");
+  CHECK(hpmg_default_smoother(2, 5, &o) == HPMG_SMOOTHER_CHEBYSHEV, "CPU 2D Q5: chebyshev");
+  CHECK(hpmg_default_smoother(3, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "CPU 3D Q8: chebyshev");
+  o.device = HPMG_DEVICE_CUDA;
+  CHECK(hpmg_default_smoother(3, 5, &o) == HPMG_SMOOTHER_PATCH, "GPU 3D Q5: patch");
+  CHECK(hpmg_default_smoother(3, 4, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU 3D Q4: chebyshev");
+  CHECK(hpmg_default_smoother(3, 9, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU 3D Q9: chebyshev (no GPU patch kernel)");
+  CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU 2D Q8: chebyshev (not measured)");
+  o.device = HPMG_DEVICE_CPU;
+  o.pre = 2;
+  CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "CG with 2/1 sweeps: chebyshev");
+  o.solver = HPMG_SOLVER_GMRES;
+  CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_PATCH, "GMRES with 2/1 sweeps: patch");
+}
+
 static int api(void) {
+  auto_policy();
   for (int dim = 2; dim <= 3; dim++) {
     hpmg_problem_options po = prob(dim, 3, dim == 2 ? 3 : 2);
     hpmg_problem p;

@@ -35,7 +35,8 @@ static void usage(FILE *f) {
           "  --rhs sine|one        manufactured sine solution, or f = 1 (default sine)\n"
           "  --disc fe|fd          Q_k finite elements (default) or finite differences (see --disc fd --help)\n"
           "Multigrid:\n"
-          "  --smoother chebyshev|jacobi|gs|sgs|patch   (default: chebyshev, measured fastest; docs/performance.md)\n"
+          "  --smoother chebyshev|jacobi|gs|sgs|patch   (default: the fastest measured: patch for 2D k >= 6 on\n"
+          "                        the CPU and 3D k = 5..8 on the GPU, chebyshev otherwise; docs/performance.md)\n"
           "  --patch-mode multiplicative|additive   vertex-patch variant (default multiplicative: 2^d colors,\n"
           "                        localized residuals; post-smoothing reverses the colors)\n"
           "  --local-solver fdm|dense   patch solver: fast diagonalization (default) or explicit inverse\n"
@@ -78,8 +79,8 @@ static const char *format_bytes(double b, char *buf, size_t len) {
 }
 
 /* The smoother that runs ("auto" resolved by the library). */
-static hpmg_smoother_kind smoother_used(const hpmg_solver_options *so, int degree) {
-  return so->smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(degree) : so->smoother;
+static hpmg_smoother_kind smoother_used(const hpmg_solver_options *so, int dim, int degree) {
+  return so->smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(dim, degree, so) : so->smoother;
 }
 
 static int bad(const char *fmt, const char *a, const char *b) {
@@ -129,7 +130,7 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
                     *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
                     *porders[] = {"zorder", "lexicographic", "hierarchical"},
                     *pkernels[] = {"fused", "separate", "global"};
-  const hpmg_smoother_kind sm = smoother_used(so, po->degree);
+  const hpmg_smoother_kind sm = smoother_used(so, po->dim, po->degree);
   const double *h;
   int nh = hpmg_solver_history(solver, &h);
   printf("{\"disc\":\"fe\",\"device\":\"%s\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
@@ -275,7 +276,7 @@ static int solve_fe(int argc, char **argv) {
   }
   so.verbose = !json && !quiet;
   /* options of one method given with another are refused, not ignored */
-  hpmg_smoother_kind sm = smoother_used(&so, po.degree);
+  hpmg_smoother_kind sm = smoother_used(&so, po.dim, po.degree);
   if (patch_set && so.smoother == HPMG_SMOOTHER_AUTO) { /* a patch option implies the patch smoother */
     so.smoother = HPMG_SMOOTHER_PATCH;
     sm = HPMG_SMOOTHER_PATCH;

@@ -50,17 +50,23 @@ void hpmg_solver_options_default(hpmg_solver_options *o) {
   o->verbose = 0;
 }
 
-hpmg_smoother_kind hpmg_default_smoother(int degree) {
-  /* Measured (bench/results/sweep_cpu.md): on the CPU the Chebyshev-Jacobi
-   * V-cycle is 1.3-6x faster to solution than the vertex-patch smoother for
-   * every degree but the highest, until the patch smoother's CPU fast path
-   * (Z-order batches, SIMD over patches) exists. */
-  (void)degree;
-  return HPMG_SMOOTHER_CHEBYSHEV;
+hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_options *o) {
+  /* Measured to solution, CG + one V-cycle, 1e-9, mixed precision:
+   * CPU (bench/results/sweep_cpu.md, 2 cores): Chebyshev(5)-Jacobi is 1.5-4x
+   *   faster than the patch smoother in 3D for every k and in 2D up to k = 5;
+   *   the patch smoother is faster in 2D for k = 6..10 (1.03-1.5x).
+   * GPU (bench/results/session2_smoother, H200, 3D 3e7-1.3e8 unknowns): the
+   *   fused patch kernel is faster for k = 5..8 (1.1-1.5x), Chebyshev below;
+   *   2D on the GPU is not measured, so it keeps Chebyshev. */
+  const int patch_ok = !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
+  if (!patch_ok) return HPMG_SMOOTHER_CHEBYSHEV;
+  if (o->device == HPMG_DEVICE_CUDA)
+    return dim == 3 && degree >= 5 && degree <= 8 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
+  return dim == 2 && degree >= 6 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
 }
 
-static hpmg_smoother_kind resolved_smoother(const hpmg_solver_options *o, int degree) {
-  return o->smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(degree) : o->smoother;
+static hpmg_smoother_kind resolved_smoother(const hpmg_solver_options *o, int dim, int degree) {
+  return o->smoother == HPMG_SMOOTHER_AUTO ? hpmg_default_smoother(dim, degree, o) : o->smoother;
 }
 
 static void patch_options(const hpmg_solver_options *o, hpmg_patch_options *p) {
@@ -80,7 +86,7 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
                      o->patch_kernel == HPMG_PATCH_KERNEL_GLOBAL,
                  "unknown --patch-kernel %d (fused, separate or global)", (int)o->patch_kernel);
   HPMG_CHECK_ARG(o->restart >= 1 && o->restart <= 1000, "--restart must be in 1..1000 (got %d)", o->restart);
-  const hpmg_smoother_kind sm = resolved_smoother(o, degree);
+  const hpmg_smoother_kind sm = resolved_smoother(o, dim, degree);
   if (sm == HPMG_SMOOTHER_PATCH) {
     hpmg_patch_options p;
     patch_options(o, &p);
@@ -90,7 +96,7 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
                        o->patch_order == HPMG_PATCH_ORDER_ZORDER && o->patch_batch == 0 &&
                        o->patch_kernel == HPMG_PATCH_KERNEL_FUSED,
                    "--patch-mode, --local-solver, --patch-damping, --patch-order, --patch-batch and --patch-kernel apply to --smoother patch only%s",
-                   o->smoother == HPMG_SMOOTHER_AUTO ? " (the default smoother for degree 1 is chebyshev)" : "");
+                   o->smoother == HPMG_SMOOTHER_AUTO ? " (the default smoother here is chebyshev)" : "");
   }
   HPMG_CHECK_ARG(o->cheby_degree >= 1 && o->cheby_degree <= 100, "--cheby-degree must be in 1..100 (got %d)", o->cheby_degree);
   HPMG_CHECK_ARG(o->cheby_range > 1 && isfinite(o->cheby_range), "--cheby-range must be > 1 (got %g)", o->cheby_range);
@@ -113,9 +119,9 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
   return HPMG_SUCCESS;
 }
 
-static void mg_options(const hpmg_solver_options *o, int degree, hpmg_mg_options *m) {
+static void mg_options(const hpmg_solver_options *o, int dim, int degree, hpmg_mg_options *m) {
   memset(m, 0, sizeof *m);
-  m->smoother = resolved_smoother(o, degree);
+  m->smoother = resolved_smoother(o, dim, degree);
   patch_options(o, &m->patch);
   m->cheby_degree = o->cheby_degree;
   m->cheby_eig_iters = o->cheby_eig_iters;
@@ -130,9 +136,13 @@ static void mg_options(const hpmg_solver_options *o, int degree, hpmg_mg_options
 hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
   HPMG_CALL(hpmg_problem_options_check(po));
   HPMG_CALL(solver_options_check(so, po->dim, po->degree));
-  if (so->device == HPMG_DEVICE_CUDA) return hpmg_cuda_memory_estimate(po, so, bytes);
+  if (so->device == HPMG_DEVICE_CUDA) { /* the CUDA backend gets the smoother resolved */
+    hpmg_solver_options r = *so;
+    r.smoother = resolved_smoother(so, po->dim, po->degree);
+    return hpmg_cuda_memory_estimate(po, &r, bytes);
+  }
   hpmg_mg_options m;
-  mg_options(so, po->degree, &m);
+  mg_options(so, po->dim, po->degree, &m);
   const int aliases = so->precision != HPMG_PREC_MIXED;
   double n = pow((double)po->coarse * ldexp(1.0, po->refine) * po->degree - 1, po->dim);
   double ks = so->precision == HPMG_PREC_FLOAT ? 4.0 : 8.0;
@@ -220,7 +230,9 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
     if (!g) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate solver");
     g->prob = prob;
     g->o = *o;
-    hpmg_error e = hpmg_cuda_solver_create(&prob->o, o, &g->cuda);
+    hpmg_solver_options r = *o; /* the CUDA backend gets the smoother resolved */
+    r.smoother = resolved_smoother(o, prob->o.dim, prob->o.degree);
+    hpmg_error e = hpmg_cuda_solver_create(&prob->o, &r, &g->cuda);
     if (e) {
       free(g);
       return e;
@@ -245,7 +257,7 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
   s->o = *o;
   s->kreal = o->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   hpmg_mg_options m;
-  mg_options(o, prob->o.degree, &m);
+  mg_options(o, prob->o.dim, prob->o.degree, &m);
   hpmg_error e = hpmg_mg_create(prob->o.dim, prob->o.degree, prob->o.coarse, prob->o.refine, prob->o.box,
                                 prob->o.lambda, &m, o->precision != HPMG_PREC_MIXED, &s->mg);
   if (e) {
