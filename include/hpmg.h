@@ -78,9 +78,8 @@ hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char
 /* ----------------------------------------------------------------- solver */
 
 /* HPMG_SMOOTHER_AUTO (the default) selects the fastest smoother measured for
- * the degree and device; today Chebyshev-Jacobi everywhere (the vertex-patch
- * smoother needs fewer cycles at high degree but its CPU kernel is not yet
- * tuned; see docs/performance.md). */
+ * the dimension, degree and device: see hpmg_default_smoother below and
+ * docs/performance.md. */
 typedef enum { HPMG_SMOOTHER_CHEBYSHEV = 0, HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_GS,
                HPMG_SMOOTHER_SGS, HPMG_SMOOTHER_PATCH, HPMG_SMOOTHER_AUTO } hpmg_smoother_kind;
 /* CG: conjugate gradients preconditioned by one V-cycle (symmetric cycles only).
