@@ -150,6 +150,15 @@ typedef struct {
   /* wall-clock seconds per phase; solve = time to solution (excludes setup) */
   double t_setup, t_operator, t_smoother, t_transfer, t_coarse, t_krylov, t_solve;
   int64_t operator_applications; /* finest-level equivalents are not normalized */
+  /* per level of the V-cycle, index 0 = coarsest (CPU solves; zeros on the GPU):
+   * unknowns, and seconds of smoothing, of the residual matvec, and of the
+   * transfers from/to the level (restriction of its residual, prolongation
+   * of the correction into it). The outer iteration's own matvecs on the
+   * finest level are in t_operator only. */
+#define HPMG_STATS_MAX_LEVELS 32
+  int64_t level_dofs[HPMG_STATS_MAX_LEVELS];
+  double t_level_smoother[HPMG_STATS_MAX_LEVELS], t_level_operator[HPMG_STATS_MAX_LEVELS],
+      t_level_transfer[HPMG_STATS_MAX_LEVELS];
 } hpmg_stats;
 
 typedef struct hpmg_solver_s *hpmg_solver;

@@ -102,7 +102,7 @@ if "$HPMG" solve --dim 2 --degree 3 --refine 3 >"$tmp/out" 2>"$tmp/err" && grep 
    grep -q "L2" "$tmp/out"; then echo "ok   default-style text run"; else echo "FAIL: text run"; cat "$tmp/out" "$tmp/err"; fail=$((fail+1)); fi
 n=$((n+1))
 "$HPMG" solve --dim 3 --degree 2 --refine 2 --json >"$tmp/json" 2>"$tmp/err"
-if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['converged'] and d['iterations']>0 and d['l2_error']>0 and len(d['history'])==d['iterations']+1" "$tmp/json"; then
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['converged'] and d['iterations']>0 and d['l2_error']>0 and len(d['history'])==d['iterations']+1 and len(d['per_level'])==d['levels'] and d['per_level'][0]['dofs']==d['dofs'] and d['per_level'][0]['smoother_s']>0" "$tmp/json"; then
   echo "ok   --json is one valid object"; else echo "FAIL: --json"; cat "$tmp/json"; fail=$((fail+1)); fi
 for args in "--solver gmres --restart 4 --precision mixed" "--solver fmg --rhs one" "--solver fmg --precision mixed" \
             "--solver cg --patch-mode additive" "--solver gmres --local-solver dense --pre 2 --post 1" \

@@ -202,5 +202,11 @@ int main(void) {
   run_cells(2, 1, 1.5, 150, 2, 1);
   run_cells(3, 3, 0.0, 24, 2, 2);
   run_cells(3, 2, 4.0, 37, 3, 2);
+  /* lines shorter than a chunk: one vector at a time, the last overlapping
+   * (nx = 20: both precisions; 39: float only; 19: 3D), and nx < one vector */
+  run_cells(2, 3, 0.0, 7, 4, 1);
+  run_cells(2, 2, 1.5, 20, 3, 1);
+  run_cells(3, 4, 0.0, 5, 3, 2);
+  run_cells(2, 1, 0.0, 5, 6, 1);
   return check_report();
 }

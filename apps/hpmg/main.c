@@ -152,6 +152,14 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
          st->t_smoother, st->t_transfer, st->t_coarse, st->t_krylov, st->t_solve,
          st->t_solve > 0 ? total / st->t_solve : 0.0, (long long)st->operator_applications, status);
   for (int i = 0; i < nh; i++) printf("%s%.6e", i ? "," : "", h[i]);
+  printf("],\"per_level\":[");
+  for (int l = st->levels - 1, first = 1; l >= 0; l--) {
+    if (l >= HPMG_STATS_MAX_LEVELS || st->level_dofs[l] == 0) continue;
+    printf("%s{\"level\":%d,\"dofs\":%lld,\"smoother_s\":%.6f,\"operator_s\":%.6f,\"transfer_s\":%.6f}",
+           first ? "" : ",", l, (long long)st->level_dofs[l], st->t_level_smoother[l], st->t_level_operator[l],
+           st->t_level_transfer[l]);
+    first = 0;
+  }
   printf("]}\n");
 }
 
@@ -348,6 +356,13 @@ static int solve_fe(int argc, char **argv) {
            st.t_setup, st.t_operator, st.t_smoother, st.t_transfer, st.t_coarse, st.t_krylov);
     printf("  time to solution    %.4f s   (%.4g DoF/s, %lld operator applications)\n", st.t_solve,
            st.t_solve > 0 ? total / st.t_solve : 0.0, (long long)st.operator_applications);
+    for (int l = st.levels - 1, first = 1; l >= 0; l--) { /* per level of the cycle (CPU) */
+      if (l >= HPMG_STATS_MAX_LEVELS || st.level_dofs[l] == 0) continue;
+      printf("  %s level %2d %10lld unknowns: smoother %.4f residual %.4f transfer %.4f s\n",
+             first ? "per level" : "         ", l, (long long)st.level_dofs[l], st.t_level_smoother[l],
+             st.t_level_operator[l], st.t_level_transfer[l]);
+      first = 0;
+    }
   }
   if (vtu && status == 0) {
     if ((e = hpmg_problem_write_vtu(prob, x, vtu))) {

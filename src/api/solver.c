@@ -342,6 +342,7 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
                           bad_b ? "right-hand side" : "initial guess");
   }
   memset(&s->mg.t, 0, sizeof s->mg.t);
+  for (int l = 0; l < s->mg.nlevels; l++) s->mg.lv[l].t_smooth = s->mg.lv[l].t_op = s->mg.lv[l].t_transfer = 0;
   for (int l = 1; l < s->mg.nlevels; l++) s->mg.lv[l].smoother->matvecs = 0;
   s->t_outer_op = 0;
   s->outer_matvecs = 0;
@@ -391,6 +392,12 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   st->t_transfer = s->mg.t.transfer;
   st->t_coarse = s->mg.t.coarse;
   st->t_krylov = st->t_solve - st->t_operator - st->t_smoother - st->t_transfer - st->t_coarse;
+  for (int l = 0; l < s->mg.nlevels && l < HPMG_STATS_MAX_LEVELS; l++) {
+    st->level_dofs[l] = s->mg.lv[l].g.N;
+    st->t_level_smoother[l] = s->mg.lv[l].t_smooth;
+    st->t_level_operator[l] = s->mg.lv[l].t_op;
+    st->t_level_transfer[l] = s->mg.lv[l].t_transfer;
+  }
   st->operator_applications = s->outer_matvecs + s->mg.t.matvecs;
   for (int l = 1; l < s->mg.nlevels; l++) st->operator_applications += s->mg.lv[l].smoother->matvecs;
   hpmg_free(&bb);

@@ -149,7 +149,9 @@ static hpmg_error smooth(hpmg_mg *mg, hpmg_mg_level *L, int x_is_zero, int post,
   }
   double t0 = hpmg_wtime();
   hpmg_error e = L->smoother->apply(L->smoother, L->b, L->x, x_is_zero, post, sweeps);
-  mg->t.smooth += hpmg_wtime() - t0;
+  const double dt = hpmg_wtime() - t0;
+  mg->t.smooth += dt;
+  L->t_smooth += dt;
   return e;
 }
 
@@ -175,10 +177,14 @@ static hpmg_error vcycle(hpmg_mg *mg, int l, int x_is_zero) {
   double t2 = hpmg_wtime();
   mg->t.op += t1 - t0;
   mg->t.transfer += t2 - t1;
+  L->t_op += t1 - t0;
+  L->t_transfer += t2 - t1;
   HPMG_CALL(vcycle(mg, l - 1, 1));
   t0 = hpmg_wtime();
   hpmg_kron3_apply(&L->P, real, mg->lv[l - 1].x, L->x, 1);
-  mg->t.transfer += hpmg_wtime() - t0;
+  t1 = hpmg_wtime() - t0;
+  mg->t.transfer += t1;
+  L->t_transfer += t1;
   return smooth(mg, L, 0, mg->opt.symmetric, mg->opt.post);
 }
 

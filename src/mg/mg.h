@@ -21,6 +21,8 @@ typedef struct {
   void *b, *x, *r;   /* level vectors (level precision); b, x may alias caller's on the finest */
   void *own_b, *own_x;
   hpmg_kron3 P, R;   /* transfers between this level and the next coarser one */
+  double t_smooth, t_op, t_transfer; /* seconds spent on this level (smoothing,
+                                        residual, restriction from / prolongation to it) */
 } hpmg_mg_level;
 
 typedef struct {
