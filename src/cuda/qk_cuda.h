@@ -56,6 +56,42 @@ struct hpmg_cuda_kron3_s {
 };
 
 hpmg_error qk_sm_count(int *nsm);
+
+/* Median over reps timed calls of run(i) (CUDA events, after one untimed
+ * warm-up run(0)); run returns hpmg_error, the first error stops the loop. */
+template <typename Run> hpmg_error qk_time_median(int reps, Run run, double *seconds) {
+  HPMG_CHECK_ARG(reps >= 1 && reps <= 1000, "reps must be in 1..1000");
+  double *t = (double *)malloc(sizeof(double) * (size_t)reps);
+  if (!t) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate timings");
+  cudaEvent_t e0, e1;
+  if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess) {
+    free(t);
+    return hpmg_error_set(HPMG_ERR_BACKEND, "CUDA error: cannot create timing events");
+  }
+  hpmg_error e = run(0); /* warm-up */
+  int done = 0;
+  for (; done < reps && !e; done++) {
+    cudaEventRecord(e0);
+    e = run(done);
+    cudaEventRecord(e1);
+    cudaEventSynchronize(e1);
+    float ms = 0;
+    cudaEventElapsedTime(&ms, e0, e1);
+    t[done] = ms * 1e-3;
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  for (int i = 1; i < done; i++) /* insertion sort, then the median */
+    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+      const double s = t[j];
+      t[j] = t[j - 1];
+      t[j - 1] = s;
+    }
+  *seconds = done > 0 ? t[done / 2] : 0.0;
+  free(t);
+  if (!e && cudaGetLastError() != cudaSuccess) e = hpmg_error_set(HPMG_ERR_BACKEND, "CUDA error while timing");
+  return e;
+}
 /* fused CG update x += a p, r -= a q; *rr = r.r (device vectors, double) */
 extern "C" hpmg_error qk_cg_update(int64_t n, double a, const double *p, const double *q, double *x, double *r,
                                    double *rr);

@@ -512,32 +512,6 @@ extern "C" int64_t hpmg_cuda_patch_matvecs(hpmg_cuda_patch p) { return p->matvec
 
 extern "C" hpmg_error hpmg_cuda_patch_time(hpmg_cuda_patch p, hpmg_real r, const void *b, void *x, void *work,
                                            int reps, double *seconds) {
-  HPMG_CHECK_ARG(reps >= 1 && reps <= 1000, "reps must be in 1..1000");
-  double *t = (double *)malloc(sizeof(double) * (size_t)reps);
-  if (!t) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate timings");
-  cudaEvent_t e0, e1;
-  QK_CU(cudaEventCreate(&e0));
-  QK_CU(cudaEventCreate(&e1));
-  hpmg_error e = hpmg_cuda_patch_apply(p, r, b, x, work, 0, 0, 1); /* warm-up */
-  for (int i = 0; i < reps && !e; i++) {
-    cudaEventRecord(e0);
-    e = hpmg_cuda_patch_apply(p, r, b, x, work, 0, i & 1, 1);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    t[i] = ms * 1e-3;
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  for (int i = 1; i < reps; i++) /* median */
-    for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-      const double s = t[j];
-      t[j] = t[j - 1];
-      t[j - 1] = s;
-    }
-  *seconds = t[reps / 2];
-  free(t);
-  if (!e) QK_CU(cudaGetLastError());
-  return e;
+  return qk_time_median(
+      reps, [&](int i) { return hpmg_cuda_patch_apply(p, r, b, x, work, 0, i & 1, 1); }, seconds);
 }

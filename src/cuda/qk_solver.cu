@@ -672,19 +672,8 @@ static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_
       HPMG_CALL(hpmg_cuda_norm(K, n, u, &hn));
       HH(j + 1, j) = hn;
       if (hn > 0) HPMG_CALL(hpmg_cuda_scale(K, n, 1.0 / hn, u));
-      for (int i = 0; i < j; i++) { /* previous rotations on the new column */
-        const double a = HH(i, j), c = HH(i + 1, j);
-        HH(i, j) = cs[i] * a + sn[i] * c;
-        HH(i + 1, j) = -sn[i] * a + cs[i] * c;
-      }
-      const double a = HH(j, j), c = HH(j + 1, j), rho = hypot(a, c);
-      cs[j] = rho > 0 ? a / rho : 1.0;
-      sn[j] = rho > 0 ? c / rho : 0.0;
-      HH(j, j) = rho;
-      HH(j + 1, j) = 0.0;
-      g[j + 1] = -sn[j] * g[j];
-      g[j] = cs[j] * g[j];
-      const double res = fabs(g[j + 1]);
+      double rho;
+      const double res = hpmg_gmres_rotate(m, H, cs, sn, g, j, &rho);
       it++;
       j++;
       HPMG_CALL(hpmg_check_residual(res, it));
@@ -695,11 +684,7 @@ static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_
       if (rho == 0.0)
         return hpmg_error_set(HPMG_ERR_NUMERIC, "GMRES breakdown at iteration %d (singular Hessenberg matrix)", it);
     }
-    for (int i = j - 1; i >= 0; i--) { /* back substitution, x += Z y */
-      double t = g[i];
-      for (int l = i + 1; l < j; l++) t -= HH(i, l) * y[l];
-      y[i] = t / HH(i, i);
-    }
+    hpmg_gmres_backsolve(m, H, g, j, y); /* x += Z y */
     for (int i = 0; i < j; i++) HPMG_CALL(hpmg_cuda_axpy(K, n, y[i], s->gz[i], x));
     if (info->rnorm <= rtol * r0) {
       info->converged = 1;
@@ -862,11 +847,6 @@ extern "C" double hpmg_cuda_solver_lambda_max(hpmg_cuda_solver s, int l) {
   return l >= 1 && l < s->nlevels ? s->lv[l].lmax : 0.0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 extern "C" hpmg_error hpmg_cuda_solver_time_operator(hpmg_cuda_solver s, hpmg_real r, hpmg_kernel_mode mode,
                                                      int reps, double *seconds) {
   qk_level *F = &s->lv[s->nlevels - 1];
@@ -886,27 +866,7 @@ extern "C" hpmg_error hpmg_cuda_solver_time_operator(hpmg_cuda_solver s, hpmg_re
   a.d = mode == HPMG_KERNEL_SMOOTH ? d : NULL;
   a.c1 = 0.1;
   a.c2 = 0.2;
-  double *t = (double *)malloc(sizeof(double) * (size_t)reps);
-  if (!t) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate timings");
-  cudaEvent_t e0, e1;
-  QK_CU(cudaEventCreate(&e0));
-  QK_CU(cudaEventCreate(&e1));
-  hpmg_error e = hpmg_cuda_op_kernel(F->dop, r, &a); /* warm-up */
-  for (int i = 0; i < reps && !e; i++) {
-    cudaEventRecord(e0);
-    e = hpmg_cuda_op_kernel(F->dop, r, &a);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    t[i] = ms * 1e-3;
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  qsort(t, (size_t)reps, sizeof(double), cmp_double);
-  *seconds = t[reps / 2];
-  free(t);
-  return e;
+  return qk_time_median(reps, [&](int) { return hpmg_cuda_op_kernel(F->dop, r, &a); }, seconds);
 }
 
 extern "C" hpmg_error hpmg_cuda_solve(const hpmg_problem_options *po, const hpmg_solver_options *so, const double *b,

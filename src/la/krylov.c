@@ -80,6 +80,32 @@ hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M
   }
 }
 
+double hpmg_gmres_rotate(int m, double *H, double *cs, double *sn, double *g, int j, double *rho) {
+  double *col = H + (size_t)j * (m + 1);
+  for (int i = 0; i < j; i++) { /* previous rotations on the new column */
+    const double a = col[i], c = col[i + 1];
+    col[i] = cs[i] * a + sn[i] * c;
+    col[i + 1] = -sn[i] * a + cs[i] * c;
+  }
+  const double a = col[j], c = col[j + 1], r = hypot(a, c);
+  cs[j] = r > 0 ? a / r : 1.0;
+  sn[j] = r > 0 ? c / r : 0.0;
+  col[j] = r;
+  col[j + 1] = 0.0;
+  g[j + 1] = -sn[j] * g[j];
+  g[j] = cs[j] * g[j];
+  *rho = r;
+  return fabs(g[j + 1]);
+}
+
+void hpmg_gmres_backsolve(int m, const double *H, const double *g, int j, double *y) {
+  for (int i = j - 1; i >= 0; i--) {
+    double t = g[i];
+    for (int l = i + 1; l < j; l++) t -= H[(size_t)l * (m + 1) + i] * y[l];
+    y[i] = t / H[(size_t)i * (m + 1) + i];
+  }
+}
+
 hpmg_error hpmg_gmres_work_create(int restart, hpmg_gmres_work *w) {
   memset(w, 0, sizeof *w);
   HPMG_CHECK_ARG(restart >= 1 && restart <= 1000, "GMRES restart length must be in 1..1000 (got %d)", restart);
@@ -161,19 +187,8 @@ hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, con
       const double hn = hpmg_vec_norm(real, n, u);
       HH(j + 1, j) = hn;
       if (hn > 0) hpmg_vec_scale(real, n, 1.0 / hn, u);
-      for (int i = 0; i < j; i++) { /* previous rotations on the new column */
-        const double a = HH(i, j), c = HH(i + 1, j);
-        HH(i, j) = cs[i] * a + sn[i] * c;
-        HH(i + 1, j) = -sn[i] * a + cs[i] * c;
-      }
-      const double a = HH(j, j), c = HH(j + 1, j), rho = hypot(a, c);
-      cs[j] = rho > 0 ? a / rho : 1.0;
-      sn[j] = rho > 0 ? c / rho : 0.0;
-      HH(j, j) = rho;
-      HH(j + 1, j) = 0.0;
-      g[j + 1] = -sn[j] * g[j];
-      g[j] = cs[j] * g[j];
-      const double res = fabs(g[j + 1]);
+      double rho;
+      const double res = hpmg_gmres_rotate(m, H, cs, sn, g, j, &rho);
       it++;
       j++;
       HPMG_CALL(hpmg_check_residual(res, it));
@@ -185,11 +200,7 @@ hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, con
       if (rho == 0.0)
         return hpmg_error_set(HPMG_ERR_NUMERIC, "GMRES breakdown at iteration %d (singular Hessenberg matrix)", it);
     }
-    for (int i = j - 1; i >= 0; i--) { /* back substitution, x += Z y */
-      double s = g[i];
-      for (int l = i + 1; l < j; l++) s -= HH(i, l) * y[l];
-      y[i] = s / HH(i, i);
-    }
+    hpmg_gmres_backsolve(m, H, g, j, y); /* x += Z y */
     for (int i = 0; i < j; i++) hpmg_vec_axpy(real, n, y[i], w->z[i], x);
     if (info->rnorm <= rtol * r0) {
       info->converged = 1;

@@ -48,6 +48,15 @@ typedef struct {
   double *cs, *sn, *g, *y;
 } hpmg_gmres_work;
 
+/* The small least-squares part of GMRES, shared by the CPU and CUDA
+ * solvers. H is the (m+1) x m Hessenberg matrix, column-major. Column j
+ * (entries 0..j+1) is new: apply the j earlier Givens rotations to it, make
+ * the rotation that zeroes H[j+1][j], apply it to g; returns |g[j+1]|, the
+ * residual norm. *rho = the new diagonal (0: breakdown). */
+double hpmg_gmres_rotate(int m, double *H, double *cs, double *sn, double *g, int j, double *rho);
+/* y[0..j) = R^{-1} g with R the leading j x j upper triangle of H. */
+void hpmg_gmres_backsolve(int m, const double *H, const double *g, int j, double *y);
+
 hpmg_error hpmg_gmres_work_create(int restart, hpmg_gmres_work *w);
 void hpmg_gmres_work_destroy(hpmg_gmres_work *w);
 /* Vectors of n entries GMRES(restart) holds at most: 2*restart + 1. */
