@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cuda_check.h"
 #ifndef HPMG_HAVE_CUDA
 int main(void) {
   printf("test_cuda_ops: this build has no CUDA backend: skipped\n");
@@ -58,22 +59,7 @@ static void check(const char *what, int dim, int k, hpmg_real r, double err) {
   }
 }
 
-#define CK(call)                                                                    \
-  do {                                                                              \
-    hpmg_error e_ = (call);                                                         \
-    if (e_) {                                                                       \
-      printf("FAIL %s: %s (%s:%d)\n", #call, hpmg_last_error(), __FILE__, __LINE__); \
-      exit(1);                                                                      \
-    }                                                                               \
-  } while (0)
 
-/* device buffer poisoned with NaN */
-static void poison(void *dev, size_t bytes) {
-  void *h = malloc(bytes);
-  memset(h, 0xff, bytes); /* all-ones: NaN in both precisions */
-  CK(hpmg_cuda_upload(dev, h, bytes));
-  free(h);
-}
 
 static void test_level(int dim, int k, const int64_t cells[3], const double box[3], double lambda) {
   hpmg_grid g;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cuda_check.h"
 #ifndef HPMG_HAVE_CUDA
 int main(void) {
   printf("test_cuda_patch: this build has no CUDA backend: skipped\n");
@@ -55,21 +56,7 @@ static int failures = 0, checks = 0;
 static double worst[2] = {0, 0};
 static const char *kname[] = {"fused", "separate", "global"};
 
-#define CK(call)                                                                    \
-  do {                                                                              \
-    hpmg_error e_ = (call);                                                         \
-    if (e_) {                                                                       \
-      printf("FAIL %s: %s (%s:%d)\n", #call, hpmg_last_error(), __FILE__, __LINE__); \
-      exit(1);                                                                      \
-    }                                                                               \
-  } while (0)
 
-static void poison(void *dev, size_t bytes) {
-  void *h = malloc(bytes);
-  memset(h, 0xff, bytes); /* all-ones: NaN in both precisions */
-  CK(hpmg_cuda_upload(dev, h, bytes));
-  free(h);
-}
 
 static void check(const char *what, const char *variant, int dim, int k, hpmg_real r, double err, double changed) {
   const double tol = r == HPMG_REAL_DOUBLE ? 1e-12 : 1e-5;
