@@ -1,7 +1,8 @@
 /* GPU benchmark of the vertex-patch smoother (scripts/gpu-check, docs/cuda.md):
  *   gpu_patch DIM DEGREE REFINE double|mixed [variants]
  * variants: a comma list of fused, separate, global, additive, chebyshev
- * (default all). For each: one JSON line with
+ * (default all), and "nosolve" to time the smoothing step only. For each: one
+ * JSON line with
  *  - the median time of one smoothing step on the finest level (coarse mesh
  *    1 cell, 2^REFINE cells per direction) in double and float, and the
  *    unknowns updated per second (patch variants only);
@@ -27,6 +28,7 @@ int main(int argc, char **argv) {
   po.refine = atoi(argv[3]);
   const hpmg_precision prec = strcmp(argv[4], "mixed") == 0 ? HPMG_PREC_MIXED : HPMG_PREC_DOUBLE;
   const char *list = argc > 5 ? argv[5] : "fused,separate,global,additive,chebyshev";
+  const int solve = !strstr(list, "nosolve");
   int rc = 0;
   for (int v = 0; v < 5; v++) {
     if (!strstr(list, names[v])) continue;
@@ -67,6 +69,15 @@ int main(int argc, char **argv) {
       hpmg_cuda_op_destroy(&dop);
       hpmg_laplace_destroy(&op);
       if (e) continue;
+    }
+    if (!solve) {
+      if (patch)
+        printf("{\"dim\": %d, \"k\": %d, \"refine\": %d, \"dofs\": %lld, \"smoother\": \"%s\", \"step_double_s\": %.5e, "
+               "\"step_float_s\": %.5e, \"step_double_GDoFps\": %.3f, \"step_float_GDoFps\": %.3f}\n",
+               po.dim, po.degree, po.refine, (long long)nf, names[v], tstep[0], tstep[1], nf / tstep[0] * 1e-9,
+               nf / tstep[1] * 1e-9);
+      fflush(stdout);
+      continue;
     }
     hpmg_solver_options so;
     hpmg_solver_options_default(&so);

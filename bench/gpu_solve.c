@@ -3,8 +3,10 @@
  * (Chebyshev(5), 1+1), relative residual 1e-9, on the GPU through
  * hpmg_cuda_solver; then the finest-level operator kernel alone
  * (ops=0: skip it).
- *   gpu_solve DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops] [chebyshev|patch]
- * (patch: the vertex-patch smoother, fused kernel, 1+1 steps)
+ *   gpu_solve DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops] [chebyshev|patch] [profile]
+ * (patch: the vertex-patch smoother, fused kernel, 1+1 steps; profile = 1:
+ * --profile, and the JSON gets per_level (seconds per level and phase, summed
+ * over the solve) and the phase totals)
  * Prints one JSON object: iterations, L2 error, time to solution (fastest of
  * the repeats), DoF/s, and per kernel mode the median time, GB/s (bytes that
  * must move: apply 2, smooth 5 vectors) and GFLOP/s (hpmg_laplace_flops). */
@@ -15,7 +17,7 @@
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: %s DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops] [chebyshev|patch]\n", argv[0]);
+    fprintf(stderr, "usage: %s DIM DEGREE REFINE double|mixed|float [repeats] [cg|gmres|fmg|vcycle] [ops] [chebyshev|patch] [profile]\n", argv[0]);
     return 2;
   }
   hpmg_problem_options po;
@@ -34,6 +36,7 @@ int main(int argc, char **argv) {
   const int ops = argc > 7 ? atoi(argv[7]) : 1;
   const char *smoother = argc > 8 ? argv[8] : "chebyshev";
   if (!strcmp(smoother, "patch")) so.smoother = HPMG_SMOOTHER_PATCH;
+  so.profile = argc > 9 ? atoi(argv[9]) : 0;
   so.solver = !strcmp(solver, "gmres") ? HPMG_SOLVER_GMRES
               : !strcmp(solver, "fmg") ? HPMG_SOLVER_FMG
               : !strcmp(solver, "vcycle") ? HPMG_SOLVER_VCYCLE
@@ -46,6 +49,7 @@ int main(int argc, char **argv) {
   const int64_t n = hpmg_cuda_solver_num_dofs(s);
   double *x = malloc(sizeof(double) * (size_t)n);
   hpmg_stats st, best;
+  memset(&best, 0, sizeof best);
   double tbest = 1e30;
   for (int r = 0; r < reps; r++) {
     memset(x, 0, sizeof(double) * (size_t)n);
@@ -88,6 +92,15 @@ int main(int argc, char **argv) {
       printf(", \"op_%s_%s\": {\"s\": %.5e, \"GBps\": %.1f, \"GFLOPps\": %.1f, \"GDoFps\": %.2f}", m ? "smooth" : "apply",
              rn[ri], t, bytes / t * 1e-9, flops / t * 1e-9, (double)n / t * 1e-9);
     }
+  if (so.profile) {
+    printf(", \"t_operator\": %.5f, \"t_smoother\": %.5f, \"t_transfer\": %.5f, \"t_coarse\": %.5f, \"t_krylov\": %.5f, \"per_level\": [",
+           best.t_operator, best.t_smoother, best.t_transfer, best.t_coarse, best.t_krylov);
+    for (int l = best.levels - 1; l >= 0; l--)
+      printf("%s{\"level\": %d, \"dofs\": %lld, \"smoother_s\": %.6f, \"operator_s\": %.6f, \"transfer_s\": %.6f}",
+             l == best.levels - 1 ? "" : ", ", l, (long long)best.level_dofs[l], best.t_level_smoother[l],
+             best.t_level_operator[l], best.t_level_transfer[l]);
+    printf("]");
+  }
   printf(", \"flops_per_dof\": %.1f}\n", flops / (double)n);
   hpmg_laplace_destroy(&op);
   hpmg_cuda_solver_destroy(&s);

@@ -138,6 +138,9 @@ typedef struct {
   hpmg_precision precision;      /* default double */
   hpmg_device device;            /* default CPU */
   int verbose;                   /* 1: print one line per iteration to stdout */
+  int profile;                   /* 1: exact per-phase and per-level times on the GPU
+                                    (synchronizes around every phase; the CPU always
+                                    times and ignores it). Default 0 */
 } hpmg_solver_options;
 
 typedef struct {
@@ -150,7 +153,8 @@ typedef struct {
   /* wall-clock seconds per phase; solve = time to solution (excludes setup) */
   double t_setup, t_operator, t_smoother, t_transfer, t_coarse, t_krylov, t_solve;
   int64_t operator_applications; /* finest-level equivalents are not normalized */
-  /* per level of the V-cycle, index 0 = coarsest (CPU solves; zeros on the GPU):
+  /* per level of the V-cycle, index 0 = coarsest (CPU solves; GPU solves with
+   * profile = 1, zeros otherwise):
    * unknowns, and seconds of smoothing, of the residual matvec, and of the
    * transfers from/to the level (restriction of its residual, prolongation
    * of the correction into it). The outer iteration's own matvecs on the

@@ -64,6 +64,8 @@ static void usage(FILE *f) {
           "  --json                print one JSON object with every figure instead of text\n"
           "  --vtu FILE            write the solution as VTK XML (Lagrange cells, ParaView)\n"
           "  --quiet               no per-iteration lines\n"
+          "  --profile             GPU: synchronize around every phase so that the per-phase and\n"
+          "                        per-level times are exact (costs a little time; the CPU always times)\n"
           "  --help, --version\n"
           "Exit status: 0 converged, 1 solve failed or did not converge, 2 invalid input, 3 not enough memory.\n",
           p.dim, 10, 10, p.degree, p.coarse, p.refine, s.cheby_degree, s.cheby_range, s.jacobi_omega, s.pre, s.post,
@@ -173,7 +175,7 @@ static int solve_fe(int argc, char **argv) {
   char *box_arg = NULL;
   enum { O_DIM = 256, O_DEG, O_COARSE, O_REFINE, O_BOX, O_LAMBDA, O_RHS, O_SMOOTHER, O_CHEBDEG, O_CHEBRANGE, O_OMEGA,
          O_PRE, O_POST, O_SOLVER, O_TOL, O_MAXIT, O_THREADS, O_PREC, O_JSON, O_VTU, O_HELP, O_DEVICE, O_DISC, O_QUIET,
-         O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART, O_PORDER, O_PBATCH, O_PKERNEL };
+         O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART, O_PORDER, O_PBATCH, O_PKERNEL, O_PROFILE };
   static const struct option opts[] = {
       {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"coarse", 1, 0, O_COARSE}, {"refine", 1, 0, O_REFINE},
       {"box", 1, 0, O_BOX}, {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"smoother", 1, 0, O_SMOOTHER},
@@ -184,7 +186,7 @@ static int solve_fe(int argc, char **argv) {
       {"quiet", 0, 0, O_QUIET}, {"version", 0, 0, O_VERSION}, {"patch-mode", 1, 0, O_PMODE},
       {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART},
       {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {"patch-kernel", 1, 0, O_PKERNEL},
-      {0, 0, 0, 0}};
+      {"profile", 0, 0, O_PROFILE}, {0, 0, 0, 0}};
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
                     *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
                     *rhss[] = {"sine", "one"}, *devices[] = {"cpu", "cuda"}, *discs[] = {"fe", "fd"},
@@ -234,6 +236,7 @@ static int solve_fe(int argc, char **argv) {
     case O_PREC: rc = parse_choice("--precision", optarg, precs, 3, &v); so.precision = v; break;
     case O_JSON: json = 1; break;
     case O_QUIET: quiet = 1; break;
+    case O_PROFILE: so.profile = 1; break;
     case O_VTU: vtu = optarg; break;
     case O_HELP: usage(stdout); return 0;
     case O_VERSION: printf("hpmg %s\n", HPMG_VERSION_STRING); return 0;
@@ -356,7 +359,9 @@ static int solve_fe(int argc, char **argv) {
            st.t_setup, st.t_operator, st.t_smoother, st.t_transfer, st.t_coarse, st.t_krylov);
     printf("  time to solution    %.4f s   (%.4g DoF/s, %lld operator applications)\n", st.t_solve,
            st.t_solve > 0 ? total / st.t_solve : 0.0, (long long)st.operator_applications);
-    for (int l = st.levels - 1, first = 1; l >= 0; l--) { /* per level of the cycle (CPU) */
+    const int timed = so.device == HPMG_DEVICE_CPU || so.profile; /* the GPU times levels with --profile */
+    if (!timed) printf("  per level           not timed on the GPU without --profile\n");
+    for (int l = st.levels - 1, first = 1; l >= 0 && timed; l--) {
       if (l >= HPMG_STATS_MAX_LEVELS || st.level_dofs[l] == 0) continue;
       printf("  %s level %2d %10lld unknowns: smoother %.4f residual %.4f transfer %.4f s\n",
              first ? "per level" : "         ", l, (long long)st.level_dofs[l], st.t_level_smoother[l],

@@ -32,6 +32,7 @@ typedef struct {
   double lmax; /* 1.2 x estimate (Chebyshev) */
   hpmg_cuda_patch patch; /* vertex-patch smoother (qk_patch.cu) or NULL */
   int64_t matvecs;
+  double ts, to, tt; /* --profile: seconds of smoothing, residual, transfers from/to the level */
 } qk_level;
 
 struct hpmg_cuda_solver_s {
@@ -227,7 +228,7 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   s->real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
   s->kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   const char *prof = getenv("HPMG_CUDA_PROFILE");
-  s->profile = prof && atoi(prof) > 0;
+  s->profile = so->profile || (prof && atoi(prof) > 0);
   hpmg_error e = hpmg_problem_create(po, &s->prob);
   const int l0 = first_level(po->degree, po->coarse);
   if (!e && po->refine < l0) e = hpmg_error_set(HPMG_ERR_ARG, "degree 1 on a single coarse cell needs at least one refinement");
@@ -412,7 +413,11 @@ static hpmg_error smooth(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int pos
   hpmg_error e = s->smoother == HPMG_SMOOTHER_JACOBI ? jacobi_apply(s, L, x_is_zero, sweeps)
                  : s->smoother == HPMG_SMOOTHER_PATCH ? patch_apply(s, L, x_is_zero, post, sweeps)
                                                       : cheb_apply(s, L, x_is_zero, sweeps);
-  if (s->profile) s->t_smooth += qk_now(1) - t0;
+  if (s->profile) {
+    const double dt = qk_now(1) - t0;
+    s->t_smooth += dt;
+    L->ts += dt;
+  }
   return e;
 }
 
@@ -496,10 +501,16 @@ static hpmg_error vcycle(hpmg_cuda_solver s, int l, int x_is_zero) {
   double t2 = s->profile ? qk_now(1) : 0;
   s->t_op += t1 - t0;
   s->t_transfer += t2 - t1;
+  L->to += t1 - t0;
+  L->tt += t2 - t1;
   HPMG_CALL(vcycle(s, l - 1, 1));
   t0 = s->profile ? qk_now(1) : 0;
   HPMG_CALL(hpmg_cuda_kron3_apply(L->dP, real, s->lv[l - 1].x, L->x, 1, s->tscratch));
-  if (s->profile) s->t_transfer += qk_now(1) - t0;
+  if (s->profile) {
+    const double dt = qk_now(1) - t0;
+    s->t_transfer += dt;
+    L->tt += dt;
+  }
   return smooth(s, L, 0, 1, s->so.post);
 }
 
@@ -697,26 +708,37 @@ static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_
 
 /* mg.c: hpmg_mg_fmg on the level vectors (finest b set by the caller):
  * b_c = R b_f down to the coarsest level, coarse solve, then per level
- * x_l = P x_{l-1} and one V-cycle with that start */
-static hpmg_error fmg_cycle(hpmg_cuda_solver s) {
+ * x_l = P x_{l-1} and one V-cycle with that start (on the finest level only
+ * if finest_cycle) */
+static hpmg_error fmg_cycle(hpmg_cuda_solver s, int finest_cycle) {
   const hpmg_real real = s->real;
-  double t0 = s->profile ? qk_now(1) : 0;
-  for (int l = s->nlevels - 1; l > 0; l--)
+  for (int l = s->nlevels - 1; l > 0; l--) {
+    const double t0 = s->profile ? qk_now(1) : 0;
     HPMG_CALL(hpmg_cuda_kron3_apply(s->lv[l].dR, real, s->lv[l].b, s->lv[l - 1].b, 0, s->tscratch));
-  if (s->profile) s->t_transfer += qk_now(1) - t0;
+    if (s->profile) {
+      const double dt = qk_now(1) - t0;
+      s->t_transfer += dt;
+      s->lv[l].tt += dt;
+    }
+  }
   HPMG_CALL(vcycle(s, 0, 1));
   for (int l = 1; l < s->nlevels; l++) {
-    t0 = s->profile ? qk_now(1) : 0;
+    const double t0 = s->profile ? qk_now(1) : 0;
     HPMG_CALL(hpmg_cuda_kron3_apply(s->lv[l].dP, real, s->lv[l - 1].x, s->lv[l].x, 0, s->tscratch));
-    if (s->profile) s->t_transfer += qk_now(1) - t0;
-    HPMG_CALL(vcycle(s, l, 0));
+    if (s->profile) {
+      const double dt = qk_now(1) - t0;
+      s->t_transfer += dt;
+      s->lv[l].tt += dt;
+    }
+    if (l < s->nlevels - 1 || finest_cycle) HPMG_CALL(vcycle(s, l, 0));
   }
   return HPMG_SUCCESS;
 }
 
 /* solver.c: fmg_solve (paper 000, Algorithm 2): FMG start in the cycle
  * precision, then x += V(b - Ax) in the outer precision while
- * ||b - Ax|| > tol ||b||; at least one V-cycle, the count excludes the start */
+ * ||b - Ax|| > tol ||b||; at least one V-cycle, the count excludes the start.
+ * Mixed precision runs the start's finest cycle as such a correction too. */
 static hpmg_error fmg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_info *info) {
   const int64_t n = s->st.dofs;
   const hpmg_real K = s->kreal;
@@ -735,13 +757,19 @@ static hpmg_error fmg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
   }
   qk_level *F = &s->lv[s->nlevels - 1];
   if (s->real != K) {
+    const int correct = s->nlevels > 1;
     HPMG_CALL(hpmg_cuda_convert(n, K, b, s->real, F->b));
-    HPMG_CALL(fmg_cycle(s));
+    HPMG_CALL(fmg_cycle(s, !correct));
     HPMG_CALL(hpmg_cuda_convert(n, s->real, F->x, K, x));
+    if (correct) { /* the finest FMG cycle: x += V(b - Ax), residual in the outer precision */
+      HPMG_CALL(outer_kernel(s, HPMG_KERNEL_RESIDUAL, x, r, b));
+      HPMG_CALL(precondition(s, r, z));
+      HPMG_CALL(hpmg_cuda_axpy(K, n, 1.0, z, x));
+    }
   } else {
     F->b = (void *)b;
     F->x = x;
-    HPMG_CALL(fmg_cycle(s));
+    HPMG_CALL(fmg_cycle(s, 1));
   }
   for (int it = 0;; it++) {
     double rn;
@@ -789,7 +817,7 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
   }
   s->t_op = s->t_smooth = s->t_transfer = s->t_coarse = 0;
   s->outer_matvecs = s->mg_matvecs = 0;
-  for (int l = 0; l < s->nlevels; l++) s->lv[l].matvecs = 0;
+  for (int l = 0; l < s->nlevels; l++) s->lv[l].matvecs = 0, s->lv[l].ts = s->lv[l].to = s->lv[l].tt = 0;
   hpmg_krylov_info info;
   memset(&info, 0, sizeof info);
   const double t0 = qk_now(1);
@@ -833,6 +861,12 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
   st->t_krylov = s->profile ? st->t_solve - st->t_operator - st->t_smoother - st->t_transfer - st->t_coarse : 0.0;
   st->operator_applications = s->outer_matvecs + s->mg_matvecs;
   for (int l = 0; l < s->nlevels; l++) st->operator_applications += s->lv[l].matvecs;
+  for (int l = 0; l < s->nlevels && l < HPMG_STATS_MAX_LEVELS; l++) { /* zeros without --profile */
+    st->level_dofs[l] = s->lv[l].g.N;
+    st->t_level_smoother[l] = s->lv[l].ts;
+    st->t_level_operator[l] = s->lv[l].to;
+    st->t_level_transfer[l] = s->lv[l].tt;
+  }
   HPMG_CALL(e);
   if (!st->converged)
     return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "not converged: relative residual %.3e after %d iterations (tolerance %.1e)",

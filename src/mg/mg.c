@@ -195,7 +195,7 @@ hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, const void *b, void *x) {
   return vcycle(mg, mg->nlevels - 1, 1);
 }
 
-hpmg_error hpmg_mg_fmg(hpmg_mg *mg, const void *b, void *x) {
+hpmg_error hpmg_mg_fmg(hpmg_mg *mg, const void *b, void *x, int finest_cycle) {
   const hpmg_real real = mg->opt.real;
   hpmg_mg_level *F = &mg->lv[mg->nlevels - 1];
   if (b) F->b = (void *)b;
@@ -209,7 +209,7 @@ hpmg_error hpmg_mg_fmg(hpmg_mg *mg, const void *b, void *x) {
     t0 = hpmg_wtime();
     hpmg_kron3_apply(&mg->lv[l].P, real, mg->lv[l - 1].x, mg->lv[l].x, 0);
     mg->t.transfer += hpmg_wtime() - t0;
-    HPMG_CALL(vcycle(mg, l, 0));
+    if (l < mg->nlevels - 1 || finest_cycle) HPMG_CALL(vcycle(mg, l, 0));
   }
   return HPMG_SUCCESS;
 }

@@ -56,8 +56,11 @@ void hpmg_mg_destroy(hpmg_mg *mg);
 /* x = V(b): one V-cycle from a zero initial guess, on the finest level. b and
  * x in the cycle's precision (b, x of the finest level if NULL). */
 hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, const void *b, void *x);
-/* Full multigrid start: solve on the coarsest level, interpolate up, one V-cycle per level. */
-hpmg_error hpmg_mg_fmg(hpmg_mg *mg, const void *b, void *x);
+/* Full multigrid start: solve on the coarsest level, interpolate up, one
+ * V-cycle per level. finest_cycle = 0 stops after the interpolation into the
+ * finest level, for a caller that runs that level's cycle as a defect
+ * correction in its own (higher) precision. */
+hpmg_error hpmg_mg_fmg(hpmg_mg *mg, const void *b, void *x, int finest_cycle);
 /* Bytes hpmg_mg_create allocates (vectors and factors), without allocating. */
 double hpmg_mg_memory(int dim, int k, int coarse, int refine, const hpmg_mg_options *opt, int fine_aliases);
 
