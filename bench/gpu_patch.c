@@ -81,6 +81,7 @@ int main(int argc, char **argv) {
     }
     hpmg_solver_options so;
     hpmg_solver_options_default(&so);
+    so.solver = HPMG_SOLVER_CG;
     so.smoother = patch ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
     so.patch_mode = mode;
     so.patch_kernel = kern;

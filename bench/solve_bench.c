@@ -14,7 +14,7 @@
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: %s DIM K L [--precision P] [--smoother S] [--cheby-degree M] [--tol T] [--repeat R] [--threads N] [--lambda V]\n", argv[0]);
+    fprintf(stderr, "usage: %s DIM K L [--precision P] [--smoother S] [--cheby-degree M] [--tol T] [--repeat R] [--threads N] [--lambda V] [--solver cg|gmres|fmg|vcycle]\n", argv[0]);
     return 2;
   }
   hpmg_problem_options po;
@@ -42,6 +42,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--repeat")) repeat = atoi(v);
     else if (!strcmp(o, "--threads")) so.threads = atoi(v);
     else if (!strcmp(o, "--lambda")) po.lambda = atof(v);
+    else if (!strcmp(o, "--solver"))
+      so.solver = !strcmp(v, "gmres") ? HPMG_SOLVER_GMRES : !strcmp(v, "fmg") ? HPMG_SOLVER_FMG
+                : !strcmp(v, "vcycle") ? HPMG_SOLVER_VCYCLE : HPMG_SOLVER_CG;
     else {
       fprintf(stderr, "solve_bench: unknown option %s\n", o);
       return 2;

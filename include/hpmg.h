@@ -82,13 +82,15 @@ hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char
  * docs/performance.md. */
 typedef enum { HPMG_SMOOTHER_CHEBYSHEV = 0, HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_GS,
                HPMG_SMOOTHER_SGS, HPMG_SMOOTHER_PATCH, HPMG_SMOOTHER_AUTO } hpmg_smoother_kind;
-/* CG: conjugate gradients preconditioned by one V-cycle (symmetric cycles only).
+/* AUTO (the default): the fastest to solution measured, see hpmg_default_solver.
+ * CG: conjugate gradients preconditioned by one V-cycle (symmetric cycles only).
  * VCYCLE: V-cycle iteration x += V(b - Ax) from the initial guess.
  * GMRES: restarted GMRES(restart), right-preconditioned by one V-cycle (any cycle).
  * FMG: full multigrid start (the initial guess is discarded), then V-cycles
  *      until ||b - Ax|| <= tol ||b||; iterations = V-cycles after the start,
  *      at least one (paper 000, Algorithm 2). */
-typedef enum { HPMG_SOLVER_CG = 0, HPMG_SOLVER_VCYCLE, HPMG_SOLVER_GMRES, HPMG_SOLVER_FMG } hpmg_solver_kind;
+typedef enum { HPMG_SOLVER_CG = 0, HPMG_SOLVER_VCYCLE, HPMG_SOLVER_GMRES, HPMG_SOLVER_FMG,
+               HPMG_SOLVER_AUTO } hpmg_solver_kind;
 /* Vertex-patch smoother: multiplicative (2^d colors, localized residuals) or
  * additive (one global residual per step, damped by patch_damping). */
 typedef enum { HPMG_PATCH_MULTIPLICATIVE = 0, HPMG_PATCH_ADDITIVE } hpmg_patch_mode;
@@ -117,7 +119,7 @@ typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_pre
 typedef enum { HPMG_DEVICE_CPU = 0, HPMG_DEVICE_CUDA = 1 } hpmg_device;
 
 typedef struct {
-  hpmg_solver_kind solver;       /* default CG preconditioned by one V-cycle */
+  hpmg_solver_kind solver;       /* default AUTO (see hpmg_default_solver) */
   hpmg_smoother_kind smoother;   /* default AUTO (see hpmg_default_smoother) */
   hpmg_patch_mode patch_mode;    /* default multiplicative */
   hpmg_local_solver local_solver;/* default fdm */
@@ -175,6 +177,12 @@ void hpmg_solver_options_default(hpmg_solver_options *opt);
  * Chebyshev-Jacobi where the patch smoother cannot serve the other options
  * (CG with unequal pre/post counts). */
 hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_options *opt);
+/* The solver HPMG_SOLVER_AUTO stands for: FMG, which was faster to the same
+ * relative residual than CG + V-cycle in 13 of 14 CPU cases (2D k = 2..10, 3D
+ * k = 2..8, ~1e6 unknowns; 3D k = 5 CG 8% faster) and on the H200 at paper
+ * 000's Table 7 sizes (docs/performance.md). FMG discards the initial guess:
+ * pick CG, GMRES or the V-cycle iteration explicitly to start from one. */
+hpmg_solver_kind hpmg_default_solver(int dim, int degree, const hpmg_solver_options *opt);
 hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *opt,
                               hpmg_solver *solver);
 void hpmg_solver_destroy(hpmg_solver *solver);

@@ -46,7 +46,7 @@ expect_fail 2 solve --tol 1.5
 expect_fail 2 solve --maxit 0
 expect_fail 2 solve --threads -2
 expect_fail 2 solve --precision quad
-expect_fail 2 solve --smoother gs --pre 2 --post 1
+expect_fail 2 solve --solver cg --smoother gs --pre 2 --post 1
 expect_fail 2 solve --degree 1 --refine 0
 expect_fail 2 solve --vtu /nonexistent-dir/u.vtu
 expect_fail 2 solve extra-argument
@@ -66,7 +66,7 @@ expect_fail 2 solve --patch-batch 0
 expect_fail 2 solve --patch-batch lots
 expect_fail 2 solve --smoother chebyshev --patch-batch all
 expect_fail 2 solve --patch-mode additive --patch-order lexicographic
-expect_fail 2 solve --smoother patch --pre 2 --post 1
+expect_fail 2 solve --solver cg --smoother patch --pre 2 --post 1
 expect_fail 2 solve --restart 10
 expect_fail 2 solve --solver gmres --restart 0
 expect_fail 2 solve --solver fmg --restart 5
@@ -116,6 +116,10 @@ n=$((n+1))
 "$HPMG" solve --dim 2 --degree 1 --refine 3 --json >"$tmp/json" 2>"$tmp/err"
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['smoother']=='chebyshev'" "$tmp/json"; then
   echo "ok   degree 1 defaults to chebyshev"; else echo "FAIL: degree 1 default smoother"; fail=$((fail+1)); fi
+n=$((n+1))
+"$HPMG" solve --dim 2 --degree 2 --refine 3 --solver auto --json >"$tmp/json" 2>"$tmp/err"
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['solver']=='fmg' and d['converged']" "$tmp/json"; then
+  echo "ok   --solver auto (the default) runs and reports fmg"; else echo "FAIL: --solver auto"; cat "$tmp/json" "$tmp/err"; fail=$((fail+1)); fi
 n=$((n+1))
 if "$HPMG" --help | grep -q -- "--precision" && "$HPMG" solve --help | grep -q -- "--smoother"; then echo "ok   --help"; else echo "FAIL: --help"; fail=$((fail+1)); fi
 echo "$((n-fail)) passed, $fail failed"

@@ -90,9 +90,12 @@ static hpmg_problem_options prob(int dim, int k, int L) {
   return po;
 }
 
+/* CG unless a test says otherwise: the counts pinned below are CG's (the
+ * library default is AUTO = FMG, checked in auto_policy) */
 static hpmg_solver_options solver(void) {
   hpmg_solver_options so;
   hpmg_solver_options_default(&so);
+  so.solver = HPMG_SOLVER_CG;
   return so;
 }
 
@@ -239,13 +242,34 @@ static void auto_policy(void) {
   CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU 2D Q8: chebyshev (not measured)");
   o.device = HPMG_DEVICE_CPU;
   o.pre = 2;
+  CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_PATCH, "AUTO (FMG) with 2/1 sweeps: patch");
+  o.solver = HPMG_SOLVER_CG;
   CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "CG with 2/1 sweeps: chebyshev");
   o.solver = HPMG_SOLVER_GMRES;
   CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_PATCH, "GMRES with 2/1 sweeps: patch");
 }
 
+/* the AUTO solver: FMG, and a default solve is exactly an FMG solve */
+static void auto_solver(void) {
+  hpmg_solver_options o;
+  hpmg_solver_options_default(&o);
+  CHECK(o.solver == HPMG_SOLVER_AUTO, "default solver is AUTO");
+  for (int dim = 2; dim <= 3; dim++)
+    for (int k = 1; k <= 8; k++) CHECK(hpmg_default_solver(dim, k, &o) == HPMG_SOLVER_FMG, "AUTO is FMG (%dD Q%d)", dim, k);
+  hpmg_problem_options po = prob(3, 4, 2);
+  result a = solve(po, o);
+  o.solver = HPMG_SOLVER_FMG;
+  result f = solve(po, o);
+  o.solver = HPMG_SOLVER_CG;
+  result c = solve(po, o);
+  CHECK(a.converged && a.iters == f.iters && a.l2 == f.l2, "AUTO solve = FMG solve (%d/%d its, L2 %.3e/%.3e)", a.iters,
+        f.iters, a.l2, f.l2);
+  CHECK(c.converged && c.iters != a.iters, "and differs from CG (%d vs %d its)", c.iters, a.iters);
+}
+
 static int api(void) {
   auto_policy();
+  auto_solver();
   for (int dim = 2; dim <= 3; dim++) {
     hpmg_problem_options po = prob(dim, 3, dim == 2 ? 3 : 2);
     hpmg_problem p;

@@ -52,8 +52,9 @@ static void usage(FILE *f) {
           "  --jacobi-omega w      damping of point Jacobi (default %.4g)\n"
           "  --pre n, --post n     smoothing steps before/after the coarse correction (default %d/%d)\n"
           "Solver:\n"
-          "  --solver cg|vcycle|gmres|fmg   CG or GMRES preconditioned by one V-cycle, V-cycle iteration, or\n"
-          "                        full multigrid then V-cycles (iterations = V-cycles after FMG) (default cg)\n"
+          "  --solver auto|cg|vcycle|gmres|fmg   CG or GMRES preconditioned by one V-cycle, V-cycle\n"
+          "                        iteration, or full multigrid then V-cycles (iterations = V-cycles after\n"
+          "                        FMG); auto = the fastest measured, FMG (default auto)\n"
           "  --restart m           GMRES restart length (default %d)\n"
           "  --tol t               relative residual reduction (default %g)\n"
           "  --maxit n             maximum iterations (default %d)\n"
@@ -128,7 +129,7 @@ static int parse_choice(const char *opt, const char *s, const char *const *names
 static void print_json(const hpmg_problem_options *po, const hpmg_solver_options *so, hpmg_solver solver,
                        const hpmg_stats *st, double l2, double maxerr, int64_t total, int status) {
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
-                    *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
+                    *solvers[] = {"cg", "vcycle", "gmres", "fmg", "auto"}, *precs[] = {"double", "float", "mixed"},
                     *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
                     *porders[] = {"zorder", "lexicographic", "hierarchical"},
                     *pkernels[] = {"fused", "separate", "global"};
@@ -188,7 +189,7 @@ static int solve_fe(int argc, char **argv) {
       {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {"patch-kernel", 1, 0, O_PKERNEL},
       {"profile", 0, 0, O_PROFILE}, {0, 0, 0, 0}};
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
-                    *solvers[] = {"cg", "vcycle", "gmres", "fmg"}, *precs[] = {"double", "float", "mixed"},
+                    *solvers[] = {"cg", "vcycle", "gmres", "fmg", "auto"}, *precs[] = {"double", "float", "mixed"},
                     *rhss[] = {"sine", "one"}, *devices[] = {"cpu", "cuda"}, *discs[] = {"fe", "fd"},
                     *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
                     *orders[] = {"zorder", "lexicographic", "hierarchical"},
@@ -229,7 +230,7 @@ static int solve_fe(int argc, char **argv) {
     case O_OMEGA: rc = parse_double("--jacobi-omega", optarg, &so.jacobi_omega); break;
     case O_PRE: rc = parse_int("--pre", optarg, &so.pre); break;
     case O_POST: rc = parse_int("--post", optarg, &so.post); break;
-    case O_SOLVER: rc = parse_choice("--solver", optarg, solvers, 4, &v); so.solver = v; break;
+    case O_SOLVER: rc = parse_choice("--solver", optarg, solvers, 5, &v); so.solver = v; break;
     case O_TOL: rc = parse_double("--tol", optarg, &so.tol); break;
     case O_MAXIT: rc = parse_int("--maxit", optarg, &so.maxit); break;
     case O_THREADS: rc = parse_int("--threads", optarg, &so.threads); break;
@@ -286,6 +287,7 @@ static int solve_fe(int argc, char **argv) {
     }
   }
   so.verbose = !json && !quiet;
+  if (so.solver == HPMG_SOLVER_AUTO) so.solver = hpmg_default_solver(po.dim, po.degree, &so); /* print what runs */
   /* options of one method given with another are refused, not ignored */
   hpmg_smoother_kind sm = smoother_used(&so, po.dim, po.degree);
   if (patch_set && so.smoother == HPMG_SMOOTHER_AUTO) { /* a patch option implies the patch smoother */

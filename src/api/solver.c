@@ -31,7 +31,7 @@ struct hpmg_solver_s {
 
 void hpmg_solver_options_default(hpmg_solver_options *o) {
   memset(o, 0, sizeof *o);
-  o->solver = HPMG_SOLVER_CG;
+  o->solver = HPMG_SOLVER_AUTO;
   o->smoother = HPMG_SMOOTHER_AUTO;
   o->patch_mode = HPMG_PATCH_MULTIPLICATIVE;
   o->local_solver = HPMG_LOCAL_FDM;
@@ -64,6 +64,18 @@ hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_
   if (o->device == HPMG_DEVICE_CUDA)
     return dim == 3 && degree >= 5 && degree <= 8 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
   return dim == 2 && degree >= 6 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
+}
+
+hpmg_solver_kind hpmg_default_solver(int dim, int degree, const hpmg_solver_options *o) {
+  (void)dim, (void)degree, (void)o; /* measured: FMG everywhere (hpmg.h, docs/performance.md) */
+  return HPMG_SOLVER_FMG;
+}
+
+/* o with the solver resolved (AUTO -> hpmg_default_solver) */
+static hpmg_solver_options resolved_solver(const hpmg_solver_options *o, int dim, int degree) {
+  hpmg_solver_options r = *o;
+  if (r.solver == HPMG_SOLVER_AUTO) r.solver = hpmg_default_solver(dim, degree, o);
+  return r;
 }
 
 static hpmg_smoother_kind resolved_smoother(const hpmg_solver_options *o, int dim, int degree) {
@@ -136,6 +148,9 @@ static void mg_options(const hpmg_solver_options *o, int dim, int degree, hpmg_m
 
 hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
   HPMG_CALL(hpmg_problem_options_check(po));
+  HPMG_CHECK_ARG(po && so, "memory estimate: NULL options");
+  const hpmg_solver_options rso = resolved_solver(so, po->dim, po->degree);
+  so = &rso;
   HPMG_CALL(solver_options_check(so, po->dim, po->degree));
   if (so->device == HPMG_DEVICE_CUDA) { /* the CUDA backend gets the smoother resolved */
     hpmg_solver_options r = *so;
@@ -235,7 +250,9 @@ static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpm
 
 hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, hpmg_solver *out) {
   *out = NULL;
-  HPMG_CHECK_ARG(prob, "problem is NULL");
+  HPMG_CHECK_ARG(prob && o, "problem or options are NULL");
+  const hpmg_solver_options ro = resolved_solver(o, prob->o.dim, prob->o.degree);
+  o = &ro; /* from here on the solver is concrete */
   HPMG_CALL(solver_options_check(o, prob->o.dim, prob->o.degree));
   if (o->device == HPMG_DEVICE_CUDA) { /* the GPU backend checks GPU memory itself */
     struct hpmg_solver_s *g = calloc(1, sizeof *g);
