@@ -1,34 +1,34 @@
 #!/usr/bin/python3
 """Roofline of the H200 kernels (issue 4): the Q_k operator kernel (apply) and
-the fused vertex-patch smoothing step, double and float.
+the fused vertex-patch smoothing step, double and float, against measured roofs.
 
-  /usr/bin/python3 bench/roofline.py [gpu_bench.jsonl] [gpu_patch.jsonl] [out.png]
+  /usr/bin/python3 bench/roofline.py [gpu_bench.jsonl] [perf.md] [peak.json] [out.png]
   (needs Debian's python3-matplotlib)
 
-Inputs (measured by scripts/gpu-check on an H200):
-  bench/results/session2/gpu_bench.jsonl   operator kernel: GB/s and GFLOP/s of the
-                                           algorithmic count (hpmg_laplace_flops)
-  bench/results/gpu_h200_patch.jsonl       patch step times (bench/gpu_patch.c)
-Patch flops are the kernel's executed count per patch (3D; docs/cuda.md): the
-localized residual with x/y contractions over the full m x n 1D rows and the
-z contraction over the band, 2 (2 n^3 m + 3 n^2 m^2 + m^3 n), plus the fast
-diagonalization, 6 contractions of m^4 FMA = 12 m^4, with n = 2k+1, m = 2k-1;
-patches = (cells-1)^3. Bytes: the minimum a step must move, x read and written
-and b read (3 values per unknown).
-Roofs: nominal, not measured: 132 SMs x 1.98 GHz x (64 FP64 | 128 FP32 FMA
-lanes) x 2 = 33.5 | 66.9 TFLOP/s; HBM3e 4.8 TB/s.
-Prints the table it plots (percent of the FP64/FP32 roof) and writes the PNG."""
-import json, sys
+Inputs (measured on an H200):
+  bench/results/session2/gpu_bench.jsonl   operator kernel (scripts/gpu-check): GB/s and
+                                           GFLOP/s of the algorithmic count (hpmg_laplace_flops)
+  bench/results/session3/final/perf.md     fused patch step times, 3D k = 2..8 (the table
+                                           printed by scripts/gpu-check-perf)
+  bench/results/session3/final/peak.json   roofs measured by bench/gpu_peak.cu
+Patch flops are the kernel's executed count per patch (3D; bench/gpu_perf_table.py):
+2 (2 n^3 m + 3 n^2 m^2 + m^3 n) + 12 m^4 with n = 2k+1, m = 2k-1, patches =
+(cells-1)^3. Bytes: the minimum a step must move, x read and written and b read
+(3 values per unknown). Prints the table it plots (percent of the measured
+FP64/FP32 roof) and writes the PNG."""
+import json, re, sys
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 ops_file = sys.argv[1] if len(sys.argv) > 1 else "bench/results/session2/gpu_bench.jsonl"
-patch_file = sys.argv[2] if len(sys.argv) > 2 else "bench/results/gpu_h200_patch.jsonl"
-out = sys.argv[3] if len(sys.argv) > 3 else "docs/roofline_h200.png"
-PEAK = {"double": 132 * 1.98e9 * 64 * 2, "float": 132 * 1.98e9 * 128 * 2}
-BW = 4.8e12
+perf_file = sys.argv[2] if len(sys.argv) > 2 else "bench/results/session3/final/perf.md"
+peak_file = sys.argv[3] if len(sys.argv) > 3 else "bench/results/session3/final/peak.json"
+out = sys.argv[4] if len(sys.argv) > 4 else "docs/roofline_h200.png"
+pk = json.load(open(peak_file))
+PEAK = {"double": pk["fp64_tflops"] * 1e12, "float": pk["fp32_tflops"] * 1e12}
+BW = pk["dram_copy_TBps"] * 1e12
 
 pts = []  # (label, precision, intensity flop/byte, flop/s)
 seen = set()
@@ -42,25 +42,24 @@ for l in open(ops_file):
             continue
         seen.add((r["k"], p))
         pts.append((f"operator Q{r['k']}", p, o["GFLOPps"] / o["GBps"], o["GFLOPps"] * 1e9))
-seen = set()
-for l in open(patch_file):
-    if not l.strip().startswith("{"):
+# rows of the fused-step table: | k | unknowns | f64 ms | ... | f32 ms | ...
+sizes = {2: 8, 3: 8, 4: 7, 5: 7, 6: 7, 7: 7, 8: 6}  # refine of scripts/gpu-check-perf
+in_steps = False
+for l in open(perf_file):
+    if l.startswith("## "):
+        in_steps = "Fused patch smoothing step" in l
         continue
-    r = json.loads(l)
-    if r.get("smoother") != "fused" or r["dim"] != 3 or r["dofs"] < 3e7:
+    c = [x.strip() for x in l.strip().strip("|").split("|")]
+    if not in_steps or len(c) < 11 or not re.fullmatch(r"\d+", c[0]):
         continue
-    k, N = r["k"], r["dofs"]
+    k, N = int(c[0]), float(c[1])
     n, m = 2 * k + 1, 2 * k - 1
-    cells = round((N ** (1 / 3) + 1) / k)
-    patches = (cells - 1) ** 3
+    patches = (2 ** sizes[k] - 1) ** 3
     fl = patches * (2 * (2 * n**3 * m + 3 * n**2 * m**2 + m**3 * n) + 12 * m**4)
-    for p, key, b in (("double", "step_double_s", 8), ("float", "step_float_s", 4)):
-        if (k, p) in seen:
-            continue
-        seen.add((k, p))
-        pts.append((f"fused patch Q{k}", p, fl / (3 * b * N), fl / r[key]))
+    for p, ms, b in (("double", float(c[2]), 8), ("float", float(c[6]), 4)):
+        pts.append((f"fused patch Q{k}", p, fl / (3 * b * N), fl / (ms * 1e-3)))
 
-print("| kernel | precision | flop/byte | TFLOP/s | % of roof (nominal) |")
+print("| kernel | precision | flop/byte | TFLOP/s | % of roof (measured) |")
 print("|---|---|---|---|---|")
 for lab, p, ai, f in pts:
     roof = min(PEAK[p], BW * ai)
@@ -70,7 +69,7 @@ fig, ax = plt.subplots(figsize=(7, 5))
 xs = [0.5 * 1.1**i for i in range(70)]
 for p, ls in (("double", "-"), ("float", "--")):
     ax.plot(xs, [min(PEAK[p], BW * v) for v in xs], "k" + ls, lw=1,
-            label=f"roof {p} ({PEAK[p] / 1e12:.1f} TFLOP/s, 4.8 TB/s; nominal)")
+            label=f"roof {p} ({PEAK[p] / 1e12:.1f} TFLOP/s, {BW / 1e12:.2f} TB/s; measured)")
 mk = {"double": "o", "float": "s"}
 for lab, p, ai, f in pts:
     c = "tab:blue" if lab.startswith("operator") else "tab:red"

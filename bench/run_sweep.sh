@@ -1,6 +1,8 @@
 #!/bin/bash
 # Standard CPU sweep, hpmg beside the deal.II peer on the same problems
-# (unit box, u = prod sin(pi x_i), CG + GMG V-cycle, relative residual 1e-9).
+# (unit box, u = prod sin(pi x_i), relative residual 1e-9; deal.II: CG + GMG
+# V-cycle; hpmg: SOLVERS x SMOOTHERS, default "auto" x "auto" = hpmg's default
+# configuration, i.e. what `hpmg solve` picks).
 #   bench/run_sweep.sh [quick|full]       (default full)
 # Writes bench/results/sweep_cpu.jsonl (one object per run) and
 # bench/results/sweep_cpu.md (side-by-side table with time ratios).
@@ -27,13 +29,15 @@ RAW=$RES/sweep_cpu.raw
 : > $RAW
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OPENBLAS_NUM_THREADS=1
 
-SMOOTHERS=${SMOOTHERS:-chebyshev patch}
+SMOOTHERS=${SMOOTHERS:-auto}
+SOLVERS=${SOLVERS:-auto}
 run_case() { # dim k L
+  for v in $SOLVERS; do
   for s in $SMOOTHERS; do
     [ "$s" = patch ] && [ "$2" -lt 2 ] && continue
-    echo "+ hpmg $* --smoother $s" >&2
-    $HP "$@" --precision $PREC --repeat $REPEAT --smoother $s | tee -a $RAW
-  done
+    echo "+ hpmg $* --solver $v --smoother $s" >&2
+    $HP "$@" --precision $PREC --repeat $REPEAT --solver $v --smoother $s | tee -a $RAW
+  done; done
   if [ -n "${DEALII_RAW:-}" ]; then # reuse deal.II lines measured earlier on this machine
     grep "^peer=dealii dim=$1 k=$2 L=$3 " "$DEALII_RAW" | tee -a $RAW
   elif [ -n "$DEALII" ] && [ "$2" -le 8 ]; then

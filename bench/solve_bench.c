@@ -14,7 +14,7 @@
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: %s DIM K L [--precision P] [--smoother S] [--cheby-degree M] [--tol T] [--repeat R] [--threads N] [--lambda V] [--solver cg|gmres|fmg|vcycle]\n", argv[0]);
+    fprintf(stderr, "usage: %s DIM K L [--precision P] [--smoother S] [--cheby-degree M] [--tol T] [--repeat R] [--threads N] [--lambda V] [--solver cg|gmres|fmg|vcycle|auto] (defaults: chebyshev, cg)\n", argv[0]);
     return 2;
   }
   hpmg_problem_options po;
@@ -25,31 +25,47 @@ int main(int argc, char **argv) {
   po.degree = atoi(argv[2]);
   po.refine = atoi(argv[3]);
   int repeat = 3;
-  const char *prec = "double", *smoother = "chebyshev";
-  so.smoother = HPMG_SMOOTHER_CHEBYSHEV; /* the peers' method unless --smoother says otherwise */
+  const char *prec = "double";
+  so.smoother = HPMG_SMOOTHER_CHEBYSHEV; /* the peers' method (CG + Chebyshev V-cycle) unless */
+  so.solver = HPMG_SOLVER_CG;            /* --smoother / --solver say otherwise (auto: the default) */
   for (int i = 4; i + 1 < argc; i += 2) {
     const char *o = argv[i], *v = argv[i + 1];
     if (!strcmp(o, "--precision")) {
       prec = v;
       so.precision = !strcmp(v, "float") ? HPMG_PREC_FLOAT : !strcmp(v, "mixed") ? HPMG_PREC_MIXED : HPMG_PREC_DOUBLE;
     } else if (!strcmp(o, "--smoother")) {
-      smoother = v;
       so.smoother = !strcmp(v, "jacobi") ? HPMG_SMOOTHER_JACOBI : !strcmp(v, "gs") ? HPMG_SMOOTHER_GS
                   : !strcmp(v, "sgs") ? HPMG_SMOOTHER_SGS : !strcmp(v, "patch") ? HPMG_SMOOTHER_PATCH
-                  : HPMG_SMOOTHER_CHEBYSHEV;
+                  : !strcmp(v, "auto") ? HPMG_SMOOTHER_AUTO : !strcmp(v, "chebyshev") ? HPMG_SMOOTHER_CHEBYSHEV
+                  : (hpmg_smoother_kind)-1;
+      if ((int)so.smoother < 0) {
+        fprintf(stderr, "solve_bench: unknown smoother %s\n", v);
+        return 2;
+      }
     } else if (!strcmp(o, "--cheby-degree")) so.cheby_degree = atoi(v);
     else if (!strcmp(o, "--tol")) so.tol = atof(v);
     else if (!strcmp(o, "--repeat")) repeat = atoi(v);
     else if (!strcmp(o, "--threads")) so.threads = atoi(v);
     else if (!strcmp(o, "--lambda")) po.lambda = atof(v);
-    else if (!strcmp(o, "--solver"))
+    else if (!strcmp(o, "--solver")) {
       so.solver = !strcmp(v, "gmres") ? HPMG_SOLVER_GMRES : !strcmp(v, "fmg") ? HPMG_SOLVER_FMG
-                : !strcmp(v, "vcycle") ? HPMG_SOLVER_VCYCLE : HPMG_SOLVER_CG;
+                : !strcmp(v, "vcycle") ? HPMG_SOLVER_VCYCLE : !strcmp(v, "cg") ? HPMG_SOLVER_CG
+                : !strcmp(v, "auto") ? HPMG_SOLVER_AUTO : (hpmg_solver_kind)-1;
+      if ((int)so.solver < 0) {
+        fprintf(stderr, "solve_bench: unknown solver %s\n", v);
+        return 2;
+      }
+    }
     else {
       fprintf(stderr, "solve_bench: unknown option %s\n", o);
       return 2;
     }
   }
+  /* the names of what runs (auto resolved) */
+  if (so.solver == HPMG_SOLVER_AUTO) so.solver = hpmg_default_solver(po.dim, po.degree, &so);
+  if (so.smoother == HPMG_SMOOTHER_AUTO) so.smoother = hpmg_default_smoother(po.dim, po.degree, &so);
+  static const char *snames[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"}, *vnames[] = {"cg", "vcycle", "gmres", "fmg"};
+  const char *smoother = snames[so.smoother], *solvername = vnames[so.solver];
   hpmg_problem prob;
   hpmg_solver solver;
   double t0 = omp_get_wtime();
@@ -81,10 +97,10 @@ int main(int argc, char **argv) {
   for (int d = 0; d < po.dim; d++) total *= (int64_t)po.degree * ((int64_t)1 << po.refine) + 1;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("peer=hpmg dim=%d k=%d L=%d dofs=%lld free_dofs=%lld threads=%d precision=%s smoother=%s cheby_degree=%d "
+  printf("peer=hpmg dim=%d k=%d L=%d dofs=%lld free_dofs=%lld threads=%d precision=%s solver=%s smoother=%s cheby_degree=%d "
          "iters=%d setup_s=%.4f solve_s=%.4f dofs_per_s=%.4e first_solve_s=%.4f l2err=%.6e maxerr=%.6e relres=%.3e "
          "operator_s=%.4f smoother_s=%.4f transfer_s=%.4f coarse_s=%.4f krylov_s=%.4f matvecs=%lld rss_gb=%.2f\n",
-         po.dim, po.degree, po.refine, (long long)total, (long long)n, omp_get_max_threads(), prec, smoother,
+         po.dim, po.degree, po.refine, (long long)total, (long long)n, omp_get_max_threads(), prec, solvername, smoother,
          so.cheby_degree, bst.iterations, setup, best, total / best, first, l2, maxerr, bst.residual / bst.residual0,
          bst.t_operator, bst.t_smoother, bst.t_transfer, bst.t_coarse, bst.t_krylov,
          (long long)bst.operator_applications, ru.ru_maxrss / 1048576.0);

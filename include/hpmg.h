@@ -171,11 +171,13 @@ typedef struct hpmg_solver_s *hpmg_solver;
 
 void hpmg_solver_options_default(hpmg_solver_options *opt);
 /* The smoother HPMG_SMOOTHER_AUTO stands for: the fastest to solution measured
- * for the dimension, degree and opt->device (docs/performance.md). CPU: the
- * vertex patch for 2D k >= 6, Chebyshev-Jacobi otherwise; GPU: the vertex
- * patch (fused kernel) for 3D k = 5..8, Chebyshev-Jacobi otherwise; always
- * Chebyshev-Jacobi where the patch smoother cannot serve the other options
- * (CG with unequal pre/post counts). */
+ * for the dimension, degree, solver and opt->device (docs/performance.md).
+ * CPU: the vertex patch for 2D k >= 6, Chebyshev-Jacobi otherwise. GPU with
+ * FMG (the default solver): the vertex patch (fused kernel) for 3D k = 3..8
+ * and 2D k >= 2; with CG, GMRES or the V-cycle iteration: the patch for 3D
+ * k = 5..8; Chebyshev-Jacobi otherwise. Always Chebyshev-Jacobi where the
+ * patch smoother cannot serve the other options (CG with unequal pre/post
+ * counts). */
 hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_options *opt);
 /* The solver HPMG_SOLVER_AUTO stands for: FMG, which was faster to the same
  * relative residual than CG + V-cycle in 13 of 14 CPU cases (2D k = 2..10, 3D

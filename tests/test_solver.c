@@ -235,11 +235,18 @@ static void auto_policy(void) {
   CHECK(hpmg_default_smoother(2, 6, &o) == HPMG_SMOOTHER_PATCH, "CPU 2D Q6: patch");
   CHECK(hpmg_default_smoother(2, 5, &o) == HPMG_SMOOTHER_CHEBYSHEV, "CPU 2D Q5: chebyshev");
   CHECK(hpmg_default_smoother(3, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "CPU 3D Q8: chebyshev");
-  o.device = HPMG_DEVICE_CUDA;
-  CHECK(hpmg_default_smoother(3, 5, &o) == HPMG_SMOOTHER_PATCH, "GPU 3D Q5: patch");
-  CHECK(hpmg_default_smoother(3, 4, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU 3D Q4: chebyshev");
+  o.device = HPMG_DEVICE_CUDA; /* default solver AUTO = FMG */
+  CHECK(hpmg_default_smoother(3, 5, &o) == HPMG_SMOOTHER_PATCH, "GPU FMG 3D Q5: patch");
+  CHECK(hpmg_default_smoother(3, 3, &o) == HPMG_SMOOTHER_PATCH, "GPU FMG 3D Q3: patch");
+  CHECK(hpmg_default_smoother(3, 2, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU FMG 3D Q2: chebyshev");
   CHECK(hpmg_default_smoother(3, 9, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU 3D Q9: chebyshev (no GPU patch kernel)");
-  CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU 2D Q8: chebyshev (not measured)");
+  CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_PATCH, "GPU FMG 2D Q8: patch");
+  CHECK(hpmg_default_smoother(2, 1, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU FMG 2D Q1: chebyshev");
+  o.solver = HPMG_SOLVER_CG;
+  CHECK(hpmg_default_smoother(3, 5, &o) == HPMG_SMOOTHER_PATCH, "GPU CG 3D Q5: patch");
+  CHECK(hpmg_default_smoother(3, 4, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU CG 3D Q4: chebyshev");
+  CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU CG 2D Q8: chebyshev (not measured)");
+  o.solver = HPMG_SOLVER_AUTO;
   o.device = HPMG_DEVICE_CPU;
   o.pre = 2;
   CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_PATCH, "AUTO (FMG) with 2/1 sweeps: patch");

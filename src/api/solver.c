@@ -52,17 +52,25 @@ void hpmg_solver_options_default(hpmg_solver_options *o) {
 }
 
 hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_options *o) {
-  /* Measured to solution, CG + one V-cycle, 1e-9, mixed precision:
-   * CPU (bench/results/sweep_cpu.md, 2 cores): Chebyshev(5)-Jacobi is 1.5-4x
-   *   faster than the patch smoother in 3D for every k and in 2D up to k = 5;
-   *   the patch smoother is faster in 2D for k = 6..10 (1.03-1.5x).
-   * GPU (bench/results/session2_smoother, H200, 3D 3e7-1.3e8 unknowns): the
-   *   fused patch kernel is faster for k = 5..8 (1.1-1.5x), Chebyshev below;
-   *   2D on the GPU is not measured, so it keeps Chebyshev. */
-  const int patch_ok = !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
+  /* Measured to solution, one V-cycle (1+1), 1e-9, mixed precision:
+   * CPU (bench/results/sweep_cpu*.md, 2 cores): Chebyshev(5)-Jacobi is 1.5-4x
+   *   faster than the patch smoother in 3D for every k (CG; FMG at 3D Q7 too)
+   *   and in 2D up to k = 5; the patch smoother is faster in 2D for k = 6..10.
+   * GPU, H200: with FMG (the default solver; bench/results/session3/
+   *   smoother_fmg) the fused patch kernel is faster in 3D for k = 3..8
+   *   (1.3-2.5x) and in 2D at k = 2, 6, 10 (1.2-2.7x; k = 3..9 in between are
+   *   taken as patch, not measured), Chebyshev at 3D k = 1, 2; with CG, GMRES
+   *   or the V-cycle iteration (bench/results/session2_smoother, CG) the patch
+   *   kernel is faster for 3D k = 5..8 only, and 2D is not measured. */
+  const hpmg_solver_kind solver = o->solver == HPMG_SOLVER_AUTO ? hpmg_default_solver(dim, degree, o) : o->solver;
+  const int patch_ok = !(solver == HPMG_SOLVER_CG && o->pre != o->post);
   if (!patch_ok) return HPMG_SMOOTHER_CHEBYSHEV;
-  if (o->device == HPMG_DEVICE_CUDA)
+  if (o->device == HPMG_DEVICE_CUDA) {
+    if (solver == HPMG_SOLVER_FMG)
+      return (dim == 3 && degree >= 3 && degree <= 8) || (dim == 2 && degree >= 2) ? HPMG_SMOOTHER_PATCH
+                                                                                  : HPMG_SMOOTHER_CHEBYSHEV;
     return dim == 3 && degree >= 5 && degree <= 8 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
+  }
   return dim == 2 && degree >= 6 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
 }
 
