@@ -4,8 +4,9 @@
 # V-cycle; hpmg: SOLVERS x SMOOTHERS, default "auto" x "auto" = hpmg's default
 # configuration, i.e. what `hpmg solve` picks).
 #   bench/run_sweep.sh [quick|full]       (default full)
-# Writes bench/results/sweep_cpu.jsonl (one object per run) and
-# bench/results/sweep_cpu.md (side-by-side table with time ratios).
+# Writes bench/results/sweep_cpu$TAG.jsonl (one object per run) and
+# bench/results/sweep_cpu$TAG.md (side-by-side table with time ratios);
+# PREC=double|mixed|float (default mixed, as the peer's float levels).
 # deal.II: ../shared/peers/dealii/build/poisson_dealii, or $DEALII_PEER; built by
 # ../shared/peers/setup.sh. Without it, only hpmg runs are recorded.
 # DEALII_RAW=file reuses the deal.II lines of an earlier raw file (same machine)
@@ -25,7 +26,8 @@ done
 MPI="mpirun --allow-run-as-root --oversubscribe --bind-to core -np 2"
 PREC=${PREC:-mixed}       # deal.II runs its V-cycle in float: compare with hpmg mixed
 REPEAT=${REPEAT:-3}
-RAW=$RES/sweep_cpu.raw
+TAG=${TAG:-}               # file suffix: sweep_cpu$TAG.{raw,jsonl,md}
+RAW=$RES/sweep_cpu$TAG.raw
 : > $RAW
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OPENBLAS_NUM_THREADS=1
 
@@ -57,6 +59,6 @@ fi
 for c in $CASES3 $CASES3B; do run_case 3 ${c%:*} ${c#*:}; done
 for c in $CASES2; do run_case 2 ${c%:*} ${c#*:}; done
 
-python3 bench/sweep_table.py $RAW $RES/sweep_cpu.jsonl $RES/sweep_cpu.md \
+python3 bench/sweep_table.py $RAW $RES/sweep_cpu$TAG.jsonl $RES/sweep_cpu$TAG.md \
   "$(date -u +%Y-%m-%dT%H:%MZ) $(lscpu | sed -n 's/^Model name: *//p'), $(nproc --all) cores; hpmg precision=$PREC threads=$OMP_NUM_THREADS; deal.II mpirun -np 2"
-cat $RES/sweep_cpu.md
+cat $RES/sweep_cpu$TAG.md

@@ -57,6 +57,19 @@ void hpmg_vec_convert(int64_t n, hpmg_real rx, const void *x, hpmg_real ry, void
     for (int64_t i = 0; i < n; i++) b[i] = (double)a[i];
   }
 }
+double hpmg_vec_norm_to_float(int64_t n, const double *x, float *y) {
+  double s = 0.0;
+#pragma omp parallel for simd schedule(static) reduction(+ : s)
+  for (int64_t i = 0; i < n; i++) {
+    y[i] = (float)x[i];
+    s += x[i] * x[i];
+  }
+  return sqrt(s);
+}
+void hpmg_vec_add_from_float(int64_t n, const float *z, double *x) {
+#pragma omp parallel for simd schedule(static)
+  for (int64_t i = 0; i < n; i++) x[i] += (double)z[i];
+}
 int64_t hpmg_vec_count_nonfinite(hpmg_real r, int64_t n, const void *x) {
   return DISPATCH(r, nonfinite_d(n, x), nonfinite_f(n, x));
 }

@@ -16,6 +16,10 @@ void hpmg_vec_xpby(hpmg_real r, int64_t n, const void *x, double b, void *y);
 void hpmg_vec_scale(hpmg_real r, int64_t n, double a, void *x);
 /* y (precision ry) = x (precision rx) */
 void hpmg_vec_convert(int64_t n, hpmg_real rx, const void *x, hpmg_real ry, void *y);
+/* Fused passes of the mixed-precision outer iteration: y = (float)x and the
+ * return value ||x||_2 (accumulated in double) in one pass; x += (double)z. */
+double hpmg_vec_norm_to_float(int64_t n, const double *x, float *y);
+void hpmg_vec_add_from_float(int64_t n, const float *z, double *x);
 /* Number of non-finite entries (NaN/Inf). */
 int64_t hpmg_vec_count_nonfinite(hpmg_real r, int64_t n, const void *x);
 
