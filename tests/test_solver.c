@@ -195,6 +195,34 @@ static void attainable(void) {
   CHECK(r.relres < 2e-10, "true residual at its round-off floor (%.2e)", r.relres);
   CHECK(r.l2 < 1e-12, "L2 error %.3e at the discretization level (< 1e-12)", r.l2);
   CHECK(r.maxerr < 1e-13, "max nodal error %.3e (< 1e-13)", r.maxerr);
+  /* a tolerance below that floor: FMG and the V-cycle iteration stop once the
+   * residual stagnates (less than 2x over 5 cycles), with a message, instead
+   * of running to maxit (200 cycles before) */
+  for (int v = 0; v < 2; v++) {
+    hpmg_problem_options po = prob(2, 3, 7);
+    hpmg_solver_options o = solver();
+    o.solver = v ? HPMG_SOLVER_VCYCLE : HPMG_SOLVER_FMG;
+    o.tol = 1e-15;
+    hpmg_problem p;
+    hpmg_solver sv;
+    if (hpmg_problem_create(&po, &p) || hpmg_solver_create(p, &o, &sv)) {
+      CHECK(0, "setup: %s", hpmg_last_error());
+      return;
+    }
+    double *x = calloc((size_t)hpmg_problem_num_dofs(p), sizeof(double));
+    const hpmg_error e = hpmg_solver_solve(sv, NULL, x);
+    hpmg_stats st;
+    hpmg_solver_get_stats(sv, &st);
+    printf("unattainable tol 1e-15, %s: %d cycles, relres %.2e: %s\n", v ? "vcycle" : "fmg", st.iterations,
+           st.residual / st.residual0, hpmg_last_error());
+    CHECK(e == HPMG_ERR_NOT_CONVERGED && strstr(hpmg_last_error(), "stagnated"), "%s: stagnation reported",
+          v ? "vcycle" : "fmg");
+    CHECK(st.iterations <= 20 && st.residual < 1e-10 * st.residual0, "%s: stopped after %d cycles at the floor %.2e",
+          v ? "vcycle" : "fmg", st.iterations, st.residual / st.residual0);
+    free(x);
+    hpmg_solver_destroy(&sv);
+    hpmg_problem_destroy(&p);
+  }
 }
 
 static void smoothers(void) {

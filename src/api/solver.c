@@ -234,6 +234,7 @@ static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpm
    * cycle's result (three passes over the outer vectors per cycle, not seven) */
   const int mixed = s->o.precision == HPMG_PREC_MIXED;
   hpmg_mg_level *F = &s->mg.lv[s->mg.nlevels - 1];
+  double ring[HPMG_STAGNATION_WINDOW];
   if (mixed) {
     hpmg_vec_convert(n, HPMG_REAL_DOUBLE, b, HPMG_REAL_FLOAT, F->b);
     const int correct = s->mg.nlevels > 1;
@@ -259,7 +260,7 @@ static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpm
       info->converged = 1;
       return HPMG_SUCCESS;
     }
-    if (it == s->o.maxit) return HPMG_SUCCESS;
+    if (it == s->o.maxit || (info->stagnated = hpmg_stagnation(ring, it, rn))) return HPMG_SUCCESS;
     if (mixed) { /* F->b holds (float)r */
       HPMG_CALL(hpmg_mg_vcycle(&s->mg, NULL, NULL));
       hpmg_vec_add_from_float(n, F->x, x);
@@ -453,9 +454,7 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   for (int l = 1; l < s->mg.nlevels; l++) st->operator_applications += s->mg.lv[l].smoother->matvecs;
   hpmg_free(&bb);
   HPMG_CALL(e);
-  if (!info.converged)
-    return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "not converged: relative residual %.3e after %d iterations (tolerance %.1e)",
-                          info.r0 > 0 ? info.rnorm / info.r0 : 0.0, info.iterations, s->o.tol);
+  if (!info.converged) return hpmg_not_converged(&info, info.r0 > 0 ? info.rnorm / info.r0 : 0.0, s->o.tol);
   return HPMG_SUCCESS;
 }
 

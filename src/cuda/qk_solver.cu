@@ -603,7 +603,7 @@ static hpmg_error pcg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
 static hpmg_error richardson(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_info *info) {
   const int64_t n = s->st.dofs;
   void *r = s->w[0], *z = s->w[1];
-  double r0 = 0.0;
+  double r0 = 0.0, ring[HPMG_STAGNATION_WINDOW];
   info->iterations = 0;
   info->converged = 0;
   for (int it = 0;; it++) {
@@ -619,7 +619,7 @@ static hpmg_error richardson(hpmg_cuda_solver s, const void *b, void *x, hpmg_kr
       info->converged = 1;
       return HPMG_SUCCESS;
     }
-    if (it == s->so.maxit) return HPMG_SUCCESS;
+    if (it == s->so.maxit || (info->stagnated = hpmg_stagnation(ring, it, rn))) return HPMG_SUCCESS;
     HPMG_CALL(precondition(s, r, z));
     HPMG_CALL(hpmg_cuda_axpy(s->kreal, n, 1.0, z, x));
   }
@@ -743,7 +743,7 @@ static hpmg_error fmg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
   const int64_t n = s->st.dofs;
   const hpmg_real K = s->kreal;
   void *r = s->w[0], *z = s->w[1];
-  double r0;
+  double r0, ring[HPMG_STAGNATION_WINDOW];
   HPMG_CALL(hpmg_cuda_norm(K, n, b, &r0));
   info->r0 = r0;
   info->iterations = 0;
@@ -786,7 +786,7 @@ static hpmg_error fmg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
       info->converged = 1;
       return HPMG_SUCCESS;
     }
-    if (it == s->so.maxit) return HPMG_SUCCESS;
+    if (it == s->so.maxit || (info->stagnated = hpmg_stagnation(ring, it, rn))) return HPMG_SUCCESS;
     HPMG_CALL(precondition(s, r, z));
     HPMG_CALL(hpmg_cuda_axpy(K, n, 1.0, z, x));
   }
@@ -868,9 +868,7 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
     st->t_level_transfer[l] = s->lv[l].tt;
   }
   HPMG_CALL(e);
-  if (!st->converged)
-    return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "not converged: relative residual %.3e after %d iterations (tolerance %.1e)",
-                          info.r0 > 0 ? st->residual / info.r0 : 0.0, info.iterations, s->so.tol);
+  if (!st->converged) return hpmg_not_converged(&info, info.r0 > 0 ? st->residual / info.r0 : 0.0, s->so.tol);
   return HPMG_SUCCESS;
 }
 

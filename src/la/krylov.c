@@ -53,13 +53,31 @@ hpmg_error hpmg_pcg(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const
   return HPMG_SUCCESS;
 }
 
+int hpmg_stagnation(double ring[HPMG_STAGNATION_WINDOW], int it, double rn) {
+  const int w = HPMG_STAGNATION_WINDOW, stag = it >= w && rn > 0.5 * ring[it % w];
+  ring[it % w] = rn;
+  return stag;
+}
+
+hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, double tol) {
+  if (info->stagnated)
+    return hpmg_error_set(HPMG_ERR_NOT_CONVERGED,
+                          "not converged: the relative residual stagnated at %.3e after %d iterations (less than 2x "
+                          "smaller over the last %d); tolerance %.1e is below the attainable accuracy (round-off "
+                          "floor of b - Ax, about eps/h^2) or the cycle does not converge",
+                          relres, info->iterations, HPMG_STAGNATION_WINDOW, tol);
+  return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "not converged: relative residual %.3e after %d iterations (tolerance %.1e)",
+                        relres, info->iterations, tol);
+}
+
 hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x,
                            double rtol, int maxit, void *work[2], hpmg_monitor mon, void *mctx,
                            hpmg_krylov_info *info) {
   void *r = work[0], *z = work[1];
-  double r0 = 0.0;
+  double r0 = 0.0, ring[HPMG_STAGNATION_WINDOW];
   info->iterations = 0;
   info->converged = 0;
+  info->stagnated = 0;
   for (int it = 0;; it++) {
     HPMG_CALL(A.apply(A.ctx, x, z));
     hpmg_vec_copy(real, n, b, r);
@@ -74,7 +92,7 @@ hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M
       info->converged = 1;
       return HPMG_SUCCESS;
     }
-    if (it == maxit) return HPMG_SUCCESS;
+    if (it == maxit || (info->stagnated = hpmg_stagnation(ring, it, rn))) return HPMG_SUCCESS;
     HPMG_CALL(M.apply(M.ctx, r, z));
     hpmg_vec_axpy(real, n, 1.0, z, x);
   }

@@ -14,8 +14,19 @@ typedef void (*hpmg_monitor)(void *ctx, int it, double rnorm, double r0);
 
 typedef struct {
   int iterations, converged;
+  int stagnated; /* stationary iterations (V-cycle, FMG): stopped by hpmg_stagnation */
   double r0, rnorm;
 } hpmg_krylov_info;
+
+/* Stop test of the stationary iterations (V-cycle iteration, FMG): 1 if the
+ * residual norm rn of iteration it fell by less than 2x over the last 5
+ * iterations, i.e. the iteration has reached the round-off floor of b - Ax
+ * (about eps/h^2 relative) or does not converge; multigrid cycles reduce it by
+ * far more. ring: 5 doubles owned by the caller, updated. */
+#define HPMG_STAGNATION_WINDOW 5
+int hpmg_stagnation(double ring[HPMG_STAGNATION_WINDOW], int it, double rn);
+/* The NOT_CONVERGED error of a solve (stagnated or out of iterations). */
+hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, double tol);
 
 /* HPMG_ERR_NUMERIC with a message if a residual norm became NaN/Inf at iteration it. */
 hpmg_error hpmg_check_residual(double v, int it);
