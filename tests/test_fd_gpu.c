@@ -162,9 +162,21 @@ static void split(int dim, int L, fd_solver_kind solver) {
   if (solve(&c, NULL, x0, &st0)) return;
   c.device = FD_DEVICE_CUDA;
   printf("%dD L=%d %s: CPU %d iterations; split", dim, L, solver == FD_SOLVER_FMG ? "fmg" : solver == FD_SOLVER_CG ? "cg" : "vcycle", st0.iterations);
-  for (int s = 0; s <= L; s++) {
-    c.split = s;
+  for (int s = 0; s <= L + 1; s++) { /* s = L + 1: --split auto, from the measured model */
+    c.split = s <= L ? s : FD_SPLIT_AUTO;
     if (solve(&c, NULL, x, &st)) continue;
+    if (s > L) {
+      const fd_split_costs *k = &st.split_costs;
+      printf(" auto=%d (launch %.1f us, GPU %.2f TB/s, CPU %.1f GB/s, fork/join %.1f us, copy %.1f us + %.1f GB/s)",
+             st.split, k->gpu_launch_s * 1e6, k->gpu_bw * 1e-12, k->cpu_bw * 1e-9, k->cpu_barrier_s * 1e6,
+             k->link_latency_s * 1e6, k->link_bw * 1e-9);
+      CHECK(k->measured && k->gpu_launch_s > 1e-7 && k->gpu_launch_s < 1e-3 && k->gpu_bw > 1e10 && k->gpu_bw < 1e14 &&
+                k->cpu_bw > 1e8 && k->cpu_bw < 1e13 && k->cpu_barrier_s >= 0 && k->cpu_barrier_s < 1e-2 &&
+                k->link_latency_s > 0 && k->link_latency_s < 1e-2 && k->link_bw > 1e8 && k->link_bw < 1e12,
+            "split auto: measured constants in range");
+      CHECK(st.split >= 1 && st.split <= L && st.split == fd_split_model(dim, L, k), "split auto: %d from the model",
+            st.split);
+    }
     double d = 0, m = 0;
     for (int64_t i = 0; i < N; i++) { d = fmax(d, fabs(x[i] - x0[i])); m = fmax(m, fabs(x0[i])); }
     printf(" %d:%d(%.0e)", s, st.iterations, d / m);

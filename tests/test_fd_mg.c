@@ -150,6 +150,37 @@ static void against_fft(void) {
   }
 }
 
+/* the split-auto cost model (fd_split_model): the documented choices with the
+ * default constants, and the limits it must respect */
+#define CHECK(cond, ...)                                                        \
+  do {                                                                          \
+    if (!(cond)) {                                                              \
+      fails++;                                                                  \
+      printf("FAIL %s:%d: ", __FILE__, __LINE__);                               \
+      printf(__VA_ARGS__);                                                      \
+      printf("\n");                                                             \
+    }                                                                           \
+  } while (0)
+
+static void split_model(void) {
+  fd_split_costs c;
+  fd_split_costs_default(&c);
+  const int s2 = fd_split_model(2, 12, &c), s3 = fd_split_model(3, 8, &c);
+  printf("split model, default constants: 2D L=12 -> %d, 3D L=8 -> %d\n", s2, s3);
+  CHECK(s2 == 6 && s3 == 4, "default constants pick 6 (2D L=12) and 4 (3D L=8), the measured optima of docs/fd.md");
+  CHECK(fd_split_auto(2, 12) == s2 && fd_split_auto(3, 8) == s3, "fd_split_auto uses the default constants");
+  fd_split_costs slow_link = c;
+  slow_link.link_latency_s = 1.0;
+  CHECK(fd_split_model(3, 8, &slow_link) == 8, "a 1 s copy puts every level on the GPU");
+  fd_split_costs slow_gpu = c;
+  slow_gpu.gpu_launch_s = 1.0;
+  CHECK(fd_split_model(2, 12, &slow_gpu) == 1, "1 s launches keep only the finest level on the GPU");
+  fd_split_costs fast_cpu = c;
+  fast_cpu.cpu_bw = 1e15;
+  fast_cpu.cpu_barrier_s = 0;
+  CHECK(fd_split_model(2, 12, &fast_cpu) < s2, "a faster CPU takes more levels (%d < %d)", fd_split_model(2, 12, &fast_cpu), s2);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "table5";
   const int lo = argc > 2 ? atoi(argv[2]) : 8, hi = argc > 3 ? atoi(argv[3]) : lo;
@@ -157,6 +188,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "fmg2d")) fmg_table(2, lo, hi);
   else if (!strcmp(mode, "fmg3d")) fmg_table(3, lo, hi);
   else if (!strcmp(mode, "fft")) against_fft();
+  else if (!strcmp(mode, "split")) split_model();
   else { printf("unknown mode %s\n", mode); return 2; }
   printf(fails ? "%d failure(s)\n" : "passed\n", fails);
   return fails ? 1 : 0;

@@ -235,6 +235,11 @@ int hpmg_cli_fd(int argc, char **argv) {
     }
     printf(", %s, %s", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", c.prec == FD_DOUBLE ? "double" : "float");
     if (c.device == FD_DEVICE_CUDA && c.solver != FD_SOLVER_FFT) printf(", %d GPU levels (split)", st.split);
+    if (st.split_costs.measured) /* --split auto: the model's constants, measured now */
+      printf("\n  split auto from measured launch %.1f us, GPU %.2f TB/s, CPU %.1f GB/s, fork/join %.1f us, "
+             "copy %.1f us + %.1f GB/s", st.split_costs.gpu_launch_s * 1e6, st.split_costs.gpu_bw * 1e-12,
+             st.split_costs.cpu_bw * 1e-9, st.split_costs.cpu_barrier_s * 1e6, st.split_costs.link_latency_s * 1e6,
+             st.split_costs.link_bw * 1e-9);
     printf(", %d threads, ~%s host", nthreads, hpmg_format_bytes(hb, b1, sizeof b1));
     if (db > 0) printf(", ~%s device", hpmg_format_bytes(db, b2, sizeof b2));
     printf("\n");
@@ -264,14 +269,17 @@ int hpmg_cli_fd(int argc, char **argv) {
            "\"t_solve\":%.6e,\"t_solve_mean\":%.6e,\"repeat\":%d,\"t_smooth\":%.6e,\"t_residual\":%.6e,"
            "\"t_transfer\":%.6e,\"t_coarse\":%.6e,\"t_comm\":%.6e,\"t_norm\":%.6e,\"t_krylov\":%.6e,"
            "\"t_fft\":%.6e,\"dofs_per_s\":%.6e,\"bytes_host\":%.0f,\"bytes_device\":%.0f,\"status\":%d,"
-           "\"history\":[",
+           "\"split_costs\":{\"measured\":%d,\"gpu_launch_s\":%.3e,\"gpu_bw\":%.4e,\"cpu_bw\":%.4e,"
+           "\"cpu_barrier_s\":%.3e,\"link_latency_s\":%.3e,\"link_bw\":%.4e},\"history\":[",
            c.dim, c.refine, (long long)n, (long long)st.unknowns, (long long)total, solver_names[c.solver],
            smoother_names[c.smoother], c.omega, c.pre, c.post, c.tol, c.maxit, nthreads,
            c.prec == FD_DOUBLE ? "double" : "float", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", st.split,
            st.levels, st.iterations, st.converged ? "true" : "false", st.res0, st.res, relres, st.rate,
            isnan(l2h) ? -1 : l2h, isnan(rms) ? -1 : rms, isnan(mx) ? -1 : mx, st.t_setup, st.t_plan, tbest,
            repeat > 0 ? tsum / repeat : 0, repeat, st.t_smooth, st.t_residual, st.t_transfer, st.t_coarse,
-           st.t_comm, st.t_norm, st.t_krylov, st.t_fft, tbest > 0 ? st.unknowns / tbest : 0, hb, db, status);
+           st.t_comm, st.t_norm, st.t_krylov, st.t_fft, tbest > 0 ? st.unknowns / tbest : 0, hb, db, status,
+           st.split_costs.measured, st.split_costs.gpu_launch_s, st.split_costs.gpu_bw, st.split_costs.cpu_bw,
+           st.split_costs.cpu_barrier_s, st.split_costs.link_latency_s, st.split_costs.link_bw);
     for (i = 0; i < mon.nhist; i++) printf("%s%.6e", i ? "," : "", mon.hist[i]);
     printf("]}\n");
   } else {

@@ -6,6 +6,8 @@
  * launch (k_mcgs_rows): 2 launches per sweep in 2D, 4 in 3D, same result.
  * Red-black GS: two launches. Results equal the CPU kernels up to rounding (tests/test_fd_gpu.c). Reductions accumulate in
  * double with one atomicAdd per block. */
+#include <stdlib.h>
+#include <string.h>
 #include "cuda/fd_cuda.h"
 
 namespace {
@@ -312,6 +314,62 @@ extern "C" hpmg_error fd_cuda_check_device(void) {
     return hpmg_error_set(HPMG_ERR_BACKEND, "fd: --device cuda: no CUDA GPU is visible (%s)",
                           e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
   return HPMG_SUCCESS;
+}
+
+__global__ void fd_k_empty(void) {}
+__global__ void fd_k_copy(const double2 *__restrict__ x, double2 *__restrict__ y, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    y[i] = x[i];
+}
+
+/* best of 5 event-timed runs of launch() (seconds) */
+template <class F> static hpmg_error fd_time_best(F launch, double *seconds) {
+  cudaEvent_t a, b;
+  FD_CU(cudaEventCreate(&a));
+  FD_CU(cudaEventCreate(&b));
+  float best = 1e30f;
+  for (int r = 0; r < 6; r++) { /* the first is a warm-up */
+    FD_CU(cudaEventRecord(a));
+    launch();
+    FD_CU(cudaEventRecord(b));
+    FD_CU(cudaEventSynchronize(b));
+    FD_CU_LAUNCH();
+    float ms;
+    FD_CU(cudaEventElapsedTime(&ms, a, b));
+    if (r > 0 && ms < best) best = ms;
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  *seconds = 1e-3 * best;
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error fd_cuda_calibrate(double *launch_s, double *gpu_bw, double *link_latency_s, double *link_bw) {
+  HPMG_CALL(fd_cuda_check_device());
+  const int64_t n2 = (int64_t)1 << 22; /* 64 MiB of double2 per buffer */
+  const size_t bytes = sizeof(double2) * (size_t)n2;
+  double2 *x = nullptr, *y = nullptr;
+  void *h = malloc(bytes);
+  if (!h) return hpmg_error_set(HPMG_ERR_MEMORY, "fd: calibration buffer");
+  memset(h, 0, bytes);
+  hpmg_error e = cudaMalloc(&x, bytes) == cudaSuccess && cudaMalloc(&y, bytes) == cudaSuccess
+                     ? HPMG_SUCCESS
+                     : hpmg_error_set(HPMG_ERR_MEMORY, "fd: calibration buffers do not fit on the GPU");
+  if (!e) e = cudaMemset(x, 0, bytes) == cudaSuccess ? HPMG_SUCCESS : hpmg_error_set(HPMG_ERR_BACKEND, "cudaMemset");
+  double t;
+  if (!e) e = fd_time_best([&] { for (int i = 0; i < 100; i++) fd_k_empty<<<1, 32>>>(); }, &t);
+  if (!e) *launch_s = t / 100;
+  if (!e) e = fd_time_best([&] { fd_k_copy<<<1024, 256>>>(x, y, n2); }, &t);
+  if (!e) *gpu_bw = 2.0 * (double)bytes / t;
+  /* copies: 8 bytes (latency) and 64 MiB (bandwidth), down and up, pageable */
+  if (!e) e = fd_time_best([&] { cudaMemcpy(h, x, 8, cudaMemcpyDeviceToHost); cudaMemcpy(x, h, 8, cudaMemcpyHostToDevice); }, &t);
+  if (!e) *link_latency_s = t / 2;
+  if (!e) e = fd_time_best([&] { cudaMemcpy(h, y, bytes, cudaMemcpyDeviceToHost); cudaMemcpy(y, h, bytes, cudaMemcpyHostToDevice); }, &t);
+  if (!e) *link_bw = 2.0 * (double)bytes / t;
+  cudaFree(x);
+  cudaFree(y);
+  free(h);
+  return e;
 }
 
 extern "C" hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops) {

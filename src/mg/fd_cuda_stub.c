@@ -8,6 +8,9 @@ static hpmg_error no_cuda(void) {
                         "fd: --device cuda: this build of hpmg has no CUDA backend (nvcc was not found at configure time)");
 }
 hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops) { (void)prec; *ops = NULL; return no_cuda(); }
+hpmg_error fd_cuda_calibrate(double *launch_s, double *gpu_bw, double *link_latency_s, double *link_bw) {
+  (void)launch_s; (void)gpu_bw; (void)link_latency_s; (void)link_bw; return no_cuda();
+}
 hpmg_error fd_cuda_fft_create(int dim, int64_t n, fd_prec prec, void **h, void **b) {
   (void)dim; (void)n; (void)prec; *h = NULL; *b = NULL; return no_cuda();
 }

@@ -77,13 +77,24 @@ hpmg_error fd_config_check(const fd_config *c) {
 }
 
 /* Cost model of one V-cycle visit of a level (seconds), used by split auto:
- * a GPU level costs its kernel launches (about 4 us each, 2 x colors + 4
- * kernels) plus its traffic (about 12 vector passes) at 2.5 TB/s; a CPU level
- * costs the traffic at 20 GB/s plus about 2 us of OpenMP barriers per kernel
- * (none below 32 intervals, where kernels run on one thread); the split
- * itself costs two PCIe copies (8 us latency, 20 GB/s). Constants are the
- * orders of magnitude of an H100/H200 node; see docs/fd.md. */
-int fd_split_auto(int dim, int L) {
+ * a GPU level costs its kernel launches (2 x colors + 4 kernels) plus its
+ * traffic (about 12 vector passes) at the GPU bandwidth; a CPU level costs
+ * the traffic at the CPU bandwidth plus one OpenMP fork/join per kernel (none
+ * below 32 intervals, where kernels run on one thread); the split itself
+ * costs two host<->device copies. The constants are measured at run time by
+ * fd_split_calibrate (docs/fd.md); fd_split_costs_default holds the orders of
+ * magnitude of an H100/H200 node. */
+void fd_split_costs_default(fd_split_costs *c) {
+  c->gpu_launch_s = 4e-6;
+  c->gpu_bw = 2.5e12;
+  c->cpu_bw = 2e10;
+  c->cpu_barrier_s = 2e-6;
+  c->link_latency_s = 8e-6;
+  c->link_bw = 2e10;
+  c->measured = 0;
+}
+
+int fd_split_model(int dim, int L, const fd_split_costs *c) {
   const double colors = dim == 2 ? 4 : 8, kernels = 2 * colors + 4;
   double best = 1e300;
   int best_s = L;
@@ -92,16 +103,57 @@ int fd_split_auto(int dim, int L) {
     for (int l = 0; l < L; l++) {
       const int64_t n = (int64_t)1 << (L - l);
       const double bytes = 12.0 * 8.0 * (double)fd_points(dim, n);
-      if (l < s) t += kernels * 4e-6 + bytes / 2.5e12;
-      else t += bytes / 2e10 + (n >= 32 ? kernels * 2e-6 : 0);
+      if (l < s) t += kernels * c->gpu_launch_s + bytes / c->gpu_bw;
+      else t += bytes / c->cpu_bw + (n >= 32 ? kernels * c->cpu_barrier_s : 0);
     }
     if (s < L) {
       const int64_t n = (int64_t)1 << (L - s);
-      t += 2 * (8e-6 + 8.0 * (double)fd_points(dim, n) / 2e10);
+      t += 2 * (c->link_latency_s + 8.0 * (double)fd_points(dim, n) / c->link_bw);
     }
     if (t < best) { best = t; best_s = s; }
   }
   return best_s;
+}
+
+int fd_split_auto(int dim, int L) {
+  fd_split_costs c;
+  fd_split_costs_default(&c);
+  return fd_split_model(dim, L, &c);
+}
+
+hpmg_error fd_split_calibrate(fd_split_costs *c) {
+  fd_split_costs_default(c);
+  HPMG_CALL(fd_cuda_calibrate(&c->gpu_launch_s, &c->gpu_bw, &c->link_latency_s, &c->link_bw));
+  /* CPU: y += a x over 2 x 16 MiB (best of 5), and empty parallel loops */
+  const int64_t n = (int64_t)1 << 21;
+  double *x = NULL, *y = NULL;
+  hpmg_error e = hpmg_calloc(sizeof(double) * (size_t)n, &x);
+  if (!e) e = hpmg_calloc(sizeof(double) * (size_t)n, &y);
+  if (e) {
+    hpmg_free(&x);
+    hpmg_free(&y);
+    return e;
+  }
+  double best = 1e30;
+  for (int r = 0; r < 5; r++) {
+    const double t0 = hpmg_wtime();
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) y[i] += 0.5 * x[i];
+    const double t = hpmg_wtime() - t0;
+    if (t < best) best = t;
+  }
+  c->cpu_bw = 3.0 * 8.0 * (double)n / best;
+  double s = 0;
+  const double t0 = hpmg_wtime();
+  for (int r = 0; r < 200; r++) {
+#pragma omp parallel for schedule(static) reduction(+ : s)
+    for (int i = 0; i < 64; i++) s += y[i];
+  }
+  c->cpu_barrier_s = (hpmg_wtime() - t0) / 200 + 0.0 * s;
+  hpmg_free(&x);
+  hpmg_free(&y);
+  c->measured = 1;
+  return HPMG_SUCCESS;
 }
 
 static int resolved_split(const fd_config *c) {
@@ -222,6 +274,11 @@ hpmg_error fd_solver_create(const fd_config *cfg, fd_solver *sp) {
   s->cfg = *cfg;
   s->nlev = cfg->refine;
   s->split = resolved_split(cfg);
+  if (cfg->device == FD_DEVICE_CUDA && cfg->split == FD_SPLIT_AUTO && gpu) { /* measure the model's constants */
+    fd_split_costs sc;
+    if (fd_split_calibrate(&sc) == HPMG_SUCCESS) s->split = fd_split_model(cfg->dim, cfg->refine, &sc);
+    s->st.split_costs = sc;
+  }
   s->cpu = fd_ops_cpu(cfg->prec);
   s->gpu = gpu;
   if (!s->gpu && s->split > 0) s->split = 0; /* FFT on CUDA: no levels */

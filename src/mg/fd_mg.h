@@ -41,9 +41,22 @@ typedef struct {
   void *monitor_ctx;
 } fd_config;
 
+/* Machine constants of the split-auto cost model (fd_split_model). */
+typedef struct {
+  double gpu_launch_s;   /* one kernel launch (seconds) */
+  double gpu_bw;         /* GPU streaming bandwidth (bytes/s) */
+  double cpu_bw;         /* CPU streaming bandwidth, all threads (bytes/s) */
+  double cpu_barrier_s;  /* one OpenMP parallel loop's fork/join (seconds) */
+  double link_latency_s; /* one host<->device copy, fixed part (seconds) */
+  double link_bw;        /* host<->device bandwidth (bytes/s) */
+  int measured;          /* 1: measured by fd_split_calibrate, 0: defaults */
+} fd_split_costs;
+
 typedef struct {
   int64_t unknowns;         /* (2^L - 1)^d */
   int levels, split;        /* split: levels on the GPU */
+  fd_split_costs split_costs; /* --split auto on CUDA: the measured constants (measured = 1);
+                                 kept across solves, like the fields above */
   int iterations, converged;
   double res0, res, rate;   /* 2-norms of the h^2-scaled residual; average reduction */
   double t_setup, t_solve;  /* seconds; t_solve = time to solution (no setup, no output copy) */
@@ -58,7 +71,15 @@ void fd_config_default(fd_config *cfg);
 hpmg_error fd_config_check(const fd_config *cfg);
 /* Bytes the solver would allocate on the host and on the device. */
 hpmg_error fd_memory_estimate(const fd_config *cfg, double *host_bytes, double *device_bytes);
-/* The split `auto` picks (documented in docs/fd.md). */
+/* The split `auto` picks (documented in docs/fd.md): the level split that
+ * minimizes a per-visit cost model with the constants of fd_split_costs.
+ * fd_split_costs_default: order-of-magnitude constants of an H100/H200 node. */
+void fd_split_costs_default(fd_split_costs *c);
+/* Measures the constants on this machine (GPU parts: fd_cuda_calibrate);
+ * about 0.1 s. Without a GPU, HPMG_ERR_BACKEND. */
+hpmg_error fd_split_calibrate(fd_split_costs *c);
+int fd_split_model(int dim, int refine, const fd_split_costs *c);
+/* fd_split_model with the default constants (memory estimates). */
 int fd_split_auto(int dim, int refine);
 hpmg_error fd_solver_create(const fd_config *cfg, fd_solver *s);
 void fd_solver_destroy(fd_solver *s);

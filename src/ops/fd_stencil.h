@@ -68,6 +68,11 @@ const fd_ops *fd_ops_cpu(fd_prec prec);
 /* The CUDA backend: HPMG_ERR_BACKEND with a message when this build has no
  * CUDA or no GPU is visible. */
 hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops);
+/* Split-auto constants measured on the GPU (fd_split_calibrate): seconds per
+ * kernel launch, streaming bandwidth (bytes/s), host<->device copy latency
+ * (seconds) and bandwidth (bytes/s, pageable host memory as the split's
+ * copies). */
+hpmg_error fd_cuda_calibrate(double *launch_s, double *gpu_bw, double *link_latency_s, double *link_bw);
 
 /* CPU kernels, instantiated for double (_d) and float (_f). */
 #define FD_DECLARE_CPU_KERNELS(S, REAL)                                                         \
