@@ -11,12 +11,15 @@ Inputs (measured on an H200):
   bench/results/session3/final/perf.md     fused patch step times, 3D k = 2..8 (the table
                                            printed by scripts/gpu-check-perf)
   bench/results/session3/final/peak.json   roofs measured by bench/gpu_peak.cu
-Patch flops are the kernel's executed count per patch (3D; bench/gpu_perf_table.py):
-2 (2 n^3 m + 3 n^2 m^2 + m^3 n) + 12 m^4 with n = 2k+1, m = 2k-1, patches =
-(cells-1)^3. Bytes: the minimum a step must move, x read and written and b read
+Patch flops are the kernel's executed count per patch (patch_counts of
+bench/gpu_perf_table.py), patches = (cells-1)^3 with cells from the unknowns
+(k cells - 1)^3. Bytes: the minimum a step must move, x read and written and b read
 (3 values per unknown). Prints the table it plots (percent of the measured
 FP64/FP32 roof) and writes the PNG."""
-import json, re, sys
+import json, os, re, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_perf_table import patch_counts  # noqa: E402
 
 import matplotlib
 matplotlib.use("Agg")
@@ -43,7 +46,6 @@ for l in open(ops_file):
         seen.add((r["k"], p))
         pts.append((f"operator Q{r['k']}", p, o["GFLOPps"] / o["GBps"], o["GFLOPps"] * 1e9))
 # rows of the fused-step table: | k | unknowns | f64 ms | ... | f32 ms | ...
-sizes = {2: 8, 3: 8, 4: 7, 5: 7, 6: 7, 7: 7, 8: 6}  # refine of scripts/gpu-check-perf
 in_steps = False
 for l in open(perf_file):
     if l.startswith("## "):
@@ -53,9 +55,8 @@ for l in open(perf_file):
     if not in_steps or len(c) < 11 or not re.fullmatch(r"\d+", c[0]):
         continue
     k, N = int(c[0]), float(c[1])
-    n, m = 2 * k + 1, 2 * k - 1
-    patches = (2 ** sizes[k] - 1) ** 3
-    fl = patches * (2 * (2 * n**3 * m + 3 * n**2 * m**2 + m**3 * n) + 12 * m**4)
+    cells = round((N ** (1 / 3) + 1) / k)
+    fl = (cells - 1) ** 3 * patch_counts(k)[0]
     for p, ms, b in (("double", float(c[2]), 8), ("float", float(c[6]), 4)):
         pts.append((f"fused patch Q{k}", p, fl / (3 * b * N), fl / (ms * 1e-3)))
 

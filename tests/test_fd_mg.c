@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mg/fd_mg.h"
+#include "check.h"
 
 static int fails = 0;
 
@@ -152,16 +153,6 @@ static void against_fft(void) {
 
 /* the split-auto cost model (fd_split_model): the documented choices with the
  * default constants, and the limits it must respect */
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    if (!(cond)) {                                                              \
-      fails++;                                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                               \
-      printf(__VA_ARGS__);                                                      \
-      printf("\n");                                                             \
-    }                                                                           \
-  } while (0)
-
 static void split_model(void) {
   fd_split_costs c;
   fd_split_costs_default(&c);
@@ -190,6 +181,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "fft")) against_fft();
   else if (!strcmp(mode, "split")) split_model();
   else { printf("unknown mode %s\n", mode); return 2; }
+  fails += check_failures; /* CHECK (check.h) counts its own */
   printf(fails ? "%d failure(s)\n" : "passed\n", fails);
   return fails ? 1 : 0;
 }

@@ -213,6 +213,14 @@ static hpmg_error precondition(void *ctx, const void *r, void *z) {
  * monitor's line 0 is the residual right after the FMG start. */
 static void monitor(void *ctx, int it, double rn, double r0);
 
+/* mixed precision: x += V r, with (float) r already in the finest level's b;
+ * the float correction is added to the double x in the same pass */
+static hpmg_error mixed_correct(struct hpmg_solver_s *s, void *x) {
+  HPMG_CALL(hpmg_mg_vcycle(&s->mg, NULL, NULL));
+  hpmg_vec_add_from_float(s->A->g.N, s->mg.lv[s->mg.nlevels - 1].x, x);
+  return HPMG_SUCCESS;
+}
+
 static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpmg_krylov_info *info) {
   const hpmg_real real = s->kreal;
   const int64_t n = s->A->g.N;
@@ -242,9 +250,8 @@ static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpm
     hpmg_vec_convert(n, HPMG_REAL_FLOAT, F->x, HPMG_REAL_DOUBLE, x);
     if (correct) { /* the finest FMG cycle: x += V(b - Ax) with the residual in double */
       outer_residual(s, b, x, r);
-      hpmg_vec_norm_to_float(n, r, F->b);
-      HPMG_CALL(hpmg_mg_vcycle(&s->mg, NULL, NULL));
-      hpmg_vec_add_from_float(n, F->x, x);
+      hpmg_vec_convert(n, HPMG_REAL_DOUBLE, r, HPMG_REAL_FLOAT, F->b);
+      HPMG_CALL(mixed_correct(s, x));
     }
   } else {
     HPMG_CALL(hpmg_mg_fmg(&s->mg, b, x, 1));
@@ -262,8 +269,7 @@ static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpm
     }
     if (it == s->o.maxit || (info->stagnated = hpmg_stagnation(ring, it, rn))) return HPMG_SUCCESS;
     if (mixed) { /* F->b holds (float)r */
-      HPMG_CALL(hpmg_mg_vcycle(&s->mg, NULL, NULL));
-      hpmg_vec_add_from_float(n, F->x, x);
+      HPMG_CALL(mixed_correct(s, x));
     } else {
       HPMG_CALL(precondition(s, r, z));
       hpmg_vec_axpy(real, n, 1.0, z, x);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cuda/fd_cuda.h"
+#include "cuda/qk_cuda.h" /* qk_time_median */
 
 namespace {
 
@@ -322,28 +323,6 @@ __global__ void fd_k_copy(const double2 *__restrict__ x, double2 *__restrict__ y
     y[i] = x[i];
 }
 
-/* best of 5 event-timed runs of launch() (seconds) */
-template <class F> static hpmg_error fd_time_best(F launch, double *seconds) {
-  cudaEvent_t a, b;
-  FD_CU(cudaEventCreate(&a));
-  FD_CU(cudaEventCreate(&b));
-  float best = 1e30f;
-  for (int r = 0; r < 6; r++) { /* the first is a warm-up */
-    FD_CU(cudaEventRecord(a));
-    launch();
-    FD_CU(cudaEventRecord(b));
-    FD_CU(cudaEventSynchronize(b));
-    FD_CU_LAUNCH();
-    float ms;
-    FD_CU(cudaEventElapsedTime(&ms, a, b));
-    if (r > 0 && ms < best) best = ms;
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  *seconds = 1e-3 * best;
-  return HPMG_SUCCESS;
-}
-
 extern "C" hpmg_error fd_cuda_calibrate(double *launch_s, double *gpu_bw, double *link_latency_s, double *link_bw) {
   HPMG_CALL(fd_cuda_check_device());
   const int64_t n2 = (int64_t)1 << 22; /* 64 MiB of double2 per buffer */
@@ -356,15 +335,29 @@ extern "C" hpmg_error fd_cuda_calibrate(double *launch_s, double *gpu_bw, double
                      ? HPMG_SUCCESS
                      : hpmg_error_set(HPMG_ERR_MEMORY, "fd: calibration buffers do not fit on the GPU");
   if (!e) e = cudaMemset(x, 0, bytes) == cudaSuccess ? HPMG_SUCCESS : hpmg_error_set(HPMG_ERR_BACKEND, "cudaMemset");
+  /* median of 5 (qk_time_median): 100 empty launches, a copy kernel, and
+   * pageable copies of 8 bytes (latency) and 64 MiB (bandwidth) down and up */
+  auto checked = [](cudaError_t c) {
+    return c == cudaSuccess && cudaGetLastError() == cudaSuccess
+               ? HPMG_SUCCESS
+               : hpmg_error_set(HPMG_ERR_BACKEND, "fd: calibration: %s", cudaGetErrorString(c));
+  };
   double t;
-  if (!e) e = fd_time_best([&] { for (int i = 0; i < 100; i++) fd_k_empty<<<1, 32>>>(); }, &t);
+  if (!e) e = qk_time_median(5, [&](int) { for (int i = 0; i < 100; i++) fd_k_empty<<<1, 32>>>(); return checked(cudaSuccess); }, &t);
   if (!e) *launch_s = t / 100;
-  if (!e) e = fd_time_best([&] { fd_k_copy<<<1024, 256>>>(x, y, n2); }, &t);
+  if (!e) e = qk_time_median(5, [&](int) { fd_k_copy<<<1024, 256>>>(x, y, n2); return checked(cudaSuccess); }, &t);
   if (!e) *gpu_bw = 2.0 * (double)bytes / t;
-  /* copies: 8 bytes (latency) and 64 MiB (bandwidth), down and up, pageable */
-  if (!e) e = fd_time_best([&] { cudaMemcpy(h, x, 8, cudaMemcpyDeviceToHost); cudaMemcpy(x, h, 8, cudaMemcpyHostToDevice); }, &t);
+  if (!e)
+    e = qk_time_median(5, [&](int) {
+      cudaError_t c = cudaMemcpy(h, x, 8, cudaMemcpyDeviceToHost);
+      return checked(c == cudaSuccess ? cudaMemcpy(x, h, 8, cudaMemcpyHostToDevice) : c);
+    }, &t);
   if (!e) *link_latency_s = t / 2;
-  if (!e) e = fd_time_best([&] { cudaMemcpy(h, y, bytes, cudaMemcpyDeviceToHost); cudaMemcpy(y, h, bytes, cudaMemcpyHostToDevice); }, &t);
+  if (!e)
+    e = qk_time_median(5, [&](int) {
+      cudaError_t c = cudaMemcpy(h, y, bytes, cudaMemcpyDeviceToHost);
+      return checked(c == cudaSuccess ? cudaMemcpy(y, h, bytes, cudaMemcpyHostToDevice) : c);
+    }, &t);
   if (!e) *link_bw = 2.0 * (double)bytes / t;
   cudaFree(x);
   cudaFree(y);

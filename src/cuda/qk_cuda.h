@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <string.h>
 extern "C" {
 #include "core/core.h"
 #include "cuda/hpmg_cuda.h"
@@ -21,6 +22,18 @@ extern "C" {
 #define QK_LAUNCH() QK_CU(cudaGetLastError())
 
 #define QK_MAX_K 10
+
+/* Arguments of one operator-kernel pass (hpmg_cuda_op_kernel): mode, x, y, b;
+ * the smoother fields d, c1, c2 zero (set them after, for HPMG_KERNEL_SMOOTH). */
+static inline hpmg_kernel_args qk_kargs(hpmg_kernel_mode mode, const void *x, void *y, const void *b) {
+  hpmg_kernel_args a;
+  memset(&a, 0, sizeof a);
+  a.mode = mode;
+  a.x = x;
+  a.y = y;
+  a.b = b;
+  return a;
+}
 
 /* 1D data of one precision: banded matrices in diagonal storage padded to
  * half-bandwidth kb[d] (= degree; 0 for z in 2D), dia[(o+kb)*n + i] = A[i][i+o],

@@ -440,12 +440,7 @@ extern "C" int hpmg_cuda_patch_needs_work(hpmg_cuda_patch p) {
 }
 
 static hpmg_error full_residual(hpmg_cuda_patch p, hpmg_real r, const void *b, const void *x, void *res) {
-  hpmg_kernel_args a;
-  memset(&a, 0, sizeof a);
-  a.mode = HPMG_KERNEL_RESIDUAL;
-  a.x = x;
-  a.y = res;
-  a.b = b;
+  const hpmg_kernel_args a = qk_kargs(HPMG_KERNEL_RESIDUAL, x, res, b);
   p->matvecs++;
   return hpmg_cuda_op_kernel(p->dop, r, &a);
 }

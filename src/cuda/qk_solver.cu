@@ -67,6 +67,17 @@ static double qk_now(int sync) {
 
 static size_t rsz(hpmg_real r) { return r == HPMG_REAL_DOUBLE ? 8 : 4; }
 
+/* --profile: synchronize and read the clock (0 without profiling) ... */
+static double prof_start(hpmg_cuda_solver s) { return s->profile ? qk_now(1) : 0.0; }
+/* ... and add the time since t0 to a phase total and, if given, to a level's
+ * slot (nothing without profiling) */
+static void prof_stop(hpmg_cuda_solver s, double t0, double *total, double *level) {
+  if (!s->profile) return;
+  const double dt = qk_now(1) - t0;
+  *total += dt;
+  if (level) *level += dt;
+}
+
 static int first_level(int k, int coarse) { return (int64_t)k * coarse - 1 > 0 ? 0 : 1; }
 
 static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solver_options *so) {
@@ -325,12 +336,7 @@ fail:
 
 static hpmg_error smooth_kernel(hpmg_cuda_solver s, qk_level *L, const void *x, void *y, const void *b, void *d,
                                 double c1, double c2) {
-  hpmg_kernel_args a;
-  memset(&a, 0, sizeof a);
-  a.mode = HPMG_KERNEL_SMOOTH;
-  a.x = x;
-  a.y = y;
-  a.b = b;
+  hpmg_kernel_args a = qk_kargs(HPMG_KERNEL_SMOOTH, x, y, b);
   a.d = d;
   a.c1 = c1;
   a.c2 = c2;
@@ -409,15 +415,11 @@ static hpmg_error smooth(hpmg_cuda_solver s, qk_level *L, int x_is_zero, int pos
     if (x_is_zero) QK_CU(cudaMemsetAsync(L->x, 0, (size_t)L->g.N * rsz(s->real)));
     return HPMG_SUCCESS;
   }
-  const double t0 = s->profile ? qk_now(1) : 0;
+  const double t0 = prof_start(s);
   hpmg_error e = s->smoother == HPMG_SMOOTHER_JACOBI ? jacobi_apply(s, L, x_is_zero, sweeps)
                  : s->smoother == HPMG_SMOOTHER_PATCH ? patch_apply(s, L, x_is_zero, post, sweeps)
                                                       : cheb_apply(s, L, x_is_zero, sweeps);
-  if (s->profile) {
-    const double dt = qk_now(1) - t0;
-    s->t_smooth += dt;
-    L->ts += dt;
-  }
+  prof_stop(s, t0, &s->t_smooth, &L->ts);
   return e;
 }
 
@@ -452,11 +454,7 @@ static hpmg_error coarse_solve(hpmg_cuda_solver s, const void *b, void *x) {
     HPMG_CALL(hpmg_cuda_op_inverse_diagonal(L->dop, D, 1.0, r, z, p));
     HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz));
     for (int64_t it = 0; it < 10 * n + 100 && r0 > 0; it++) {
-      hpmg_kernel_args a;
-      memset(&a, 0, sizeof a);
-      a.mode = HPMG_KERNEL_APPLY;
-      a.x = p;
-      a.y = q;
+      const hpmg_kernel_args a = qk_kargs(HPMG_KERNEL_APPLY, p, q, NULL);
       HPMG_CALL(hpmg_cuda_op_kernel(L->dop, D, &a));
       double pq, rr, rz_new;
       HPMG_CALL(hpmg_cuda_dot(D, n, p, q, &pq));
@@ -478,39 +476,27 @@ static hpmg_error vcycle(hpmg_cuda_solver s, int l, int x_is_zero) {
   qk_level *L = &s->lv[l];
   const hpmg_real real = s->real;
   if (l == 0) {
-    const double t0 = s->profile ? qk_now(1) : 0;
+    const double t0 = prof_start(s);
     hpmg_error e = coarse_solve(s, L->b, L->x);
-    if (s->profile) s->t_coarse += qk_now(1) - t0;
+    prof_stop(s, t0, &s->t_coarse, NULL);
     return e;
   }
   HPMG_CALL(smooth(s, L, x_is_zero, 0, s->so.pre));
-  double t0 = s->profile ? qk_now(1) : 0;
+  double t0 = prof_start(s);
   if (x_is_zero && s->so.pre == 0) HPMG_CALL(vcopy(real, L->g.N, L->b, L->r));
   else {
-    hpmg_kernel_args a;
-    memset(&a, 0, sizeof a);
-    a.mode = HPMG_KERNEL_RESIDUAL;
-    a.x = L->x;
-    a.y = L->r;
-    a.b = L->b;
+    const hpmg_kernel_args a = qk_kargs(HPMG_KERNEL_RESIDUAL, L->x, L->r, L->b);
     HPMG_CALL(hpmg_cuda_op_kernel(L->dop, real, &a));
     s->mg_matvecs++;
   }
-  double t1 = s->profile ? qk_now(1) : 0;
+  prof_stop(s, t0, &s->t_op, &L->to);
+  t0 = prof_start(s);
   HPMG_CALL(hpmg_cuda_kron3_apply(L->dR, real, L->r, s->lv[l - 1].b, 0, s->tscratch));
-  double t2 = s->profile ? qk_now(1) : 0;
-  s->t_op += t1 - t0;
-  s->t_transfer += t2 - t1;
-  L->to += t1 - t0;
-  L->tt += t2 - t1;
+  prof_stop(s, t0, &s->t_transfer, &L->tt);
   HPMG_CALL(vcycle(s, l - 1, 1));
-  t0 = s->profile ? qk_now(1) : 0;
+  t0 = prof_start(s);
   HPMG_CALL(hpmg_cuda_kron3_apply(L->dP, real, s->lv[l - 1].x, L->x, 1, s->tscratch));
-  if (s->profile) {
-    const double dt = qk_now(1) - t0;
-    s->t_transfer += dt;
-    L->tt += dt;
-  }
+  prof_stop(s, t0, &s->t_transfer, &L->tt);
   return smooth(s, L, 0, 1, s->so.post);
 }
 
@@ -531,15 +517,10 @@ static hpmg_error precondition(hpmg_cuda_solver s, const void *r, void *z) {
 static hpmg_error outer_kernel_r(hpmg_cuda_solver s, hpmg_real r, hpmg_kernel_mode mode, const void *x, void *y,
                                  const void *b) {
   qk_level *F = &s->lv[s->nlevels - 1];
-  hpmg_kernel_args a;
-  memset(&a, 0, sizeof a);
-  a.mode = mode;
-  a.x = x;
-  a.y = y;
-  a.b = b;
-  const double t0 = s->profile ? qk_now(1) : 0;
+  const hpmg_kernel_args a = qk_kargs(mode, x, y, b);
+  const double t0 = prof_start(s);
   HPMG_CALL(hpmg_cuda_op_kernel(F->dop, r, &a));
-  if (s->profile) s->t_op += qk_now(1) - t0;
+  prof_stop(s, t0, &s->t_op, NULL);
   s->outer_matvecs++;
   return HPMG_SUCCESS;
 }
@@ -713,23 +694,15 @@ static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_
 static hpmg_error fmg_cycle(hpmg_cuda_solver s, int finest_cycle) {
   const hpmg_real real = s->real;
   for (int l = s->nlevels - 1; l > 0; l--) {
-    const double t0 = s->profile ? qk_now(1) : 0;
+    const double t0 = prof_start(s);
     HPMG_CALL(hpmg_cuda_kron3_apply(s->lv[l].dR, real, s->lv[l].b, s->lv[l - 1].b, 0, s->tscratch));
-    if (s->profile) {
-      const double dt = qk_now(1) - t0;
-      s->t_transfer += dt;
-      s->lv[l].tt += dt;
-    }
+    prof_stop(s, t0, &s->t_transfer, &s->lv[l].tt);
   }
   HPMG_CALL(vcycle(s, 0, 1));
   for (int l = 1; l < s->nlevels; l++) {
-    const double t0 = s->profile ? qk_now(1) : 0;
+    const double t0 = prof_start(s);
     HPMG_CALL(hpmg_cuda_kron3_apply(s->lv[l].dP, real, s->lv[l - 1].x, s->lv[l].x, 0, s->tscratch));
-    if (s->profile) {
-      const double dt = qk_now(1) - t0;
-      s->t_transfer += dt;
-      s->lv[l].tt += dt;
-    }
+    prof_stop(s, t0, &s->t_transfer, &s->lv[l].tt);
     if (l < s->nlevels - 1 || finest_cycle) HPMG_CALL(vcycle(s, l, 0));
   }
   return HPMG_SUCCESS;
@@ -889,12 +862,7 @@ extern "C" hpmg_error hpmg_cuda_solver_time_operator(hpmg_cuda_solver s, hpmg_re
   HPMG_CALL(hpmg_cuda_fill_random(r, n, x));
   HPMG_CALL(hpmg_cuda_fill_random(r, n, b));
   HPMG_CALL(hpmg_cuda_fill_random(r, n, d));
-  hpmg_kernel_args a;
-  memset(&a, 0, sizeof a);
-  a.mode = mode;
-  a.x = x;
-  a.y = y;
-  a.b = b;
+  hpmg_kernel_args a = qk_kargs(mode, x, y, b);
   a.d = mode == HPMG_KERNEL_SMOOTH ? d : NULL;
   a.c1 = 0.1;
   a.c2 = 0.2;
