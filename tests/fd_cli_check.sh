@@ -34,11 +34,13 @@ expect 2 --device tpu
 expect 2 --split 3
 expect 2 --device cuda --split 9 --refine 5
 expect 2 --split fast --device cuda
+expect 2 --fmg-interp quintic
 expect 2 --no-such-option
 expect 2 extra-argument
 expect 3 --dim 2 --refine 15
 expect 0 --refine 6 --solver vcycle
 expect 0 --refine 5 --dim 3 --solver fmg --pre 2 --post 2
+expect 0 --refine 5 --dim 3 --solver fmg --fmg-interp linear
 expect 0 --refine 6 --solver cg --smoother jacobi --jacobi-omega 0.667 --precision float --tol 1e-5
 "$HPMG" solve --disc fd --refine 6 --json >/tmp/fd_cli_out.$$ 2>&1 || { echo "FAIL: --json run"; fail=1; }
 if [ "$(wc -l </tmp/fd_cli_out.$$)" != 1 ] || ! grep -q '"iterations":11,' /tmp/fd_cli_out.$$; then
@@ -47,8 +49,13 @@ fi
 if command -v python3 >/dev/null && ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' /tmp/fd_cli_out.$$; then
   echo "FAIL: --json output does not parse"; fail=1
 fi
+# FMG defaults: cubic interpolation, V(2,2) in 3D (docs/fd.md)
+"$HPMG" solve --disc fd --dim 3 --refine 5 --solver fmg --json >/tmp/fd_cli_out.$$ 2>&1
+if ! grep -q '"pre":2,"post":2,"fmg_interp":"cubic"' /tmp/fd_cli_out.$$; then
+  echo "FAIL: 3D FMG defaults are not V(2,2) with cubic interpolation:"; cat /tmp/fd_cli_out.$$; fail=1
+fi
 "$HPMG" solve --disc fd --help >/tmp/fd_cli_out.$$ 2>&1 || { echo "FAIL: --help exit code"; fail=1; }
-for o in --disc --dim --refine --smoother --jacobi-omega --solver --pre --post --tol --maxit --threads \
+for o in --disc --dim --refine --smoother --jacobi-omega --solver --pre --post --fmg-interp --tol --maxit --threads \
          --precision --device --split --json --help; do
   grep -q -- "$o" /tmp/fd_cli_out.$$ || { echo "FAIL: --help does not list $o"; fail=1; }
 done

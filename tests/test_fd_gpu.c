@@ -102,6 +102,9 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   c->prolong(dim, n, uc, hr, 0);
   OK(g->prolong(dim, n, dc.d, dr.d, 0));
   CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD prolongation (set)", dim);
+  c->prolong_cubic(dim, n, uc, hr);
+  OK(g->prolong_cubic(dim, n, dc.d, dr.d));
+  CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD cubic FMG interpolation (%.2e)", dim, maxdiff(dr.h, hr, p, N));
   memcpy(hr, u, B);
   OK(g->copy(N, du.d, dr.d));
   c->axpby(N, 0.3, f, -1.7, hr);

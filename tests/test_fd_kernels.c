@@ -150,7 +150,59 @@ static void test_dim(int dim, int64_t nf) {
   free(u); free(f); free(r); free(au); free(a); free(b); free(uf); free(ff); free(rff);
 }
 
+/* FMG's cubic interpolation Pc (fd_prolong_cubic): exact for tensor cubics
+ * at the fine points whose taps stay inside the box, fourth order for the
+ * sine mode (the boundary taps use its odd reflection), float = double. */
+static double cubic_p(double x) { return 0.3 + x * (1.1 + x * (-2.0 + 0.7 * x)); }
+static void test_cubic(int dim) {
+  const double pi = 3.14159265358979323846;
+  double prev = 0;
+  for (int64_t nc = 8; nc <= (dim == 2 ? 256 : 64); nc *= 2) {
+    const int64_t nf = 2 * nc, Nc = fd_points(dim, nc), Nf = fd_points(dim, nf), c1 = nc + 1, f1 = nf + 1;
+    double *uc = calloc((size_t)Nc, sizeof(double)), *vc = calloc((size_t)Nc, sizeof(double));
+    double *uf = calloc((size_t)Nf, sizeof(double)), *vf = calloc((size_t)Nf, sizeof(double));
+    float *wc = calloc((size_t)Nc, sizeof(float)), *wf = calloc((size_t)Nf, sizeof(float));
+    const int64_t kz = dim == 3 ? nc : 0;
+    for (int64_t K = 0; K <= kz; K++)
+      for (int64_t J = 0; J <= nc; J++)
+        for (int64_t I = 0; I <= nc; I++) {
+          const double x = (double)I / nc, y = (double)J / nc, z = (double)K / nc;
+          const int64_t c = I + J * c1 + K * c1 * c1;
+          uc[c] = cubic_p(x) * cubic_p(1 - y) * (dim == 3 ? cubic_p(0.5 * z + 0.2) : 1.0);
+          if (interior(dim, nc, I, J, K)) vc[c] = sin(pi * x) * sin(pi * y) * (dim == 3 ? sin(pi * z) : 1.0);
+          wc[c] = (float)vc[c];
+        }
+    fd_prolong_cubic_d(dim, nf, uc, uf);
+    fd_prolong_cubic_d(dim, nf, vc, vf);
+    fd_prolong_cubic_f(dim, nf, wc, wf);
+    double ecub = 0, esin = 0, eflt = 0;
+    for (int64_t k = dim == 3 ? 1 : 0; k < (dim == 3 ? nf : 1); k++)
+      for (int64_t j = 1; j < nf; j++)
+        for (int64_t i = 1; i < nf; i++) {
+          const double x = (double)i / nf, y = (double)j / nf, z = (double)k / nf;
+          const int64_t p = i + j * f1 + k * f1 * f1;
+          const int inside = i >= 3 && i <= nf - 3 && j >= 3 && j <= nf - 3 && (dim == 2 || (k >= 3 && k <= nf - 3));
+          if (inside)
+            ecub = fmax(ecub, fabs(uf[p] - cubic_p(x) * cubic_p(1 - y) * (dim == 3 ? cubic_p(0.5 * z + 0.2) : 1.0)));
+          esin = fmax(esin, fabs(vf[p] - sin(pi * x) * sin(pi * y) * (dim == 3 ? sin(pi * z) : 1.0)));
+          eflt = fmax(eflt, fabs((double)wf[p] - vf[p]));
+        }
+    CHECK(ecub <= 1e-13, "%dD nc=%lld: cubic interpolation not exact for cubics (%.2e)", dim, (long long)nc, ecub);
+    CHECK(eflt <= 1e-6, "%dD nc=%lld: float cubic interpolation (%.2e)", dim, (long long)nc, eflt);
+    if (prev > 0) {
+      const double order = log2(prev / esin);
+      CHECK(order > 3.8 && order < 4.3, "%dD nc=%lld: cubic interpolation order %.2f (expected 4)", dim, (long long)nc, order);
+      printf("%dD cubic FMG interpolation nc=%lld: cubics exact (%.1e), sine error %.3e, order %.2f\n", dim,
+             (long long)nc, ecub, esin, order);
+    }
+    prev = esin;
+    free(uc); free(vc); free(uf); free(vf); free(wc); free(wf);
+  }
+}
+
 int main(void) {
+  test_cubic(2);
+  test_cubic(3);
   test_dim(2, 8);
   test_dim(2, 64);
   test_dim(2, 512); /* above the OpenMP threshold */

@@ -5,6 +5,9 @@
  *                                 3D mcgs 15 (paper notes' reproduction)
  *   test_fd_mg fmg2d LMIN LMAX    FMG errors (rms over the grid) vs Table 12
  *   test_fd_mg fmg3d LMIN LMAX    FMG errors vs Table 14
+ *   test_fd_mg fmgcubic LMIN LMAX FMG with cubic interpolation: the algebraic
+ *                                 error |x_fmg - x_fft| against the
+ *                                 discretization error |x_fft - u| (docs/fd.md)
  *   test_fd_mg fft                V-cycle, CG and float V-cycle converge to the
  *                                 FFT solution; CG iterations are few */
 #include <math.h>
@@ -98,6 +101,7 @@ static void fmg_table(int dim, int Lmin, int Lmax) {
     for (int p = 0; p < 5; p++) {
       fd_config c = base(dim, L);
       c.solver = FD_SOLVER_FMG;
+      c.fmg_interp = FD_FMG_LINEAR; /* the paper's FMG */
       c.pre = pp[p][0];
       c.post = pp[p][1];
       fd_stats st;
@@ -112,6 +116,48 @@ static void fmg_table(int dim, int Lmin, int Lmax) {
     printf("\n");
     free(x);
   }
+}
+
+/* FMG with the cubic interpolation Pc at the default sweeps reaches the
+ * discretization error: algebraic error (h-weighted L2 against the FFT
+ * solution) at most `bound` times the FFT solution's error against the exact
+ * one, and well below FMG with the linear P at the same sweeps, whose error
+ * is a multiple of it (docs/fd.md, "FMG interpolation"). */
+static void fmg_cubic(int Lmin, int Lmax) {
+  for (int dim = 2; dim <= 3; dim++)
+    for (int L = Lmin + (dim == 2 ? 4 : 0); L <= Lmax + (dim == 2 ? 4 : 0); L++) {
+      const int64_t n = (int64_t)1 << L, N = fd_points(dim, n);
+      double *xf = malloc(sizeof(double) * (size_t)N), *xm = malloc(sizeof(double) * (size_t)N);
+      fd_config c = base(dim, L);
+      c.solver = FD_SOLVER_FFT;
+      fd_stats st;
+      if (!xf || !xm || run(&c, xf, &st)) { printf("skip: no FFT solver\n"); fails--; free(xf); free(xm); return; }
+      double disc;
+      fd_error_norms(dim, n, xf, &disc, NULL, NULL);
+      double alg[2], tot[2];
+      for (int m = 0; m < 2; m++) {
+        c = base(dim, L);
+        c.solver = FD_SOLVER_FMG;
+        c.pre = c.post = FD_SWEEPS_DEFAULT;
+        c.fmg_interp = m ? FD_FMG_LINEAR : FD_FMG_CUBIC;
+        if (run(&c, xm, &st)) break;
+        fd_error_norms(dim, n, xm, &tot[m], NULL, NULL);
+        const double h = 1.0 / (double)n;
+        double sum = 0;
+        for (int64_t j = 0; j < N; j++) sum += (xm[j] - xf[j]) * (xm[j] - xf[j]);
+        alg[m] = sqrt(sum * pow(h, dim));
+      }
+      fd_config r = base(dim, L);
+      r.solver = FD_SOLVER_FMG;
+      fd_config_resolve(&r);
+      const double bound = dim == 2 ? 1.5 : 2.5;
+      const int ok = alg[0] <= bound * disc && alg[1] >= 3 * alg[0];
+      printf("%dD L=%2d FMG(%d,%d): |x-x_fft| / |x_fft-u| = %.2f cubic (bound %.1f), %.2f linear; "
+             "|x-u| / |x_fft-u| = %.2f cubic, %.2f linear%s\n", dim, L, r.pre, r.post, alg[0] / disc, bound,
+             alg[1] / disc, tot[0] / disc, tot[1] / disc, ok ? "" : "  FAIL");
+      if (!ok) fails++;
+      free(xf); free(xm);
+    }
 }
 
 static void against_fft(void) {
@@ -179,6 +225,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "fmg2d")) fmg_table(2, lo, hi);
   else if (!strcmp(mode, "fmg3d")) fmg_table(3, lo, hi);
   else if (!strcmp(mode, "fft")) against_fft();
+  else if (!strcmp(mode, "fmgcubic")) fmg_cubic(lo, hi);
   else if (!strcmp(mode, "split")) split_model();
   else { printf("unknown mode %s\n", mode); return 2; }
   fails += check_failures; /* CHECK (check.h) counts its own */

@@ -28,7 +28,10 @@ static void usage(FILE *f) {
           "  --jacobi-omega W        Jacobi damping, 0 < W < 2 [0.8]\n"
           "  --solver S              vcycle | fmg (one full-multigrid pass) | cg (PCG, one V-cycle\n"
           "                          as preconditioner) | fft (sine-transform direct solver) [vcycle]\n"
-          "  --pre N, --post N       smoothing sweeps before/after the coarse correction, 0..100 [1, 1]\n"
+          "  --pre N, --post N       smoothing sweeps before/after the coarse correction, 0..100\n"
+          "                          [1, 1; fmg in 3D: 2, 2]\n"
+          "  --fmg-interp I          FMG's interpolation to each new level: cubic (fourth order) |\n"
+          "                          linear (the cycle's prolongation, as in paper 002) [cubic]\n"
           "  --tol T                 relative residual reduction, 0 < T < 1 [1e-6]\n"
           "  --maxit N               iteration limit, 1..1000000 [100]\n"
           "  --threads N             OpenMP threads, 0 = runtime default [0]\n"
@@ -87,7 +90,7 @@ static const char *smoother_names[] = {"jacobi", "rbgs", "mcgs"};
 
 int hpmg_cli_fd(int argc, char **argv) {
   enum { O_DISC = 256, O_DIM, O_REFINE, O_SMOOTHER, O_OMEGA, O_SOLVER, O_PRE, O_POST, O_TOL, O_MAXIT,
-         O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET };
+         O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET, O_FMGI };
   static const struct option opts[] = {
       {"disc", required_argument, 0, O_DISC},        {"dim", required_argument, 0, O_DIM},
       {"refine", required_argument, 0, O_REFINE},    {"smoother", required_argument, 0, O_SMOOTHER},
@@ -99,7 +102,8 @@ int hpmg_cli_fd(int argc, char **argv) {
       {"json", no_argument, 0, O_JSON},              {"help", no_argument, 0, O_HELP},
       {"quiet", no_argument, 0, O_QUIET},
       {"repeat", required_argument, 0, O_REPEAT},    {"fft-measure", no_argument, 0, O_MEASURE},
-      {"profile", no_argument, 0, O_PROFILE},        {0, 0, 0, 0}};
+      {"profile", no_argument, 0, O_PROFILE},        {"fmg-interp", required_argument, 0, O_FMGI},
+      {0, 0, 0, 0}};
   fd_config c;
   fd_config_default(&c);
   int json = 0, quiet = 0, repeat = 1, split_given = 0, i;
@@ -141,6 +145,11 @@ int hpmg_cli_fd(int argc, char **argv) {
       break;
     case O_POST:
       if (!parse_int(a, 0, 100, &c.post)) return bad("--post", a, "0..100");
+      break;
+    case O_FMGI:
+      if (!strcmp(a, "cubic")) c.fmg_interp = FD_FMG_CUBIC;
+      else if (!strcmp(a, "linear")) c.fmg_interp = FD_FMG_LINEAR;
+      else return bad("--fmg-interp", a, "cubic, linear");
       break;
     case O_TOL:
       if (!parse_double(a, 0, 1, &c.tol)) return bad("--tol", a, "a number in (0,1)");
@@ -187,6 +196,7 @@ int hpmg_cli_fd(int argc, char **argv) {
     fprintf(stderr, "hpmg: --split needs --device cuda (the split puts the finest levels on the GPU)\n");
     return FD_EXIT_BAD_INPUT;
   }
+  fd_config_resolve(&c);
   if (fd_config_check(&c)) {
     fprintf(stderr, "hpmg: %s\n(see hpmg solve --disc fd --help)\n", hpmg_last_error());
     return FD_EXIT_BAD_INPUT;
@@ -231,7 +241,9 @@ int hpmg_cli_fd(int argc, char **argv) {
     if (c.solver != FD_SOLVER_FFT) {
       printf(" (%s", smoother_names[c.smoother]);
       if (c.smoother == FD_SMOOTH_JACOBI) printf(" omega %g", c.omega);
-      printf(", V(%d,%d))", c.pre, c.post);
+      printf(", V(%d,%d)", c.pre, c.post);
+      if (c.solver == FD_SOLVER_FMG) printf(", %s FMG interpolation", c.fmg_interp == FD_FMG_CUBIC ? "cubic" : "linear");
+      printf(")");
     }
     printf(", %s, %s", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", c.prec == FD_DOUBLE ? "double" : "float");
     if (c.device == FD_DEVICE_CUDA && c.solver != FD_SOLVER_FFT) printf(", %d GPU levels (split)", st.split);
@@ -262,7 +274,7 @@ int hpmg_cli_fd(int argc, char **argv) {
   const double tbest = isfinite(tmin) ? tmin : st.t_solve;
   if (json) {
     printf("{\"disc\":\"fd\",\"dim\":%d,\"refine\":%d,\"n\":%lld,\"unknowns\":%lld,\"points\":%lld,"
-           "\"solver\":\"%s\",\"smoother\":\"%s\",\"omega\":%g,\"pre\":%d,\"post\":%d,\"tol\":%g,\"maxit\":%d,"
+           "\"solver\":\"%s\",\"smoother\":\"%s\",\"omega\":%g,\"pre\":%d,\"post\":%d,\"fmg_interp\":\"%s\",\"tol\":%g,\"maxit\":%d,"
            "\"threads\":%d,\"precision\":\"%s\",\"device\":\"%s\",\"split\":%d,\"levels\":%d,"
            "\"iterations\":%d,\"converged\":%s,\"res0\":%.6e,\"res\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
            "\"err_l2h\":%.6e,\"err_rms\":%.6e,\"err_max\":%.6e,\"t_setup\":%.6e,\"t_plan\":%.6e,"
@@ -272,7 +284,7 @@ int hpmg_cli_fd(int argc, char **argv) {
            "\"split_costs\":{\"measured\":%d,\"gpu_launch_s\":%.3e,\"gpu_bw\":%.4e,\"cpu_bw\":%.4e,"
            "\"cpu_barrier_s\":%.3e,\"link_latency_s\":%.3e,\"link_bw\":%.4e},\"history\":[",
            c.dim, c.refine, (long long)n, (long long)st.unknowns, (long long)total, solver_names[c.solver],
-           smoother_names[c.smoother], c.omega, c.pre, c.post, c.tol, c.maxit, nthreads,
+           smoother_names[c.smoother], c.omega, c.pre, c.post, c.fmg_interp == FD_FMG_CUBIC ? "cubic" : "linear", c.tol, c.maxit, nthreads,
            c.prec == FD_DOUBLE ? "double" : "float", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", st.split,
            st.levels, st.iterations, st.converged ? "true" : "false", st.res0, st.res, relres, st.rate,
            isnan(l2h) ? -1 : l2h, isnan(rms) ? -1 : rms, isnan(mx) ? -1 : mx, st.t_setup, st.t_plan, tbest,

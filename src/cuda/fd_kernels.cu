@@ -57,15 +57,24 @@ __device__ __forceinline__ void block_add(double v, double *out) {
   }
 }
 
+/* ||f - A u||^2 over the interior: the 32 x 8 point tiles of k_stencil,
+ * each block striding over rows (at most FD_REDUCE_ROWS row tiles) and, in
+ * 3D, planes (at most FD_REDUCE_PLANES), so that the grid has at most tens
+ * of thousands of blocks, one atomicAdd each; one block per tile of every
+ * plane made a million atomics on one address at 1024^3 and 16384^2. */
+constexpr unsigned FD_REDUCE_BLOCKS = 4096, FD_REDUCE_ROWS = 64, FD_REDUCE_PLANES = 16;
 template <typename T> __global__ void k_resnorm(int dim, int64_t n, const T *__restrict__ u, const T *__restrict__ f,
                                                 double *out) {
-  int64_t i, j, k;
+  const int64_t s1 = n + 1, s2 = s1 * s1;
+  const int64_t i = 1 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double v = 0;
-  if (point(n, dim, &i, &j, &k)) {
-    const int64_t s1 = n + 1, s2 = s1 * s1, c = k * s2 + j * s1 + i;
-    const double r = (double)(f[c] - lap(u, c, s1, s2, dim));
-    v = r * r;
-  }
+  if (i < n)
+    for (int64_t k = dim == 3 ? 1 + blockIdx.z : 0; k < (dim == 3 ? n : 1); k += gridDim.z)
+      for (int64_t j = 1 + blockIdx.y * (int64_t)blockDim.y + threadIdx.y; j < n; j += (int64_t)gridDim.y * blockDim.y) {
+        const int64_t c = k * s2 + j * s1 + i;
+        const double e = (double)(f[c] - lap(u, c, s1, s2, dim));
+        v += e * e;
+      }
   block_add(v, out);
 }
 
@@ -164,6 +173,72 @@ template <typename T> __global__ void k_prolong(int dim, int64_t nf, const T *__
   uf[p] = add ? uf[p] + v : v;
 }
 
+/* uf = Pc uc (tensor-product cubic, fd_prolong_cubic): one thread per
+ * coarse cell (I, J[, K]) writes the 2^d fine points 2I + s, s in {0,1}^d,
+ * interior only, from the 4^d coarse values I-1..I+2 (odd reflection at the
+ * boundary), contracting one direction at a time in registers: an even fine
+ * index takes the coarse value I, an odd one (-1, 9, 9, -1)/16. */
+template <typename T> __device__ __forceinline__ T cubic_load(const T *__restrict__ uc, int64_t nc, int64_t I,
+                                                             int64_t J, int64_t K, int64_t c1, int64_t c2) {
+  T sg = 1; /* odd reflection: index -1 -> 1, nc+1 -> nc-1 with a sign flip each */
+  if (I < 0) { I = -I; sg = -sg; } else if (I > nc) { I = 2 * nc - I; sg = -sg; }
+  if (J < 0) { J = -J; sg = -sg; } else if (J > nc) { J = 2 * nc - J; sg = -sg; }
+  if (K < 0) { K = -K; sg = -sg; } else if (K > nc) { K = 2 * nc - K; sg = -sg; }
+  return sg * uc[I + J * c1 + K * c2];
+}
+template <typename T> __global__ void k_prolong_cubic(int dim, int64_t nf, const T *__restrict__ uc, T *__restrict__ uf) {
+  const int64_t nc = nf / 2;
+  const int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x, J = blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
+  const int64_t K = dim == 3 ? (int64_t)blockIdx.z : 0;
+  if (I >= nc || J >= nc) return;
+  const int64_t f1 = nf + 1, f2 = f1 * f1, c1 = nc + 1, c2 = c1 * c1;
+  const T a = (T)(-1.0 / 16), b = (T)(9.0 / 16);
+  T acc[2][2][2] = {};                       /* [c][b][a]: fine offsets in z, y, x */
+  const int nz = dim == 3 ? 4 : 1;
+  for (int z = 0; z < nz; z++) {
+    const int64_t Kz = dim == 3 ? K - 1 + z : 0;
+    T ry[4][2];                              /* after x: [y][a] */
+#pragma unroll
+    for (int y = 0; y < 4; y++) {
+      const int64_t Jy = J - 1 + y;
+      T v[4];
+#pragma unroll
+      for (int x = 0; x < 4; x++) v[x] = cubic_load(uc, nc, I - 1 + x, Jy, Kz, c1, dim == 3 ? c2 : 0);
+      ry[y][0] = v[1];
+      ry[y][1] = a * (v[0] + v[3]) + b * (v[1] + v[2]);
+    }
+    T rz[2][2];                              /* after y: [b][a] */
+#pragma unroll
+    for (int q = 0; q < 2; q++) {
+      rz[0][q] = ry[1][q];
+      rz[1][q] = a * (ry[0][q] + ry[3][q]) + b * (ry[1][q] + ry[2][q]);
+    }
+    const T w0 = dim == 3 ? (z == 1 ? (T)1 : (T)0) : (T)1;
+    const T w1 = dim == 3 ? (z == 0 || z == 3 ? a : b) : (T)0;
+#pragma unroll
+    for (int q = 0; q < 2; q++)
+#pragma unroll
+      for (int r = 0; r < 2; r++) {
+        acc[0][q][r] += w0 * rz[q][r];
+        acc[1][q][r] += w1 * rz[q][r];
+      }
+  }
+  const int ncz = dim == 3 ? 2 : 1;
+  for (int c = 0; c < ncz; c++) {
+    const int64_t k = dim == 3 ? 2 * K + c : 0;
+    if (dim == 3 && (k < 1 || k > nf - 1)) continue;
+    for (int q = 0; q < 2; q++) {
+      const int64_t j = 2 * J + q;
+      if (j < 1 || j > nf - 1) continue;
+      for (int r = 0; r < 2; r++) {
+        const int64_t i = 2 * I + r;
+        if (i < 1 || i > nf - 1) continue;
+        uf[i + j * f1 + k * f2] = acc[c][q][r];
+      }
+    }
+  }
+}
+
 double *g_acc = nullptr; /* device accumulator for reductions */
 
 hpmg_error reduce_begin(void) {
@@ -218,7 +293,8 @@ template <typename T> struct Ops {
   }
   static hpmg_error residual_norm(int dim, int64_t n, const void *u, const void *f, double *nrm) {
     dim3 g, b;
-    interior_grid(dim, n, &g, &b);
+    fd_grid3(n - 1, n - 1, dim == 3 ? (n - 1 < FD_REDUCE_PLANES ? n - 1 : FD_REDUCE_PLANES) : 1, &g, &b);
+    if (g.y > FD_REDUCE_ROWS) g.y = FD_REDUCE_ROWS;
     HPMG_CALL(reduce_begin());
     k_resnorm<T><<<g, b>>>(dim, n, (const T *)u, (const T *)f, g_acc);
     FD_CU_LAUNCH();
@@ -278,9 +354,17 @@ template <typename T> struct Ops {
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
+  static hpmg_error prolong_cubic(int dim, int64_t nf, const void *uc, void *uf) {
+    dim3 g, b;
+    fd_grid3(nf / 2, nf / 2, dim == 3 ? nf / 2 : 1, &g, &b);
+    k_prolong_cubic<T><<<g, b>>>(dim, nf, (const T *)uc, (T *)uf);
+    FD_CU_LAUNCH();
+    return HPMG_SUCCESS;
+  }
   static hpmg_error dot(int64_t N, const void *x, const void *y, double *out) {
     HPMG_CALL(reduce_begin());
-    k_dot<T><<<flat_blocks(N), 256>>>(N, (const T *)x, (const T *)y, g_acc);
+    const unsigned nb = flat_blocks(N);
+    k_dot<T><<<nb < FD_REDUCE_BLOCKS ? nb : FD_REDUCE_BLOCKS, 256>>>(N, (const T *)x, (const T *)y, g_acc);
     FD_CU_LAUNCH();
     return reduce_end(out);
   }
@@ -301,7 +385,7 @@ template <typename T> struct Ops {
 
 #define FD_CUDA_TABLE(T, P)                                                                      \
   {"cuda", 1, P, cu_alloc, cu_free, Ops<T>::residual, Ops<T>::residual_norm, Ops<T>::apply,      \
-   Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::prolong, Ops<T>::dot, Ops<T>::axpby,            \
+   Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::prolong, Ops<T>::prolong_cubic, Ops<T>::dot, Ops<T>::axpby,            \
    Ops<T>::copy, Ops<T>::zero, cu_to_host, cu_to_device, cu_sync}
 const fd_ops cuda_ops_d = FD_CUDA_TABLE(double, FD_DOUBLE);
 const fd_ops cuda_ops_f = FD_CUDA_TABLE(float, FD_FLOAT);

@@ -16,7 +16,11 @@
 
 typedef enum { FD_SOLVER_VCYCLE = 0, FD_SOLVER_FMG, FD_SOLVER_CG, FD_SOLVER_FFT } fd_solver_kind;
 typedef enum { FD_DEVICE_CPU = 0, FD_DEVICE_CUDA = 1 } fd_device;
+/* FMG's interpolation of a level's solution to the next finer level:
+ * cubic (default; fourth order, docs/fd.md) or the cycle's linear P (paper 002). */
+typedef enum { FD_FMG_LINEAR = 0, FD_FMG_CUBIC = 1 } fd_fmg_interp;
 #define FD_SPLIT_AUTO (-1)
+#define FD_SWEEPS_DEFAULT (-1) /* pre/post: the solver's default (fd_config_resolve) */
 #define FD_MAX_REFINE_2D 15
 #define FD_MAX_REFINE_3D 10
 
@@ -28,7 +32,9 @@ typedef struct {
   fd_smoother_kind smoother;/* default multicolor GS */
   double omega;             /* Jacobi weight (default 0.8) */
   fd_solver_kind solver;    /* default V-cycle */
-  int pre, post;            /* sweeps (default 1, 1) */
+  int pre, post;            /* sweeps; FD_SWEEPS_DEFAULT (the default): 1, 1, but FMG
+                               in 3D 2, 2 (the cubic FMG's discretization error, docs/fd.md) */
+  fd_fmg_interp fmg_interp; /* FMG's interpolation to each new level (default cubic) */
   double tol;               /* relative residual (default 1e-6, as in paper 002) */
   int maxit;                /* default 100 */
   int threads;              /* OpenMP threads, 0: runtime default */
@@ -67,6 +73,8 @@ typedef struct {
 typedef struct fd_solver_s *fd_solver;
 
 void fd_config_default(fd_config *cfg);
+/* Replaces FD_SWEEPS_DEFAULT in pre/post with the solver's default. */
+void fd_config_resolve(fd_config *cfg);
 /* Checks every field; HPMG_ERR_ARG with a message naming the field otherwise. */
 hpmg_error fd_config_check(const fd_config *cfg);
 /* Bytes the solver would allocate on the host and on the device. */

@@ -46,6 +46,10 @@ static hpmg_error cpu_sync(void) { return HPMG_SUCCESS; }
     fd_prolong_##S(dim, nf, (const REAL *)uc, (REAL *)uf, add);                                  \
     return HPMG_SUCCESS;                                                                         \
   }                                                                                              \
+  static hpmg_error prolong_cubic_##S(int dim, int64_t nf, const void *uc, void *uf) {          \
+    fd_prolong_cubic_##S(dim, nf, (const REAL *)uc, (REAL *)uf);                                 \
+    return HPMG_SUCCESS;                                                                         \
+  }                                                                                              \
   static hpmg_error dot_##S(int64_t count, const void *x, const void *y, double *out) {          \
     *out = fd_dot_##S(count, (const REAL *)x, (const REAL *)y);                                  \
     return HPMG_SUCCESS;                                                                         \
@@ -66,7 +70,7 @@ static hpmg_error cpu_sync(void) { return HPMG_SUCCESS; }
   static const fd_ops cpu_ops_##S = {                                                            \
       "cpu", 0, sizeof(REAL) == sizeof(double) ? FD_DOUBLE : FD_FLOAT,                           \
       cpu_alloc, cpu_free, residual_##S, residual_norm_##S, apply_##S, smooth_##S,               \
-      restrict_##S, prolong_##S, dot_##S, axpby_##S, copy_##S, zero_##S, cpu_copy_bytes,         \
+      restrict_##S, prolong_##S, prolong_cubic_##S, dot_##S, axpby_##S, copy_##S, zero_##S, cpu_copy_bytes,         \
       cpu_copy_bytes, cpu_sync};
 
 FD_CPU_OPS(d, double)

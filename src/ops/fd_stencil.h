@@ -52,6 +52,9 @@ typedef struct fd_ops {
   hpmg_error (*restrict_rhs)(int dim, int64_t nf, const void *rf, void *fc);
   /* uf (+)= P uc: linear interpolation on the Kuhn (Freudenthal) simplices */
   hpmg_error (*prolong)(int dim, int64_t nf, const void *uc, void *uf, int add);
+  /* uf = Pc uc: tensor-product cubic interpolation (FMG's interpolation to a
+   * new level; fd_prolong_cubic in src/mg/fd_transfer.inc) */
+  hpmg_error (*prolong_cubic)(int dim, int64_t nf, const void *uc, void *uf);
   /* whole-array BLAS-1 on count entries */
   hpmg_error (*dot)(int64_t count, const void *x, const void *y, double *out);
   hpmg_error (*axpby)(int64_t count, double a, const void *x, double b, void *y); /* y = a x + b y */
@@ -85,7 +88,8 @@ hpmg_error fd_cuda_calibrate(double *launch_s, double *gpu_bw, double *link_late
   void fd_rbgs_##S(int dim, int64_t n, int backward, REAL *u, const REAL *f);                   \
   void fd_mcgs_##S(int dim, int64_t n, int backward, REAL *u, const REAL *f);                   \
   void fd_restrict_##S(int dim, int64_t nf, const REAL *rf, REAL *fc);                         \
-  void fd_prolong_##S(int dim, int64_t nf, const REAL *uc, REAL *uf, int add);
+  void fd_prolong_##S(int dim, int64_t nf, const REAL *uc, REAL *uf, int add);                 \
+  void fd_prolong_cubic_##S(int dim, int64_t nf, const REAL *uc, REAL *uf);
 FD_DECLARE_CPU_KERNELS(d, double)
 FD_DECLARE_CPU_KERNELS(f, float)
 
