@@ -1,6 +1,8 @@
 #!/bin/bash
 # CPU benchmark of the finite-difference solvers (issue 6, docs/fd.md):
-#  - FMG to discretization error (2D FMG(1,2), 3D FMG(3,3)) versus FFT
+#  - FMG to discretization error versus FFT: the default FMG (cubic FMG
+#    interpolation, 2D V(1,1), 3D V(2,2)) and paper 002's (linear, 2D
+#    FMG(1,2), 3D FMG(3,3)),
 #    (ours: FFTW RODFT00 through hpmg; peer: /tmp/peers/fftw) on 2D
 #    1024^2..8192^2 and 3D 64^3..512^3;
 #  - V-cycle V(1,1) and V-cycle-preconditioned CG to relative residual 1e-9
@@ -9,6 +11,7 @@
 # read from ../shared/peers/results_cpu.txt (same machine, recorded earlier),
 # and the table says so.
 # Usage: bench/fd_bench.sh [path/to/hpmg] [outdir]   (default build-fd/hpmg, bench/results)
+# FMG_ONLY=1 skips the V-cycle/CG runs and hypre (the FMG-vs-FFT half only).
 set -u
 HPMG=${1:-build-fd/hpmg}
 OUTD=${2:-bench/results}
@@ -27,18 +30,20 @@ run() {
   "$HPMG" solve --disc fd --json --repeat "$REPEAT" "$@" >> "$J" 2>> "$OUTD/fd_cpu.log" || echo "failed: $*" >> "$OUTD/fd_cpu.log"
 }
 for L in 10 11 12 13; do
-  run --dim 2 --refine $L --solver fmg --pre 1 --post 2
+  run --dim 2 --refine $L --solver fmg
+  run --dim 2 --refine $L --solver fmg --fmg-interp linear --pre 1 --post 2
   run --dim 2 --refine $L --solver fft
 done
 for L in 6 7 8 9; do
-  run --dim 3 --refine $L --solver fmg --pre 3 --post 3
+  run --dim 3 --refine $L --solver fmg
+  run --dim 3 --refine $L --solver fmg --fmg-interp linear --pre 3 --post 3
   run --dim 3 --refine $L --solver fft
 done
-for L in 10 11; do
+[ -n "${FMG_ONLY:-}" ] || for L in 10 11; do
   run --dim 2 --refine $L --solver vcycle --tol 1e-9
   run --dim 2 --refine $L --solver cg --tol 1e-9
 done
-for L in 6 7 8; do
+[ -n "${FMG_ONLY:-}" ] || for L in 6 7 8; do
   run --dim 3 --refine $L --solver vcycle --tol 1e-9
   run --dim 3 --refine $L --solver cg --tol 1e-9
 done
@@ -49,7 +54,7 @@ if [ -x "$PEERS/fftw/build/poisson_fftw" ]; then
   for n in 1024 2048 4096 8192; do OMP_NUM_THREADS=2 "$PEERS/fftw/build/poisson_fftw" 2 $n >> "$P" 2>&1; done
   for n in 64 128 256 512; do OMP_NUM_THREADS=2 "$PEERS/fftw/build/poisson_fftw" 3 $n >> "$P" 2>&1; done
 fi
-if [ -x "$PEERS/hypre/build/poisson_hypre" ]; then
+if [ -z "${FMG_ONLY:-}" ] && [ -x "$PEERS/hypre/build/poisson_hypre" ]; then
   for n in 1024 2048; do mpirun --allow-run-as-root --oversubscribe --bind-to core -np 2 "$PEERS/hypre/build/poisson_hypre" 2 $n >> "$P" 2>&1; done
   for n in 64 128 256; do mpirun --allow-run-as-root --oversubscribe --bind-to core -np 2 "$PEERS/hypre/build/poisson_hypre" 3 $n >> "$P" 2>&1; done
 fi
