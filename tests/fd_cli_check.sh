@@ -49,6 +49,11 @@ fi
 if command -v python3 >/dev/null && ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' /tmp/fd_cli_out.$$; then
   echo "FAIL: --json output does not parse"; fail=1
 fi
+# float FMG from n = 256 on warns (its error is rounding-limited); double does not
+"$HPMG" solve --disc fd --dim 2 --refine 8 --solver fmg --precision float >/dev/null 2>/tmp/fd_cli_err.$$
+grep -q "warning: in float precision" /tmp/fd_cli_err.$$ || { echo "FAIL: no float FMG warning at n = 256"; fail=1; }
+"$HPMG" solve --disc fd --dim 2 --refine 8 --solver fmg >/dev/null 2>/tmp/fd_cli_err.$$
+[ -s /tmp/fd_cli_err.$$ ] && { echo "FAIL: double FMG printed on stderr:"; cat /tmp/fd_cli_err.$$; fail=1; }
 # FMG defaults: cubic interpolation, V(2,2) in 3D (docs/fd.md)
 "$HPMG" solve --disc fd --dim 3 --refine 5 --solver fmg --json >/tmp/fd_cli_out.$$ 2>&1
 if ! grep -q '"pre":2,"post":2,"fmg_interp":"cubic"' /tmp/fd_cli_out.$$; then
