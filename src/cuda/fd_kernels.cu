@@ -57,24 +57,32 @@ __device__ __forceinline__ void block_add(double v, double *out) {
   }
 }
 
-/* ||f - A u||^2 over the interior: the 32 x 8 point tiles of k_stencil,
- * each block striding over rows (at most FD_REDUCE_ROWS row tiles) and, in
- * 3D, planes (at most FD_REDUCE_PLANES), so that the grid has at most tens
- * of thousands of blocks, one atomicAdd each; one block per tile of every
- * plane made a million atomics on one address at 1024^3 and 16384^2. */
+/* ||f - A u||^2 over the interior: the 32 x 8 point tiles of k_stencil, each
+ * block taking a contiguous chunk of row tiles (2D) or of planes (3D), so
+ * that the grid has at most tens of thousands of blocks, one atomicAdd each
+ * (one block per tile of every plane made a million atomics on one address
+ * at 1024^3), and a block's next plane is the neighbour plane it has just
+ * read (strided planes read each plane three times from DRAM). */
 constexpr unsigned FD_REDUCE_BLOCKS = 4096, FD_REDUCE_ROWS = 64, FD_REDUCE_PLANES = 16;
 template <typename T> __global__ void k_resnorm(int dim, int64_t n, const T *__restrict__ u, const T *__restrict__ f,
                                                 double *out) {
   const int64_t s1 = n + 1, s2 = s1 * s1;
   const int64_t i = 1 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double v = 0;
-  if (i < n)
-    for (int64_t k = dim == 3 ? 1 + blockIdx.z : 0; k < (dim == 3 ? n : 1); k += gridDim.z)
-      for (int64_t j = 1 + blockIdx.y * (int64_t)blockDim.y + threadIdx.y; j < n; j += (int64_t)gridDim.y * blockDim.y) {
+  if (i < n) {
+    const int64_t nk = dim == 3 ? n - 1 : 1, kc = (nk + gridDim.z - 1) / gridDim.z;
+    const int64_t k0 = (dim == 3 ? 1 : 0) + blockIdx.z * kc, k1 = k0 + kc < (dim == 3 ? n : 1) ? k0 + kc : (dim == 3 ? n : 1);
+    const int64_t tiles = (n - 1 + blockDim.y - 1) / blockDim.y, tc = (tiles + gridDim.y - 1) / gridDim.y;
+    const int64_t jt0 = blockIdx.y * tc, jt1 = jt0 + tc < tiles ? jt0 + tc : tiles;
+    for (int64_t k = k0; k < k1; k++)
+      for (int64_t jt = jt0; jt < jt1; jt++) {
+        const int64_t j = 1 + jt * blockDim.y + threadIdx.y;
+        if (j >= n) continue;
         const int64_t c = k * s2 + j * s1 + i;
         const double e = (double)(f[c] - lap(u, c, s1, s2, dim));
         v += e * e;
       }
+  }
   block_add(v, out);
 }
 
