@@ -414,19 +414,29 @@ static void table7(int dim, int k, int L) {
   CHECK(fabs(m.l2 - d.l2) <= 5e-3 * d.l2, "FMG L2 errors agree to 2 digits: %.4e vs %.4e", m.l2, d.l2);
 }
 
+/* Paper 004 Table 2 (coarse mesh = one vertex patch, f = 1, residual
+ * reduction 1e-12; published 6 / 5 / 6 for 2D Q3 / 2D Q5 / 3D Q5). The paper
+ * does not name its outer iteration; its smoother is the non-symmetric
+ * multiplicative one, and the multigrid iteration itself (paper 000's
+ * V-cycle, x += V(b - Ax)) reproduces the counts within 1. CG with the
+ * symmetrized cycle needs more; its counts are pinned to ours (8 / 7 / 6, +-1)
+ * so that a change shows (docs/patch.md). */
 static void table004(int dim, int k, int L) {
-  const int pub = dim == 3 ? 6 : k == 3 ? 6 : 5;
+  const int pub = dim == 3 ? 6 : k == 3 ? 6 : 5, cg_ours = dim == 3 ? 6 : k == 3 ? 8 : 7;
   hpmg_problem_options po = prob(dim, k, L);
   po.coarse = 2;
   po.rhs = HPMG_RHS_ONE;
   hpmg_solver_options so = solver();
   so.smoother = HPMG_SMOOTHER_PATCH;
   so.tol = 1e-12;
-  result r = solve(po, so);
-  printf("paper 004 table 2: dim %d Q%d, coarse 2, L %d: CG %d iterations (published %d), relres %.2e\n", dim, k, L,
-         r.iters, pub, r.relres);
-  CHECK(r.converged, "converges to 1e-12");
-  CHECK(abs(r.iters - pub) <= 1 + (dim == 2), "%d iterations vs published %d", r.iters, pub);
+  result c = solve(po, so);
+  so.solver = HPMG_SOLVER_VCYCLE;
+  result v = solve(po, so);
+  printf("paper 004 table 2: dim %d Q%d, coarse 2, L %d: V-cycle iteration %d (published %d), relres %.2e; "
+         "CG %d, relres %.2e\n", dim, k, L, v.iters, pub, v.relres, c.iters, c.relres);
+  CHECK(v.converged && c.converged, "both converge to 1e-12");
+  CHECK(abs(v.iters - pub) <= 1, "V-cycle iteration: %d iterations vs published %d", v.iters, pub);
+  CHECK(abs(c.iters - cg_ours) <= 1, "CG: %d iterations vs our measured %d", c.iters, cg_ours);
 }
 
 static void patchsolvers(void) {
