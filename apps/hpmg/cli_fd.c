@@ -87,6 +87,7 @@ static void monitor(void *vctx, int it, double res, double rel) {
 
 static const char *solver_names[] = {"vcycle", "fmg", "cg", "fft"};
 static const char *smoother_names[] = {"jacobi", "rbgs", "mcgs"};
+static const char *fmg_interp_names[] = {"linear", "cubic"}; /* fd_fmg_interp */
 
 int hpmg_cli_fd(int argc, char **argv) {
   enum { O_DISC = 256, O_DIM, O_REFINE, O_SMOOTHER, O_OMEGA, O_SOLVER, O_PRE, O_POST, O_TOL, O_MAXIT,
@@ -147,9 +148,9 @@ int hpmg_cli_fd(int argc, char **argv) {
       if (!parse_int(a, 0, 100, &c.post)) return bad("--post", a, "0..100");
       break;
     case O_FMGI:
-      if (!strcmp(a, "cubic")) c.fmg_interp = FD_FMG_CUBIC;
-      else if (!strcmp(a, "linear")) c.fmg_interp = FD_FMG_LINEAR;
-      else return bad("--fmg-interp", a, "cubic, linear");
+      for (i = 0; i < 2 && strcmp(a, fmg_interp_names[i]); i++) {}
+      if (i == 2) return bad("--fmg-interp", a, "cubic, linear");
+      c.fmg_interp = (fd_fmg_interp)i;
       break;
     case O_TOL:
       if (!parse_double(a, 0, 1, &c.tol)) return bad("--tol", a, "a number in (0,1)");
@@ -249,7 +250,7 @@ int hpmg_cli_fd(int argc, char **argv) {
       printf(" (%s", smoother_names[c.smoother]);
       if (c.smoother == FD_SMOOTH_JACOBI) printf(" omega %g", c.omega);
       printf(", V(%d,%d)", c.pre, c.post);
-      if (c.solver == FD_SOLVER_FMG) printf(", %s FMG interpolation", c.fmg_interp == FD_FMG_CUBIC ? "cubic" : "linear");
+      if (c.solver == FD_SOLVER_FMG) printf(", %s FMG interpolation", fmg_interp_names[c.fmg_interp]);
       printf(")");
     }
     printf(", %s, %s", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", c.prec == FD_DOUBLE ? "double" : "float");
@@ -291,7 +292,7 @@ int hpmg_cli_fd(int argc, char **argv) {
            "\"split_costs\":{\"measured\":%d,\"gpu_launch_s\":%.3e,\"gpu_bw\":%.4e,\"cpu_bw\":%.4e,"
            "\"cpu_barrier_s\":%.3e,\"link_latency_s\":%.3e,\"link_bw\":%.4e},\"history\":[",
            c.dim, c.refine, (long long)n, (long long)st.unknowns, (long long)total, solver_names[c.solver],
-           smoother_names[c.smoother], c.omega, c.pre, c.post, c.fmg_interp == FD_FMG_CUBIC ? "cubic" : "linear", c.tol, c.maxit, nthreads,
+           smoother_names[c.smoother], c.omega, c.pre, c.post, fmg_interp_names[c.fmg_interp], c.tol, c.maxit, nthreads,
            c.prec == FD_DOUBLE ? "double" : "float", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", st.split,
            st.levels, st.iterations, st.converged ? "true" : "false", st.res0, st.res, relres, st.rate,
            isnan(l2h) ? -1 : l2h, isnan(rms) ? -1 : rms, isnan(mx) ? -1 : mx, st.t_setup, st.t_plan, tbest,
