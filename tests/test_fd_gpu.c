@@ -94,6 +94,13 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   c->restrict_rhs(dim, n, f, hc);
   OK(g->restrict_rhs(dim, n, df.d, dfc.d));
   CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 8, "%dD restriction", dim);
+  /* the fused residual + restriction equals residual, then restriction */
+  c->residual(dim, n, u, f, hr);
+  c->restrict_rhs(dim, n, hr, hc);
+  OK(g->zero(Nc, dfc.d));
+  if (g->residual_restrict) OK(g->residual_restrict(dim, n, du.d, df.d, dfc.d));
+  else { OK(g->residual(dim, n, du.d, df.d, dr.d)); OK(g->restrict_rhs(dim, n, dr.d, dfc.d)); }
+  CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD residual + restriction (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
   memcpy(hr, u, B);
   OK(g->copy(N, du.d, dr.d));
   c->prolong(dim, n, uc, hr, 1);
@@ -197,8 +204,10 @@ int main(void) {
     return 77;
   }
   for (int p = 0; p < 2; p++) {
+    kernels(2, 8, (fd_prec)p);
     kernels(2, 64, (fd_prec)p);
     kernels(2, 256, (fd_prec)p);
+    kernels(3, 8, (fd_prec)p);
     kernels(3, 16, (fd_prec)p);
     kernels(3, 64, (fd_prec)p);
   }

@@ -329,11 +329,22 @@ static hpmg_error coarse_solve(fd_solver s) {
   return HPMG_SUCCESS;
 }
 
-/* f_{l+1} = 4 R src (src on level l's backend), crossing to the CPU if needed */
+/* f_{l+1} = 4 R src (src on level l's backend), or with src = NULL
+ * f_{l+1} = 4 R (f_l - A u_l) (the residual of the cycle, fused where the
+ * backend has residual_restrict), crossing to the CPU if needed */
 static hpmg_error restrict_to(fd_solver s, int l, const void *src) {
   fd_level *lv = &s->lev[l], *cv = &s->lev[l + 1];
-  const int cross = on_dev(s, l) && !on_dev(s, l + 1);
-  TIMED(s, lv->ops, t_transfer, lv->ops->restrict_rhs(s->cfg.dim, lv->n, src, cross ? cv->df : cv->f));
+  const int cross = on_dev(s, l) && !on_dev(s, l + 1), dim = s->cfg.dim;
+  void *dst = cross ? cv->df : cv->f;
+  if (!src && lv->ops->residual_restrict) {
+    TIMED(s, lv->ops, t_residual, lv->ops->residual_restrict(dim, lv->n, lv->u, lv->f, dst));
+  } else {
+    if (!src) {
+      TIMED(s, lv->ops, t_residual, lv->ops->residual(dim, lv->n, lv->u, lv->f, lv->r));
+      src = lv->r;
+    }
+    TIMED(s, lv->ops, t_transfer, lv->ops->restrict_rhs(dim, lv->n, src, dst));
+  }
   if (cross)
     TIMED(s, lv->ops, t_comm, lv->ops->to_host(cv->df, cv->f, fd_prec_size(s->cfg.prec) * (size_t)cv->count));
   return HPMG_SUCCESS;
@@ -357,12 +368,10 @@ static hpmg_error prolong_from(fd_solver s, int l, prolong_mode mode) {
 
 /* Algorithm 3.1 on levels l0..L-1, with u_{l0} the initial guess. */
 static hpmg_error vcycle(fd_solver s, int l0) {
-  const int L = s->nlev, dim = s->cfg.dim;
+  const int L = s->nlev;
   for (int l = l0; l < L - 1; l++) {
-    fd_level *lv = &s->lev[l];
     HPMG_CALL(smooth(s, l, s->cfg.pre, 0));
-    TIMED(s, lv->ops, t_residual, lv->ops->residual(dim, lv->n, lv->u, lv->f, lv->r));
-    HPMG_CALL(restrict_to(s, l, lv->r));
+    HPMG_CALL(restrict_to(s, l, NULL));
     fd_level *cv = &s->lev[l + 1];
     TIMED(s, cv->ops, t_transfer, cv->ops->zero(cv->count, cv->u));
   }

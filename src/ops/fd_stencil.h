@@ -50,6 +50,9 @@ typedef struct fd_ops {
   /* fc = 4 R rf: the paper's restriction with the factor that makes it the
    * Galerkin right-hand side for h^2-scaled data (P^T in 2D, P^T/2 in 3D). */
   hpmg_error (*restrict_rhs)(int dim, int64_t nf, const void *rf, void *fc);
+  /* fc = 4 R (f - A u) without storing the residual (optional, NULL: the
+   * cycle calls residual, then restrict_rhs; same result to rounding) */
+  hpmg_error (*residual_restrict)(int dim, int64_t nf, const void *u, const void *f, void *fc);
   /* uf (+)= P uc: linear interpolation on the Kuhn (Freudenthal) simplices */
   hpmg_error (*prolong)(int dim, int64_t nf, const void *uc, void *uf, int add);
   /* uf = Pc uc: tensor-product cubic interpolation (FMG's interpolation to a
