@@ -180,9 +180,12 @@ static void split(int dim, int L, fd_solver_kind solver) {
       printf(" auto=%d (launch %.1f us, GPU %.2f TB/s, CPU %.1f GB/s, fork/join %.1f us, copy %.1f us + %.1f GB/s)",
              st.split, k->gpu_launch_s * 1e6, k->gpu_bw * 1e-12, k->cpu_bw * 1e-9, k->cpu_barrier_s * 1e6,
              k->link_latency_s * 1e6, k->link_bw * 1e-9);
-      CHECK(k->measured && k->gpu_launch_s > 1e-7 && k->gpu_launch_s < 1e-3 && k->gpu_bw > 1e10 && k->gpu_bw < 1e14 &&
+      /* the timing ranges do not hold under compute-sanitizer (HPMG_TEST_SANITIZER=1,
+       * set by scripts/gpu-fd-perf), which slows every launch and copy */
+      const int timed = !getenv("HPMG_TEST_SANITIZER");
+      CHECK(!timed || (k->measured && k->gpu_launch_s > 1e-7 && k->gpu_launch_s < 1e-3 && k->gpu_bw > 1e10 && k->gpu_bw < 1e14 &&
                 k->cpu_bw > 1e8 && k->cpu_bw < 1e13 && k->cpu_barrier_s >= 0 && k->cpu_barrier_s < 1e-2 &&
-                k->link_latency_s > 0 && k->link_latency_s < 1e-2 && k->link_bw > 1e8 && k->link_bw < 1e12,
+                k->link_latency_s > 0 && k->link_latency_s < 1e-2 && k->link_bw > 1e8 && k->link_bw < 1e12),
             "split auto: measured constants in range");
       CHECK(st.split >= 1 && st.split <= L && st.split == fd_split_model(dim, L, k), "split auto: %d from the model",
             st.split);
