@@ -134,19 +134,21 @@ static void fmg_cubic(int Lmin, int Lmax) {
       if (!xf || !xm || run(&c, xf, &st)) { printf("skip: no FFT solver\n"); fails--; free(xf); free(xm); return; }
       double disc;
       fd_error_norms(dim, n, xf, &disc, NULL, NULL);
-      double alg[2], tot[2];
+      double alg[2] = {0, 0}, tot[2] = {0, 0};
+      int failed = 0; /* run() counted and printed the failure */
       for (int m = 0; m < 2; m++) {
         c = base(dim, L);
         c.solver = FD_SOLVER_FMG;
         c.pre = c.post = FD_SWEEPS_DEFAULT;
         c.fmg_interp = m ? FD_FMG_LINEAR : FD_FMG_CUBIC;
-        if (run(&c, xm, &st)) break;
+        if ((failed = run(&c, xm, &st)) != 0) break;
         fd_error_norms(dim, n, xm, &tot[m], NULL, NULL);
         const double h = 1.0 / (double)n;
         double sum = 0;
         for (int64_t j = 0; j < N; j++) sum += (xm[j] - xf[j]) * (xm[j] - xf[j]);
         alg[m] = sqrt(sum * pow(h, dim));
       }
+      if (failed) { free(xf); free(xm); continue; }
       fd_config r = base(dim, L);
       r.solver = FD_SOLVER_FMG;
       fd_config_resolve(&r);

@@ -211,6 +211,8 @@ static double tic(fd_solver s, const fd_ops *ops) {
   } while (0)
 
 static int on_dev(fd_solver s, int l) { return l < s->split; }
+/* level l on the GPU, level l + 1 on the CPU: the split's one crossing */
+static int crosses(fd_solver s, int l) { return on_dev(s, l) && !on_dev(s, l + 1); }
 
 void fd_solver_destroy(fd_solver *sp) {
   if (!sp || !*sp) return;
@@ -329,25 +331,36 @@ static hpmg_error coarse_solve(fd_solver s) {
   return HPMG_SUCCESS;
 }
 
-/* f_{l+1} = 4 R src (src on level l's backend), or with src = NULL
- * f_{l+1} = 4 R (f_l - A u_l) (the residual of the cycle, fused where the
- * backend has residual_restrict), crossing to the CPU if needed */
-static hpmg_error restrict_to(fd_solver s, int l, const void *src) {
+/* Where level l writes f_{l+1}: on its own backend, crossing to the CPU's
+ * f_{l+1} after (restrict_done) when level l + 1 is not on the device. */
+static void *coarse_rhs(fd_solver s, int l) {
+  return crosses(s, l) ? s->lev[l + 1].df : s->lev[l + 1].f;
+}
+static hpmg_error restrict_done(fd_solver s, int l) {
   fd_level *lv = &s->lev[l], *cv = &s->lev[l + 1];
-  const int cross = on_dev(s, l) && !on_dev(s, l + 1), dim = s->cfg.dim;
-  void *dst = cross ? cv->df : cv->f;
-  if (!src && lv->ops->residual_restrict) {
-    TIMED(s, lv->ops, t_residual, lv->ops->residual_restrict(dim, lv->n, lv->u, lv->f, dst));
-  } else {
-    if (!src) {
-      TIMED(s, lv->ops, t_residual, lv->ops->residual(dim, lv->n, lv->u, lv->f, lv->r));
-      src = lv->r;
-    }
-    TIMED(s, lv->ops, t_transfer, lv->ops->restrict_rhs(dim, lv->n, src, dst));
-  }
-  if (cross)
+  if (crosses(s, l))
     TIMED(s, lv->ops, t_comm, lv->ops->to_host(cv->df, cv->f, fd_prec_size(s->cfg.prec) * (size_t)cv->count));
   return HPMG_SUCCESS;
+}
+
+/* f_{l+1} = 4 R src (src on level l's backend) */
+static hpmg_error restrict_to(fd_solver s, int l, const void *src) {
+  fd_level *lv = &s->lev[l];
+  TIMED(s, lv->ops, t_transfer, lv->ops->restrict_rhs(s->cfg.dim, lv->n, src, coarse_rhs(s, l)));
+  return restrict_done(s, l);
+}
+
+/* f_{l+1} = 4 R (f_l - A u_l), the cycle's coarse right-hand side: in one
+ * kernel where the backend has residual_restrict, else through r_l */
+static hpmg_error restrict_residual(fd_solver s, int l) {
+  fd_level *lv = &s->lev[l];
+  const int dim = s->cfg.dim;
+  if (!lv->ops->residual_restrict) {
+    TIMED(s, lv->ops, t_residual, lv->ops->residual(dim, lv->n, lv->u, lv->f, lv->r));
+    return restrict_to(s, l, lv->r);
+  }
+  TIMED(s, lv->ops, t_residual, lv->ops->residual_restrict(dim, lv->n, lv->u, lv->f, coarse_rhs(s, l)));
+  return restrict_done(s, l);
 }
 
 typedef enum { PROLONG_SET, PROLONG_ADD, PROLONG_CUBIC } prolong_mode;
@@ -357,7 +370,7 @@ typedef enum { PROLONG_SET, PROLONG_ADD, PROLONG_CUBIC } prolong_mode;
 static hpmg_error prolong_from(fd_solver s, int l, prolong_mode mode) {
   fd_level *lv = &s->lev[l], *cv = &s->lev[l + 1];
   const void *uc = cv->u;
-  if (on_dev(s, l) && !on_dev(s, l + 1)) {
+  if (crosses(s, l)) {
     TIMED(s, lv->ops, t_comm, lv->ops->to_device(cv->u, cv->du, fd_prec_size(s->cfg.prec) * (size_t)cv->count));
     uc = cv->du;
   }
@@ -371,7 +384,7 @@ static hpmg_error vcycle(fd_solver s, int l0) {
   const int L = s->nlev;
   for (int l = l0; l < L - 1; l++) {
     HPMG_CALL(smooth(s, l, s->cfg.pre, 0));
-    HPMG_CALL(restrict_to(s, l, NULL));
+    HPMG_CALL(restrict_residual(s, l));
     fd_level *cv = &s->lev[l + 1];
     TIMED(s, cv->ops, t_transfer, cv->ops->zero(cv->count, cv->u));
   }
