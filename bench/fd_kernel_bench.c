@@ -5,6 +5,7 @@
  * the fine level it must read or write (streams; a coarse vector counts
  * 1/2^d), and the implied bandwidth. Compare with bench/gpu_peak's copy. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,15 @@ int main(int argc, char **argv) {
   TIME("mcgs_forward", 3, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 1, 0, &u, f, &r));
   TIME("mcgs_backward", 3, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 1, 1, &u, f, &r));
   TIME("rbgs_forward", 3, o->smooth(dim, n, FD_SMOOTH_RBGS, 1, 1, 0, &u, f, &r));
+  if (cuda && dim == 3) { /* the 3D GS kernels: rows (4 launches per sweep) against z-marching (2 sweeps per pass) */
+    const int64_t old = fd_cuda_set_gs_march_min(INT64_MAX);
+    TIME("mcgs2_rows_forward", 6, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 0, &u, f, &r));
+    fd_cuda_set_gs_march_min(0);
+    TIME("mcgs1_march_forward", 3, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 1, 0, &u, f, &r));
+    TIME("mcgs2_march_forward", 6, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 0, &u, f, &r));
+    TIME("mcgs2_march_backward", 6, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 1, &u, f, &r));
+    fd_cuda_set_gs_march_min(old);
+  }
   o->free(&u); o->free(&f); o->free(&r); o->free(&uc); o->free(&fc);
   return 0;
 }

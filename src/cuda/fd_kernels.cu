@@ -8,6 +8,7 @@
  * double with one atomicAdd per block. */
 #include <stdlib.h>
 #include <string.h>
+#include <cuda_pipeline.h>
 #include "cuda/fd_cuda.h"
 #include "cuda/qk_cuda.h" /* qk_time_median */
 
@@ -164,6 +165,152 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
 #undef FD_ROWSUM
 }
 
+/* 3D multicolor GS, S = 1 or 2 sweeps fused in one pass through memory,
+ * out of place (uin -> uout; the caller swaps): temporal blocking by
+ * z-marching. A block owns an OX x OY column of the grid and marches up
+ * in k over its tile of TX x TY points (the owned part plus a ring of
+ * R = 2S points, recomputed by both neighbours). In 3D the colors are
+ * (i%2, j%2, k%2); planes of the first parity p (A) read only planes of
+ * the other (B) and themselves, so at step k (an A plane) the block updates
+ * A_s(k - 2s) and then B_s(k - 2s - 1) for s = 0..S-1: every input of each
+ * update is already at the state the strict color order gives it. Within a
+ * plane, the first rows and then the second rows are updated (a warp is one
+ * row; both colors of a row through shuffles, the row neighbours through a
+ * shared plane buffer). Each thread keeps its two points (odd i0, even
+ * i0 + 1) of the 2S + 2 planes k + 1 .. k - 2S in registers; the next
+ * step's u planes and the f of the planes being updated come through shared
+ * memory by cp.async, issued one step ahead, and the finished planes leave
+ * through shared memory, so that copies and stores are contiguous. uin and
+ * f are read once and uout written once for S sweeps: 3 vectors per S
+ * sweeps instead of about 5 per sweep (k_mcgs_rows, 4 launches). Points of
+ * the tile's outer layer are never updated; their error reaches 2S points
+ * inward in S sweeps, no further (a CPU model of this kernel,
+ * bench/results/session6/mcgs_march/march_model.c, finds R = 2S minimal),
+ * so the owned points are bitwise those of the strict color order
+ * (test_fd_gpu). On the H200 at 1024^3, 2 sweeps take 17.3 ms against
+ * 21.2 ms for the row kernel; the kernel is latency-bound (one block of
+ * 1024 threads per SM, 2 + 4S barriers per step; docs/fd.md). */
+/* dynamic shared memory of k_mcgs_march<T, S, TY>: the plane buffer sb[2][2][TY][32],
+ * the f ring fr[2S+2][2][TY][32] and the u stages us[2][2][2][TY][32] */
+template <typename T, int S, int TY> constexpr size_t march_smem() { return sizeof(T) * 32 * TY * (4 + 2 * (2 * S + 2) + 8); }
+template <typename T, int S, int TY>
+__global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
+    k_mcgs_march(int64_t n, int p, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout) {
+  constexpr int R = 2 * S, TX = 64, OX = TX - 2 * R, OY = TY - 2 * R, WN = 2 * S + 2, FW = 2 * S + 2;
+  constexpr int PL = 2 * TY * 32; /* one tile plane: [point 0 / 1][row][thread] */
+  extern __shared__ __align__(16) unsigned char fd_smem[];
+  T *sb = (T *)fd_smem, *fr = sb + 2 * PL, *us = fr + FW * PL; /* sb: [phase parity], us: [stage][plane] */
+  const unsigned FULL = 0xffffffffu;
+  const int tx = threadIdx.x, b = threadIdx.y, ni = (int)n;
+  const int e0 = b * 32 + tx, e1 = e0 + TY * 32; /* this thread's points (odd i0, even i0 + 1) in a tile plane */
+  const int x0 = 1 + (int)blockIdx.x * OX - R, y0 = 1 + (int)blockIdx.y * OY - R;
+  const int i0 = x0 + 2 * tx, i1 = i0 + 1, j = y0 + b, s1 = ni + 1;
+  const int64_t s2 = (int64_t)s1 * s1;
+  const bool rowupd = b >= 1 && b <= TY - 2 && j >= 1 && j <= ni - 1; /* warp-uniform */
+  const bool upd0 = rowupd && tx >= 1 && i0 >= 1 && i0 <= ni - 1;
+  const bool upd1 = rowupd && tx <= 30 && i1 >= 1 && i1 <= ni - 1;
+  const bool firstrow = (j & 1) == p;
+  /* copies and stores are contiguous: thread tx moves the tile points
+   * a = tx and tx + 32 of its row, stored at ca[h] in a tile plane */
+  int ca[2], ga[2];
+  bool cu[2], cf[2], co[2];
+#pragma unroll
+  for (int h = 0; h < 2; h++) {
+    const int a = tx + 32 * h, i = x0 + a;
+    ca[h] = ((a & 1) * TY + b) * 32 + (a >> 1);
+    ga[h] = j * s1 + i; /* used only when in the box */
+    cu[h] = j >= 0 && j <= ni && i >= 0 && i <= ni;
+    cf[h] = j >= 1 && j <= ni - 1 && i >= 1 && i <= ni - 1;
+    co[h] = cf[h] && a >= R && a < TX - R && b >= R && b < TY - R;
+  }
+  const T w = (T)(1.0 / 6.0);
+  auto fslot = [&](int q) { return ((q + 2 * FW) % FW) * PL; }; /* q >= -2S + 1 */
+  /* the copies for step k, asynchronous (cp.async): u of planes k + 1, k
+   * into stage (k/2)%2, f of planes k, k - 1 into the f ring */
+  auto issue = [&](int k) {
+    T *st = us + ((k >> 1) & 1) * 2 * PL;
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+      const int q = k + 1 - c, qf = k - c;
+      const bool qi = q >= 0 && q <= ni, qfi = qf >= 1 && qf <= ni - 1;
+      const T *gu = uin + q * s2, *gf = f + qf * s2;
+      T *du = st + c * PL, *df = fr + fslot(qf);
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        if (qi && cu[h]) __pipeline_memcpy_async(du + ca[h], gu + ga[h], sizeof(T)); else du[ca[h]] = (T)0;
+        if (qfi && cf[h]) __pipeline_memcpy_async(df + ca[h], gf + ga[h], sizeof(T)); else df[ca[h]] = (T)0;
+      }
+    }
+    __pipeline_commit();
+  };
+  T U[WN][2];
+#pragma unroll
+  for (int m = 0; m < WN; m++) U[m][0] = U[m][1] = (T)0;
+  int kmax = ni + 2 * S - 2;
+  if ((kmax & 1) != p) kmax++;
+  issue(p);
+  for (int k = p; k <= kmax; k += 2) {
+    T *st = us + ((k >> 1) & 1) * 2 * PL;
+    __pipeline_wait_prior(0); /* this step's copies, issued one step ago */
+    __syncthreads();          /* ... by every thread of the block */
+#pragma unroll
+    for (int m = WN - 1; m >= 2; m--) { U[m][0] = U[m - 2][0]; U[m][1] = U[m - 2][1]; }
+#pragma unroll
+    for (int c = 0; c < 2; c++) { U[c][0] = st[c * PL + e0]; U[c][1] = st[c * PL + e1]; }
+    if (k + 2 <= kmax) issue(k + 2); /* in flight during this step's phases */
+#pragma unroll
+    for (int ph = 0; ph < 2 * S; ph++) {
+      const int m = 1 + ph; /* plane q = k - ph: A_{ph/2} for even ph, B_{ph/2} for odd */
+      const int q = k - ph;
+      T *buf = sb + (ph & 1) * PL;
+      buf[e0] = U[m][0];
+      buf[e1] = U[m][1];
+      __syncthreads();
+      const bool qin = q >= 1 && q <= ni - 1;
+#pragma unroll
+      for (int pass = 0; pass < 2; pass++) {
+        if (qin && rowupd && firstrow == (pass == 0)) {
+          const T yl0 = buf[e0 - 32], yh0 = buf[e0 + 32], yl1 = buf[e1 - 32], yh1 = buf[e1 + 32];
+          const T *fq = fr + fslot(q);
+          const T fa = fq[e0], fb = fq[e1];
+          T v0 = U[m][0], v1 = U[m][1];
+          /* f + u[x-1] + u[x+1] + u[y-1] + u[y+1] + u[z-1] + u[z+1] (nbsum's order) */
+          if (p == 0) { /* even i (point 1) first */
+            const T rt = __shfl_down_sync(FULL, v0, 1);
+            if (upd1) v1 = w * (fb + v0 + rt + yl1 + yh1 + U[m + 1][1] + U[m - 1][1]);
+            const T lt = __shfl_up_sync(FULL, v1, 1);
+            if (upd0) v0 = w * (fa + lt + v1 + yl0 + yh0 + U[m + 1][0] + U[m - 1][0]);
+          } else { /* odd i (point 0) first */
+            const T lt = __shfl_up_sync(FULL, v1, 1);
+            if (upd0) v0 = w * (fa + lt + v1 + yl0 + yh0 + U[m + 1][0] + U[m - 1][0]);
+            const T rt = __shfl_down_sync(FULL, v0, 1);
+            if (upd1) v1 = w * (fb + v0 + rt + yl1 + yh1 + U[m + 1][1] + U[m - 1][1]);
+          }
+          U[m][0] = v0;
+          U[m][1] = v1;
+          if (pass == 0) { buf[e0] = v0; buf[e1] = v1; }
+        }
+        if (pass == 0) __syncthreads();
+      }
+    }
+    /* planes k - 2S (final since step k - 2) and k - 2S + 1 (final now),
+     * through the consumed stage buffer to contiguous stores */
+#pragma unroll
+    for (int c = 0; c < 2; c++) { st[c * PL + e0] = U[WN - 1 - c][0]; st[c * PL + e1] = U[WN - 1 - c][1]; }
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+      const int q = k - 2 * S + c;
+      if (q >= 1 && q <= ni - 1) {
+        T *go = uout + q * s2;
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+          if (co[h]) go[ga[h]] = st[c * PL + ca[h]];
+      }
+    }
+  }
+}
+
 /* one color of red-black GS: (i + j + k) % 2 == color */
 template <typename T> __global__ void k_redblack(int dim, int64_t n, int color, T *__restrict__ u, const T *__restrict__ f) {
   const int64_t j = 1 + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
@@ -306,6 +453,8 @@ template <typename T, int dim> __global__ void __launch_bounds__(256, 4) k_prolo
 }
 
 double *g_acc = nullptr; /* device accumulator for reductions */
+/* 3D multicolor GS uses k_mcgs_march from this n on (fd_cuda_set_gs_march_min) */
+int64_t g_march_min = 512;
 
 hpmg_error reduce_begin(void) {
   if (!g_acc) FD_CU(cudaMalloc(&g_acc, sizeof(double)));
@@ -349,6 +498,25 @@ hpmg_error cu_sync(void) {
   return HPMG_SUCCESS;
 }
 
+template <typename T, int S, int TY> hpmg_error march_launch(int64_t n, int backward, const void *u, const void *f, void *out) {
+  static bool attr = false;
+  constexpr size_t sm = march_smem<T, S, TY>();
+  if (!attr) {
+    FD_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+    attr = true;
+  }
+  constexpr int OX = 64 - 4 * S, OY = TY - 4 * S;
+  const dim3 grid((unsigned)((n - 1 + OX - 1) / OX), (unsigned)((n - 1 + OY - 1) / OY), 1u), block(32u, (unsigned)TY, 1u);
+  k_mcgs_march<T, S, TY><<<grid, block, sm>>>(n, backward, (const T *)u, (const T *)f, (T *)out);
+  FD_CU_LAUNCH();
+  return HPMG_SUCCESS;
+}
+/* S = 2 (pre- or post-smoothing of V(2,2)): 32-row tiles; S = 1: 16-row tiles
+ * (measured on the H200, docs/fd.md) */
+template <typename T> hpmg_error march(int64_t n, int S, int backward, const void *u, const void *f, void *out) {
+  return S == 2 ? march_launch<T, 2, 32>(n, backward, u, f, out) : march_launch<T, 1, 16>(n, backward, u, f, out);
+}
+
 template <typename T> struct Ops {
   static hpmg_error residual(int dim, int64_t n, const void *u, const void *f, void *r) {
     dim3 g, b;
@@ -390,6 +558,12 @@ template <typename T> struct Ops {
           k_redblack<T><<<g, b>>>(dim, n, backward ? 1 - p : p, (T *)*u, (const T *)f);
           FD_CU_LAUNCH();
         }
+      } else if (dim == 3 && n >= g_march_min && n < 46000 && tmp && *tmp) { /* 32-bit offsets in a plane */
+        /* 2 sweeps per pass (k_mcgs_march), out of place */
+        const int S = sweeps - s >= 2 ? 2 : 1;
+        HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp));
+        void *t = *u; *u = *tmp; *tmp = t;
+        s += S - 1;
       } else {
         /* row pairs in color order: (cj,ck) = (0,0),(1,0),(0,1),(1,1); reversed backward */
         const int R = dim == 2 ? 2 : 4;
@@ -521,6 +695,12 @@ extern "C" hpmg_error fd_cuda_calibrate(double *launch_s, double *gpu_bw, double
   cudaFree(y);
   free(h);
   return e;
+}
+
+extern "C" int64_t fd_cuda_set_gs_march_min(int64_t n) {
+  const int64_t old = g_march_min;
+  g_march_min = n;
+  return old;
 }
 
 extern "C" hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops) {
