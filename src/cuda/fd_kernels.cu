@@ -3,7 +3,9 @@
  * the precision, one thread per grid point. Paper 002 launches one kernel
  * per color of the multicolor Gauss-Seidel sweep (4 in 2D, 8 in 3D, reverse
  * order on post-smoothing); here the two colors that share rows go in one
- * launch (k_mcgs_rows): 2 launches per sweep in 2D, 4 in 3D, same result.
+ * launch (k_mcgs_rows): 2 launches per sweep in 2D, 4 in 3D, same result;
+ * in 3D from n = 512 on, the pre- and post-smoothing pairs of sweeps run as
+ * one pass through memory each (k_mcgs_march, temporal blocking).
  * Red-black GS: two launches. Results equal the CPU kernels up to rounding (tests/test_fd_gpu.c). Reductions accumulate in
  * double with one atomicAdd per block. */
 #include <stdlib.h>
