@@ -17,6 +17,7 @@
     }                                                                               \
   } while (0)
 
+#ifdef HPMG_HAVE_CUDA /* the kernel entry points exist only in a CUDA build */
 /* device buffer poisoned with NaN */
 static inline void poison(void *dev, size_t bytes) {
   void *h = malloc(bytes);
@@ -24,5 +25,6 @@ static inline void poison(void *dev, size_t bytes) {
   CK(hpmg_cuda_upload(dev, h, bytes));
   free(h);
 }
+#endif
 
 #endif
