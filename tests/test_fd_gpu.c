@@ -257,6 +257,12 @@ int main(int argc, char **argv) {
   split(2, 9, FD_SOLVER_FMG);
   split(3, 6, FD_SOLVER_FMG);
   split(2, 8, FD_SOLVER_CG);
+  { /* the same 3D solves with the z-marching GS pass on every level (by default from n = 512 on) */
+    const int64_t old = fd_cuda_set_gs_march_min(0);
+    split(3, 5, FD_SOLVER_VCYCLE);
+    split(3, 6, FD_SOLVER_FMG);
+    fd_cuda_set_gs_march_min(old);
+  }
   printf(fails ? "%d failure(s)\n" : "all GPU checks passed\n", fails);
   return fails ? 1 : 0;
 }
