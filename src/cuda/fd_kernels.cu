@@ -198,10 +198,12 @@ template <typename T, int S, int TY> constexpr size_t march_smem() { return size
 template <typename T, int S, int TY>
 __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
     k_mcgs_march(int64_t n, int p, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout) {
-  constexpr int R = 2 * S, TX = 64, OX = TX - 2 * R, OY = TY - 2 * R, WN = 2 * S + 2, FW = 2 * S + 2;
+  /* NP = 2S + 2 planes in flight: the register window k + 1 .. k - 2S of u,
+   * and the f ring (the 2S planes being updated and the 2 being copied) */
+  constexpr int R = 2 * S, TX = 64, OX = TX - 2 * R, OY = TY - 2 * R, NP = 2 * S + 2;
   constexpr int PL = 2 * TY * 32; /* one tile plane: [point 0 / 1][row][thread] */
   extern __shared__ __align__(16) unsigned char fd_smem[];
-  T *sb = (T *)fd_smem, *fr = sb + 2 * PL, *us = fr + FW * PL; /* sb: [phase parity], us: [stage][plane] */
+  T *sb = (T *)fd_smem, *fr = sb + 2 * PL, *us = fr + NP * PL; /* sb: [phase parity], us: [stage][plane] */
   const unsigned FULL = 0xffffffffu;
   const int tx = threadIdx.x, b = threadIdx.y, ni = (int)n;
   const int e0 = b * 32 + tx, e1 = e0 + TY * 32; /* this thread's points (odd i0, even i0 + 1) in a tile plane */
@@ -226,7 +228,7 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
     co[h] = cf[h] && a >= R && a < TX - R && b >= R && b < TY - R;
   }
   const T w = (T)(1.0 / 6.0);
-  auto fslot = [&](int q) { return ((q + 2 * FW) % FW) * PL; }; /* q >= -2S + 1 */
+  auto fslot = [&](int q) { return ((q + 2 * NP) % NP) * PL; }; /* q >= -2S + 1 */
   /* the copies for step k, asynchronous (cp.async): u of planes k + 1, k
    * into stage (k/2)%2, f of planes k, k - 1 into the f ring */
   auto issue = [&](int k) {
@@ -245,9 +247,9 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
     }
     __pipeline_commit();
   };
-  T U[WN][2];
+  T U[NP][2];
 #pragma unroll
-  for (int m = 0; m < WN; m++) U[m][0] = U[m][1] = (T)0;
+  for (int m = 0; m < NP; m++) U[m][0] = U[m][1] = (T)0;
   int kmax = ni + 2 * S - 2;
   if ((kmax & 1) != p) kmax++;
   issue(p);
@@ -256,7 +258,7 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
     __pipeline_wait_prior(0); /* this step's copies, issued one step ago */
     __syncthreads();          /* ... by every thread of the block */
 #pragma unroll
-    for (int m = WN - 1; m >= 2; m--) { U[m][0] = U[m - 2][0]; U[m][1] = U[m - 2][1]; }
+    for (int m = NP - 1; m >= 2; m--) { U[m][0] = U[m - 2][0]; U[m][1] = U[m - 2][1]; }
 #pragma unroll
     for (int c = 0; c < 2; c++) { U[c][0] = st[c * PL + e0]; U[c][1] = st[c * PL + e1]; }
     if (k + 2 <= kmax) issue(k + 2); /* in flight during this step's phases */
@@ -298,7 +300,7 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
     /* planes k - 2S (final since step k - 2) and k - 2S + 1 (final now),
      * through the consumed stage buffer to contiguous stores */
 #pragma unroll
-    for (int c = 0; c < 2; c++) { st[c * PL + e0] = U[WN - 1 - c][0]; st[c * PL + e1] = U[WN - 1 - c][1]; }
+    for (int c = 0; c < 2; c++) { st[c * PL + e0] = U[NP - 1 - c][0]; st[c * PL + e1] = U[NP - 1 - c][1]; }
     __syncthreads();
 #pragma unroll
     for (int c = 0; c < 2; c++) {
@@ -323,42 +325,25 @@ template <typename T> __global__ void k_redblack(int dim, int64_t n, int color, 
   u[c] = (dim == 2 ? (T)0.25 : (T)(1.0 / 6.0)) * nbsum(u, f, c, s1, s2, dim);
 }
 
-/* fc = 4 R rf, one thread per coarse interior point */
-template <typename T> __global__ void k_restrict(int dim, int64_t nf, const T *__restrict__ rf, T *__restrict__ fc) {
+/* fc = 4 R rf (RES = false, a = rf), or fc = 4 R (f - A u) without storing
+ * the residual (RES = true, a = f: each fine residual computed where it is
+ * needed; the fine points 2I + {-1,0,1}^d of an interior coarse point are
+ * interior, so no boundary test). One thread per coarse interior point. */
+template <typename T, bool RES>
+__global__ void k_restrict(int dim, int64_t nf, const T *__restrict__ a, const T *__restrict__ u, T *__restrict__ fc) {
   const int64_t nc = nf / 2;
   int64_t I, J, K;
   if (!point(nc, dim, &I, &J, &K)) return;
   const int64_t f1 = nf + 1, f2 = f1 * f1, c1 = nc + 1, c2 = c1 * c1;
   const int64_t c = 2 * I + 2 * J * f1 + 2 * K * f2;
+  auto v = [&](int64_t o) -> T { return RES ? a[c + o] - lap(u, c + o, f1, f2, dim) : a[c + o]; };
   if (dim == 2) {
-    fc[I + J * c1] = rf[c] + (T)0.5 * (rf[c - 1] + rf[c + 1] + rf[c - f1] + rf[c + f1] + rf[c - 1 - f1] + rf[c + 1 + f1]);
+    fc[I + J * c1] = v(0) + (T)0.5 * (v(-1) + v(1) + v(-f1) + v(f1) + v(-1 - f1) + v(1 + f1));
   } else {
-    const T s = rf[c - 1] + rf[c + 1] + rf[c - f1] + rf[c + f1] + rf[c - f2] + rf[c + f2] + rf[c - 1 - f1] +
-                rf[c + 1 + f1] + rf[c - 1 - f2] + rf[c + 1 + f2] + rf[c - f1 - f2] + rf[c + f1 + f2] +
-                rf[c - 1 - f1 - f2] + rf[c + 1 + f1 + f2];
-    fc[I + J * c1 + K * c2] = (T)0.5 * rf[c] + (T)0.25 * s;
+    const T s = v(-1) + v(1) + v(-f1) + v(f1) + v(-f2) + v(f2) + v(-1 - f1) + v(1 + f1) + v(-1 - f2) + v(1 + f2) +
+                v(-f1 - f2) + v(f1 + f2) + v(-1 - f1 - f2) + v(1 + f1 + f2);
+    fc[I + J * c1 + K * c2] = (T)0.5 * v(0) + (T)0.25 * s;
   }
-}
-
-/* fc = 4 R (f - A u) without storing the residual: k_restrict with each
- * fine residual computed where it is needed. The fine points 2I + {-1,0,1}^d
- * of an interior coarse point are interior, so no boundary test. */
-template <typename T> __global__ void k_resrestrict(int dim, int64_t nf, const T *__restrict__ u, const T *__restrict__ f,
-                                                    T *__restrict__ fc) {
-  const int64_t nc = nf / 2;
-  int64_t I, J, K;
-  if (!point(nc, dim, &I, &J, &K)) return;
-  const int64_t f1 = nf + 1, f2 = f1 * f1, c1 = nc + 1, c2 = c1 * c1;
-  const int64_t c = 2 * I + 2 * J * f1 + 2 * K * f2;
-#define FD_R(o) (f[c + (o)] - lap(u, c + (o), f1, f2, dim))
-  if (dim == 2) {
-    fc[I + J * c1] = FD_R(0) + (T)0.5 * (FD_R(-1) + FD_R(1) + FD_R(-f1) + FD_R(f1) + FD_R(-1 - f1) + FD_R(1 + f1));
-  } else {
-    const T s = FD_R(-1) + FD_R(1) + FD_R(-f1) + FD_R(f1) + FD_R(-f2) + FD_R(f2) + FD_R(-1 - f1) + FD_R(1 + f1) +
-                FD_R(-1 - f2) + FD_R(1 + f2) + FD_R(-f1 - f2) + FD_R(f1 + f2) + FD_R(-1 - f1 - f2) + FD_R(1 + f1 + f2);
-    fc[I + J * c1 + K * c2] = (T)0.5 * FD_R(0) + (T)0.25 * s;
-  }
-#undef FD_R
 }
 
 /* uf (+)= P uc, one thread per fine interior point */
@@ -584,7 +569,7 @@ template <typename T> struct Ops {
     if (nf / 2 < 2) return HPMG_SUCCESS;
     dim3 g, b;
     interior_grid(dim, nf / 2, &g, &b);
-    k_restrict<T><<<g, b>>>(dim, nf, (const T *)rf, (T *)fc);
+    k_restrict<T, false><<<g, b>>>(dim, nf, (const T *)rf, nullptr, (T *)fc);
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
@@ -592,7 +577,7 @@ template <typename T> struct Ops {
     if (nf / 2 < 2) return HPMG_SUCCESS;
     dim3 g, b;
     interior_grid(dim, nf / 2, &g, &b);
-    k_resrestrict<T><<<g, b>>>(dim, nf, (const T *)u, (const T *)f, (T *)fc);
+    k_restrict<T, true><<<g, b>>>(dim, nf, (const T *)f, (const T *)u, (T *)fc);
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }

@@ -288,15 +288,14 @@ hpmg_error fd_solver_create(const fd_config *cfg, fd_solver *sp) {
   s->cfg = *cfg;
   fd_config_resolve(&s->cfg);
   s->nlev = cfg->refine;
-  s->split = resolved_split(cfg);
-  if (cfg->device == FD_DEVICE_CUDA && cfg->split == FD_SPLIT_AUTO && gpu) { /* measure the model's constants */
+  s->cpu = fd_ops_cpu(cfg->prec);
+  s->gpu = gpu;
+  s->split = gpu ? resolved_split(cfg) : 0; /* no GPU levels on the CPU, nor for FFT on CUDA */
+  if (gpu && cfg->split == FD_SPLIT_AUTO) { /* measure the model's constants */
     fd_split_costs sc;
     if (fd_split_calibrate(&sc) == HPMG_SUCCESS) s->split = fd_split_model(cfg->dim, cfg->refine, &sc);
     s->st.split_costs = sc;
   }
-  s->cpu = fd_ops_cpu(cfg->prec);
-  s->gpu = gpu;
-  if (!s->gpu && s->split > 0) s->split = 0; /* FFT on CUDA: no levels */
   s->st.levels = s->nlev;
   s->st.split = s->split;
   s->st.bytes_host = hb;
