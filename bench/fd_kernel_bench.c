@@ -73,6 +73,9 @@ int main(int argc, char **argv) {
     TIME("mcgs1_march_forward", 3, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 1, 0, &u, f, &r));
     TIME("mcgs2_march_forward", 6, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 0, &u, f, &r));
     TIME("mcgs2_march_backward", 6, o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 1, &u, f, &r));
+    /* the cycle's correction + post-smoothing: fused (one pass) against prolong(add), then the pass */
+    TIME("correct_mcgs2_fused", 8 + c, o->correct_smooth(dim, n, uc, FD_SMOOTH_MCGS, 1, 2, 1, &u, f, &r));
+    TIME("correct_mcgs2_unfused", 8 + c, (o->prolong(dim, n, uc, u, 1), o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 1, &u, f, &r)));
     fd_cuda_set_gs_march_min(old);
   }
   o->free(&u); o->free(&f); o->free(&r); o->free(&uc); o->free(&fc);

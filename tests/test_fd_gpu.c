@@ -114,6 +114,32 @@ static void kernels(int dim, int64_t n, fd_prec p) {
               (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", maxdiff(gr.h, gm.h, p, N));
         rm(&gr); rm(&gq); rm(&gm); rm(&gn); free(hu); free(ht);
       }
+  /* the correction fused into the first smoothing pass (correct_smooth:
+   * u += P uc inside k_mcgs_march in 3D) is bitwise prolong(add), then
+   * smooth, on the GPU (march forced on, and off: the unfused path), and
+   * equal to the CPU's prolong + smooth to rounding; 0..3 sweeps both ways */
+  if (g->correct_smooth)
+    for (int sw = 0; sw <= 3; sw++)
+      for (int bw = 0; bw < 2; bw++)
+        for (int mm = 0; mm < 2; mm++) {
+          void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
+          memcpy(hu, u, B);
+          c->prolong(dim, n, uc, hu, 1);
+          c->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &hu, f, &ht);
+          buf ga = mk(g, u, B), gb = mk(g, ht, B), gc = mk(g, u, B), gd = mk(g, ht, B);
+          const int64_t old = fd_cuda_set_gs_march_min(mm ? 0 : INT64_MAX);
+          OK(g->prolong(dim, n, dc.d, ga.d, 1));
+          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &ga.d, df.d, &gb.d));
+          OK(g->correct_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, 1, sw, bw, &gc.d, df.d, &gd.d));
+          fd_cuda_set_gs_march_min(old);
+          const double da = maxdiff(back(&ga), hu, p, N), dd = maxdiff(back(&gc), hu, p, N);
+          CHECK(da <= tol * 8 && dd <= tol * 8, "%dD %s correct_smooth %d sweeps %s: unfused %.2e, fused %.2e from the CPU",
+                dim, p ? "float" : "double", sw, bw ? "backward" : "forward", da, dd);
+          CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s correct_smooth %d sweeps %s (march %s): not bitwise prolong + smooth (%.2e)",
+                dim, (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", mm ? "on" : "off",
+                maxdiff(ga.h, gc.h, p, N));
+          rm(&ga); rm(&gb); rm(&gc); rm(&gd); free(hu); free(ht);
+        }
   /* transfers */
   c->restrict_rhs(dim, n, f, hc);
   OK(g->restrict_rhs(dim, n, df.d, dfc.d));

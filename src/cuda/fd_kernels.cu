@@ -28,11 +28,30 @@ template <typename T> __device__ __forceinline__ T nbsum(const T *__restrict__ u
   return s;
 }
 
-/* interior point of this thread: i, j, k in 1..n-1 (k = 0 in 2D) */
+/* one rounding each, never contracted into an FMA: the prolongation's
+ * correction u + 0.5 (a + b) is computed so in k_prolong and in the
+ * correction fused into k_mcgs_march, which therefore agree bitwise */
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+template <typename T> __device__ __forceinline__ T mid_rn(T a, T b) { return (T)0.5 * add_rn(a, b); }
+
+/* interior point of this thread: i, j, k in 1..n-1 (k = 0 in 2D). In 3D the
+ * grid (interior_grid) visits the box in slabs of gridDim.y blocks of rows,
+ * slab after slab, each plane by plane: blockIdx.z = slab * (n - 1) + k - 1.
+ * The blocks resident at one time then cover a few neighbouring planes of
+ * one slab, whose stencil neighbours stay in L2; plane by plane over the
+ * whole box, a stencil's planes at 1024^3 (8 MB each) fell out of L2
+ * between uses (residual + restriction: 45% of the copy rate). */
 __device__ __forceinline__ bool point(int64_t n, int dim, int64_t *i, int64_t *j, int64_t *k) {
   *i = 1 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  *j = 1 + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
-  *k = dim == 3 ? 1 + (int64_t)blockIdx.z : 0;
+  if (dim == 3) {
+    const int64_t planes = n - 1, z = blockIdx.z, slab = z / planes;
+    *k = 1 + z - slab * planes;
+    *j = 1 + (slab * gridDim.y + blockIdx.y) * (int64_t)blockDim.y + threadIdx.y;
+  } else {
+    *j = 1 + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
+    *k = 0;
+  }
   return *i < n && *j < n;
 }
 
@@ -195,9 +214,10 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
 /* dynamic shared memory of k_mcgs_march<T, S, TY>: the plane buffer sb[2][2][TY][32],
  * the f ring fr[2S+2][2][TY][32] and the u stages us[2][2][2][TY][32] */
 template <typename T, int S, int TY> constexpr size_t march_smem() { return sizeof(T) * 32 * TY * (4 + 2 * (2 * S + 2) + 8); }
-template <typename T, int S, int TY>
+template <typename T, int S, int TY, bool COR>
 __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
-    k_mcgs_march(int64_t n, int p, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout) {
+    k_mcgs_march(int64_t n, int p, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout,
+                 const T *__restrict__ uc) {
   /* NP = 2S + 2 planes in flight: the register window k + 1 .. k - 2S of u,
    * and the f ring (the 2S planes being updated and the 2 being copied) */
   constexpr int R = 2 * S, TX = 64, OX = TX - 2 * R, OY = TY - 2 * R, NP = 2 * S + 2;
@@ -247,6 +267,37 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
     }
     __pipeline_commit();
   };
+  /* COR: the coarse-grid correction u += P uc (k_prolong's P) is added to
+   * the u planes as they enter the register window, so that the
+   * prolongation costs no pass of its own. This thread's points (odd i0 =
+   * 2I - 1, even i1 = 2I) of plane q take 0.5 (uc[I-1, J, K] + uc[C]) and
+   * uc[I, J, K] (or 0.5 (uc[I, J, K] + uc[C]) off the even rows and planes),
+   * C = (I, J + j%2, K + q%2). uc[I-1, J, K] is the left lane's uc[I, J, K];
+   * lane 0 loads its own: its point 0, the tile's outer layer, is read by
+   * its point 1 before that layer's staleness could matter, so it must be
+   * right (a shortcut there failed the forward sweeps of test_fd_gpu).
+   * The loads are issued at the top of the step, before the wait for the
+   * step's copies (on the H200 at 1024^3: 20.8 ms for the fused pass
+   * against 23.5 ms for prolongation + pass; prefetching them a step ahead
+   * into registers (spills) or shared memory (cp.async) took 22.1 and
+   * 21.9 ms). */
+  const int I = i1 >> 1, J = j >> 1, bj = j & 1;
+  const int64_t c1 = ni / 2 + 1, c2 = c1 * c1;
+  const bool in0 = j >= 1 && j <= ni - 1 && i0 >= 1 && i0 <= ni - 1, in1 = j >= 1 && j <= ni - 1 && i1 >= 1 && i1 <= ni - 1;
+  T cl[2], cb[2], cc[2]; /* uc[I-1, J, K] (lane 0), uc[I, J, K], uc[C] of the planes k + 1 - c */
+  auto cload = [&](int k) {
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+      const int q = k + 1 - c;
+      cl[c] = cb[c] = cc[c] = (T)0;
+      if (q >= 1 && q <= ni - 1 && (in0 || in1)) {
+        const int64_t b0 = J * c1 + (q >> 1) * c2 + I, b1 = (J + bj) * c1 + ((q >> 1) + (q & 1)) * c2 + I;
+        cb[c] = uc[b0];
+        cc[c] = uc[b1];
+        if (tx == 0 && in0) cl[c] = uc[b0 - 1];
+      }
+    }
+  };
   T U[NP][2];
 #pragma unroll
   for (int m = 0; m < NP; m++) U[m][0] = U[m][1] = (T)0;
@@ -255,12 +306,24 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
   issue(p);
   for (int k = p; k <= kmax; k += 2) {
     T *st = us + ((k >> 1) & 1) * 2 * PL;
+    if (COR) cload(k); /* in flight during the wait */
     __pipeline_wait_prior(0); /* this step's copies, issued one step ago */
     __syncthreads();          /* ... by every thread of the block */
 #pragma unroll
     for (int m = NP - 1; m >= 2; m--) { U[m][0] = U[m - 2][0]; U[m][1] = U[m - 2][1]; }
 #pragma unroll
     for (int c = 0; c < 2; c++) { U[c][0] = st[c * PL + e0]; U[c][1] = st[c * PL + e1]; }
+    if (COR) {
+#pragma unroll
+      for (int c = 0; c < 2; c++) {
+        const int q = k + 1 - c;
+        const T B = cb[c], C = cc[c], Al = __shfl_up_sync(FULL, B, 1), A = tx == 0 ? cl[c] : Al;
+        if (q >= 1 && q <= ni - 1) {
+          if (in0) U[c][0] = add_rn(U[c][0], mid_rn(A, C));
+          if (in1) U[c][1] = add_rn(U[c][1], (bj | (q & 1)) ? mid_rn(B, C) : B);
+        }
+      }
+    }
     if (k + 2 <= kmax) issue(k + 2); /* in flight during this step's phases */
 #pragma unroll
     for (int ph = 0; ph < 2 * S; ph++) {
@@ -353,9 +416,9 @@ template <typename T> __global__ void k_prolong(int dim, int64_t nf, const T *__
   const int64_t nc = nf / 2, f1 = nf + 1, f2 = f1 * f1, c1 = nc + 1, c2 = c1 * c1;
   const int64_t I = i >> 1, J = j >> 1, K = k >> 1, a = i & 1, b = j & 1, cc = k & 1;
   const int64_t c0 = I + J * c1 + K * c2, cs = (I + a) + (J + b) * c1 + (K + cc) * c2;
-  const T v = (a | b | cc) ? (T)0.5 * (uc[c0] + uc[cs]) : uc[c0];
+  const T v = (a | b | cc) ? mid_rn(uc[c0], uc[cs]) : uc[c0];
   const int64_t p = i + j * f1 + k * f2;
-  uf[p] = add ? uf[p] + v : v;
+  uf[p] = add ? add_rn(uf[p], v) : v;
 }
 
 /* uf = Pc uc (tensor-product cubic, fd_prolong_cubic): one thread per
@@ -442,6 +505,8 @@ template <typename T, int dim> __global__ void __launch_bounds__(256, 4) k_prolo
 double *g_acc = nullptr; /* device accumulator for reductions */
 /* 3D multicolor GS uses k_mcgs_march from this n on (fd_cuda_set_gs_march_min) */
 int64_t g_march_min = 512;
+/* block rows per slab of interior_grid (A/B: FD_SLAB_BLOCKS) */
+const int64_t g_slab_blocks = getenv("FD_SLAB_BLOCKS") ? atoll(getenv("FD_SLAB_BLOCKS")) : 16;
 
 hpmg_error reduce_begin(void) {
   if (!g_acc) FD_CU(cudaMalloc(&g_acc, sizeof(double)));
@@ -453,7 +518,18 @@ hpmg_error reduce_end(double *out) {
   return HPMG_SUCCESS;
 }
 
-void interior_grid(int dim, int64_t n, dim3 *g, dim3 *b) { fd_grid3(n - 1, n - 1, dim == 3 ? n - 1 : 1, g, b); }
+/* the grid of point(): in 3D, slabs of FD_SLAB block rows (128 rows of
+ * points; more where gridDim.z would pass 65535) */
+void interior_grid(int dim, int64_t n, dim3 *g, dim3 *b) {
+  fd_grid3(n - 1, n - 1, dim == 3 ? n - 1 : 1, g, b);
+  if (dim == 3) {
+    const int64_t rows = g->y;
+    int64_t per = rows < g_slab_blocks ? rows : g_slab_blocks;
+    while ((rows + per - 1) / per * (n - 1) > 65535) per++;
+    g->y = (unsigned)per;
+    g->z = (unsigned)((rows + per - 1) / per * (n - 1));
+  }
+}
 unsigned flat_blocks(int64_t N) { int64_t b = (N + 255) / 256; return (unsigned)(b > 65535 * 8 ? 65535 * 8 : (b < 1 ? 1 : b)); }
 
 hpmg_error cu_alloc(size_t bytes, void **p) {
@@ -485,24 +561,30 @@ hpmg_error cu_sync(void) {
   return HPMG_SUCCESS;
 }
 
-template <typename T, int S, int TY> hpmg_error march_launch(int64_t n, int backward, const void *u, const void *f, void *out) {
+template <typename T, int S, int TY, bool COR>
+hpmg_error march_launch(int64_t n, int backward, const void *u, const void *f, void *out, const void *uc) {
   static bool attr = false;
   constexpr size_t sm = march_smem<T, S, TY>();
   if (!attr) {
-    FD_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+    FD_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY, COR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
     attr = true;
   }
   constexpr int OX = 64 - 4 * S, OY = TY - 4 * S;
   const dim3 grid((unsigned)((n - 1 + OX - 1) / OX), (unsigned)((n - 1 + OY - 1) / OY), 1u), block(32u, (unsigned)TY, 1u);
-  k_mcgs_march<T, S, TY><<<grid, block, sm>>>(n, backward, (const T *)u, (const T *)f, (T *)out);
+  k_mcgs_march<T, S, TY, COR><<<grid, block, sm>>>(n, backward, (const T *)u, (const T *)f, (T *)out, (const T *)uc);
   FD_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 /* S = 2 (pre- or post-smoothing of V(2,2)): 32-row tiles; S = 1: 16-row tiles
- * (measured on the H200, docs/fd.md) */
-template <typename T> hpmg_error march(int64_t n, int S, int backward, const void *u, const void *f, void *out) {
-  return S == 2 ? march_launch<T, 2, 32>(n, backward, u, f, out) : march_launch<T, 1, 16>(n, backward, u, f, out);
+ * (measured on the H200, docs/fd.md). With uc, u += P uc first (COR). */
+template <typename T> hpmg_error march(int64_t n, int S, int backward, const void *u, const void *f, void *out, const void *uc) {
+  if (uc) return S == 2 ? march_launch<T, 2, 32, true>(n, backward, u, f, out, uc) : march_launch<T, 1, 16, true>(n, backward, u, f, out, uc);
+  return S == 2 ? march_launch<T, 2, 32, false>(n, backward, u, f, out, nullptr) : march_launch<T, 1, 16, false>(n, backward, u, f, out, nullptr);
 }
+
+/* the z-marching pass: 3D, n from g_march_min on, below 46000 (32-bit
+ * offsets in a plane), out of place (needs tmp) */
+bool march_ok(int dim, int64_t n, void **tmp) { return dim == 3 && n >= g_march_min && n < 46000 && tmp && *tmp; }
 
 template <typename T> struct Ops {
   static hpmg_error residual(int dim, int64_t n, const void *u, const void *f, void *r) {
@@ -545,10 +627,10 @@ template <typename T> struct Ops {
           k_redblack<T><<<g, b>>>(dim, n, backward ? 1 - p : p, (T *)*u, (const T *)f);
           FD_CU_LAUNCH();
         }
-      } else if (dim == 3 && n >= g_march_min && n < 46000 && tmp && *tmp) { /* 32-bit offsets in a plane */
+      } else if (march_ok(dim, n, tmp)) {
         /* 2 sweeps per pass (k_mcgs_march), out of place */
         const int S = sweeps - s >= 2 ? 2 : 1;
-        HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp));
+        HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp, nullptr));
         void *t = *u; *u = *tmp; *tmp = t;
         s += S - 1;
       } else {
@@ -596,6 +678,17 @@ template <typename T> struct Ops {
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
+  static hpmg_error correct_smooth(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
+                                   int backward, void **u, const void *f, void **tmp) {
+    if (sweeps >= 1 && kind == FD_SMOOTH_MCGS && march_ok(dim, n, tmp)) {
+      const int S = sweeps >= 2 ? 2 : 1;
+      HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp, uc));
+      void *t = *u; *u = *tmp; *tmp = t;
+      return smooth(dim, n, kind, omega, sweeps - S, backward, u, f, tmp);
+    }
+    HPMG_CALL(prolong(dim, n, uc, *u, 1));
+    return smooth(dim, n, kind, omega, sweeps, backward, u, f, tmp);
+  }
   static hpmg_error dot(int64_t N, const void *x, const void *y, double *out) {
     HPMG_CALL(reduce_begin());
     const unsigned nb = flat_blocks(N);
@@ -620,7 +713,8 @@ template <typename T> struct Ops {
 
 #define FD_CUDA_TABLE(T, P)                                                                      \
   {"cuda", 1, P, cu_alloc, cu_free, Ops<T>::residual, Ops<T>::residual_norm, Ops<T>::apply,      \
-   Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::residual_restrict, Ops<T>::prolong, Ops<T>::prolong_cubic, Ops<T>::dot, Ops<T>::axpby,            \
+   Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::residual_restrict, Ops<T>::prolong, Ops<T>::prolong_cubic, \
+   Ops<T>::correct_smooth, Ops<T>::dot, Ops<T>::axpby,            \
    Ops<T>::copy, Ops<T>::zero, cu_to_host, cu_to_device, cu_sync}
 const fd_ops cuda_ops_d = FD_CUDA_TABLE(double, FD_DOUBLE);
 const fd_ops cuda_ops_f = FD_CUDA_TABLE(float, FD_FLOAT);

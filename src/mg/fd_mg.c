@@ -366,13 +366,21 @@ typedef enum { PROLONG_SET, PROLONG_ADD, PROLONG_CUBIC } prolong_mode;
 
 /* u_l = P u_{l+1}, u_l += P u_{l+1}, or u_l = Pc u_{l+1} (FMG's cubic
  * interpolation), crossing from the CPU if needed */
-static hpmg_error prolong_from(fd_solver s, int l, prolong_mode mode) {
+/* u_{l+1} on level l's backend (copied up from the CPU if the split is between) */
+static hpmg_error coarse_u(fd_solver s, int l, const void **uc) {
   fd_level *lv = &s->lev[l], *cv = &s->lev[l + 1];
-  const void *uc = cv->u;
+  *uc = cv->u;
   if (crosses(s, l)) {
     TIMED(s, lv->ops, t_comm, lv->ops->to_device(cv->u, cv->du, fd_prec_size(s->cfg.prec) * (size_t)cv->count));
-    uc = cv->du;
+    *uc = cv->du;
   }
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error prolong_from(fd_solver s, int l, prolong_mode mode) {
+  fd_level *lv = &s->lev[l];
+  const void *uc;
+  HPMG_CALL(coarse_u(s, l, &uc));
   if (mode == PROLONG_CUBIC) TIMED(s, lv->ops, t_transfer, lv->ops->prolong_cubic(s->cfg.dim, lv->n, uc, lv->u));
   else TIMED(s, lv->ops, t_transfer, lv->ops->prolong(s->cfg.dim, lv->n, uc, lv->u, mode == PROLONG_ADD));
   return HPMG_SUCCESS;
@@ -389,6 +397,16 @@ static hpmg_error vcycle(fd_solver s, int l0) {
   }
   HPMG_CALL(coarse_solve(s));
   for (int l = L - 2; l >= l0; l--) {
+    fd_level *lv = &s->lev[l];
+    if (lv->ops->correct_smooth && s->cfg.post > 0) {
+      /* u_l += P u_{l+1} inside the first post-smoothing pass (timed as smoothing) */
+      const void *uc;
+      HPMG_CALL(coarse_u(s, l, &uc));
+      TIMED(s, lv->ops, t_smooth,
+            lv->ops->correct_smooth(s->cfg.dim, lv->n, uc, s->cfg.smoother, s->cfg.omega, s->cfg.post, 1, &lv->u,
+                                    lv->f, &lv->r));
+      continue;
+    }
     HPMG_CALL(prolong_from(s, l, PROLONG_ADD));
     HPMG_CALL(smooth(s, l, s->cfg.post, 1));
   }

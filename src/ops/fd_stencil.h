@@ -58,6 +58,13 @@ typedef struct fd_ops {
   /* uf = Pc uc: tensor-product cubic interpolation (FMG's interpolation to a
    * new level; fd_prolong_cubic in src/mg/fd_transfer.inc) */
   hpmg_error (*prolong_cubic)(int dim, int64_t nf, const void *uc, void *uf);
+  /* u += P uc, then `sweeps` of the smoother as in smooth: the cycle's
+   * coarse-grid correction and post-smoothing (optional, NULL: the cycle
+   * calls prolong(add), then smooth; bitwise the same result). The CUDA
+   * backend adds the correction inside its first 3D multicolor GS pass
+   * (k_mcgs_march), which saves the prolongation's pass through u. */
+  hpmg_error (*correct_smooth)(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
+                               int backward, void **u, const void *f, void **tmp);
   /* whole-array BLAS-1 on count entries */
   hpmg_error (*dot)(int64_t count, const void *x, const void *y, double *out);
   hpmg_error (*axpby)(int64_t count, double a, const void *x, double b, void *y); /* y = a x + b y */
