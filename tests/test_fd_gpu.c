@@ -95,9 +95,11 @@ static void kernels(int dim, int64_t n, fd_prec p) {
    * of place, tiles with a recomputed ring) is bitwise the row kernel (strict
    * color order), for 1, 2 and 3 sweeps both ways, on grids of 1 to 3 x 3
    * tiles; and both equal the CPU to rounding. */
+  const int64_t zchunks[3] = {0, 5, 8}; /* planes per z-chunk of the march: automatic, and forced small */
   if (dim == 3)
     for (int sw = 1; sw <= 3; sw++)
-      for (int bw = 0; bw < 2; bw++) {
+      for (int bw = 0; bw < 2; bw++)
+        for (int zc = 0; zc < 3; zc++) {
         void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
         memcpy(hu, u, B);
         c->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &hu, f, &ht);
@@ -105,13 +107,16 @@ static void kernels(int dim, int64_t n, fd_prec p) {
         const int64_t old = fd_cuda_set_gs_march_min(INT64_MAX);
         OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &gr.d, df.d, &gq.d));
         fd_cuda_set_gs_march_min(0);
+        const int64_t oldz = fd_cuda_set_gs_march_zchunk(zchunks[zc]);
         OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &gm.d, df.d, &gn.d));
+        fd_cuda_set_gs_march_zchunk(oldz);
         fd_cuda_set_gs_march_min(old);
         const double dr = maxdiff(back(&gr), hu, p, N), dm = maxdiff(back(&gm), hu, p, N);
         CHECK(dr <= tol * 8 && dm <= tol * 8, "3D %s mcgs %d sweeps %s: rows %.2e, march %.2e from the CPU",
               p ? "float" : "double", sw, bw ? "backward" : "forward", dr, dm);
-        CHECK(!memcmp(gr.h, gm.h, B), "3D n=%lld %s mcgs %d sweeps %s: march kernel not bitwise the row kernel (%.2e)",
-              (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", maxdiff(gr.h, gm.h, p, N));
+        CHECK(!memcmp(gr.h, gm.h, B), "3D n=%lld %s mcgs %d sweeps %s z-chunk %lld: march kernel not bitwise the row kernel (%.2e)",
+              (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", (long long)zchunks[zc],
+              maxdiff(gr.h, gm.h, p, N));
         rm(&gr); rm(&gq); rm(&gm); rm(&gn); free(hu); free(ht);
       }
   /* the correction fused into the first smoothing pass (correct_smooth:
@@ -121,7 +126,7 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   if (g->correct_smooth)
     for (int sw = 0; sw <= 3; sw++)
       for (int bw = 0; bw < 2; bw++)
-        for (int mm = 0; mm < 2; mm++) {
+        for (int mm = 0; mm < 3; mm++) { /* march off; on; on with 5-plane z-chunks */
           void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
           memcpy(hu, u, B);
           c->prolong(dim, n, uc, hu, 1);
@@ -130,13 +135,15 @@ static void kernels(int dim, int64_t n, fd_prec p) {
           const int64_t old = fd_cuda_set_gs_march_min(mm ? 0 : INT64_MAX);
           OK(g->prolong(dim, n, dc.d, ga.d, 1));
           OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &ga.d, df.d, &gb.d));
+          const int64_t oldz = fd_cuda_set_gs_march_zchunk(mm == 2 ? 5 : 0);
           OK(g->correct_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, 1, sw, bw, &gc.d, df.d, &gd.d));
+          fd_cuda_set_gs_march_zchunk(oldz);
           fd_cuda_set_gs_march_min(old);
           const double da = maxdiff(back(&ga), hu, p, N), dd = maxdiff(back(&gc), hu, p, N);
           CHECK(da <= tol * 8 && dd <= tol * 8, "%dD %s correct_smooth %d sweeps %s: unfused %.2e, fused %.2e from the CPU",
                 dim, p ? "float" : "double", sw, bw ? "backward" : "forward", da, dd);
           CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s correct_smooth %d sweeps %s (march %s): not bitwise prolong + smooth (%.2e)",
-                dim, (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", mm ? "on" : "off",
+                dim, (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", mm == 2 ? "on, 5-plane z-chunks" : mm ? "on" : "off",
                 maxdiff(ga.h, gc.h, p, N));
           rm(&ga); rm(&gb); rm(&gc); rm(&gd); free(hu); free(ht);
         }
@@ -259,7 +266,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && !strcmp(argv[1], "kernels3d")) { /* the 3D kernels alone, small: for racecheck */
     for (int p = 0; p < 2; p++) {
       kernels(3, 8, (fd_prec)p);
-      kernels(3, 64, (fd_prec)p);
+      if (argc < 3 || strcmp(argv[2], "small")) kernels(3, 64, (fd_prec)p); /* "kernels3d small": n = 8 only */
     }
     printf(fails ? "%d failure(s)\n" : "all GPU checks passed\n", fails);
     return fails ? 1 : 0;

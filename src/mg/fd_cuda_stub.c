@@ -17,6 +17,7 @@ hpmg_error fd_cuda_fft_create(int dim, int64_t n, fd_prec prec, void **h, void *
 hpmg_error fd_cuda_fft_execute(void *h) { (void)h; return no_cuda(); }
 void fd_cuda_fft_destroy(void *h) { (void)h; }
 int64_t fd_cuda_set_gs_march_min(int64_t n) { (void)n; return 0; }
+int64_t fd_cuda_set_gs_march_zchunk(int64_t planes) { (void)planes; return 0; }
 double fd_cuda_fft_bytes(int dim, int64_t n, fd_prec prec) { (void)dim; (void)n; (void)prec; return 0; }
 #else
 typedef int fd_cuda_stub_unused;

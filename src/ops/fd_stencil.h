@@ -88,11 +88,15 @@ hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops);
 hpmg_error fd_cuda_calibrate(double *launch_s, double *gpu_bw, double *link_latency_s, double *link_bw);
 /* The 3D multicolor GS of the CUDA backend runs S = 2 (or 1) sweeps per pass
  * through memory (k_mcgs_march: z-marching, out of place, so it swaps u and
- * tmp) on levels with n >= this value (default 512, where it is faster on the
+ * tmp) on levels with n >= this value (default 256, where it is faster on the
  * H200), and the row kernel (in place, 4 launches per sweep) below; both
  * give bitwise the strict color order. Returns the previous value; for tests
  * and benchmarks. Without CUDA: no-op. */
 int64_t fd_cuda_set_gs_march_min(int64_t n);
+/* Planes per z-chunk of that pass (0, the default: chosen per launch to fill
+ * the GPU's last wave of blocks; a chunk recomputes 2S planes below it).
+ * Returns the previous value; for tests. Without CUDA: no-op. */
+int64_t fd_cuda_set_gs_march_zchunk(int64_t planes);
 
 /* CPU kernels, instantiated for double (_d) and float (_f). */
 #define FD_DECLARE_CPU_KERNELS(S, REAL)                                                         \
