@@ -94,34 +94,36 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   /* 3D multicolor GS: the z-marching kernel (S = 2 or 1 sweeps per pass, out
    * of place, tiles with a recomputed ring) is bitwise the row kernel (strict
    * color order), for 1, 2 and 3 sweeps both ways, on grids of 1 to 3 x 3
-   * tiles; and both equal the CPU to rounding. */
+   * tiles, in automatic and in 5- and 8-plane z-chunks; and both equal the
+   * CPU to rounding. */
   const int64_t zchunks[3] = {0, 5, 8}; /* planes per z-chunk of the march: automatic, and forced small */
   if (dim == 3)
     for (int sw = 1; sw <= 3; sw++)
       for (int bw = 0; bw < 2; bw++)
         for (int zc = 0; zc < 3; zc++) {
-        void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
-        memcpy(hu, u, B);
-        c->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &hu, f, &ht);
-        buf gr = mk(g, u, B), gq = mk(g, ht, B), gm = mk(g, u, B), gn = mk(g, ht, B);
-        const int64_t old = fd_cuda_set_gs_march_min(INT64_MAX);
-        OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &gr.d, df.d, &gq.d));
-        fd_cuda_set_gs_march_min(0);
-        const int64_t oldz = fd_cuda_set_gs_march_zchunk(zchunks[zc]);
-        OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &gm.d, df.d, &gn.d));
-        fd_cuda_set_gs_march_zchunk(oldz);
-        fd_cuda_set_gs_march_min(old);
-        const double dr = maxdiff(back(&gr), hu, p, N), dm = maxdiff(back(&gm), hu, p, N);
-        CHECK(dr <= tol * 8 && dm <= tol * 8, "3D %s mcgs %d sweeps %s: rows %.2e, march %.2e from the CPU",
-              p ? "float" : "double", sw, bw ? "backward" : "forward", dr, dm);
-        CHECK(!memcmp(gr.h, gm.h, B), "3D n=%lld %s mcgs %d sweeps %s z-chunk %lld: march kernel not bitwise the row kernel (%.2e)",
-              (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", (long long)zchunks[zc],
-              maxdiff(gr.h, gm.h, p, N));
-        rm(&gr); rm(&gq); rm(&gm); rm(&gn); free(hu); free(ht);
-      }
+          void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
+          memcpy(hu, u, B);
+          c->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &hu, f, &ht);
+          buf gr = mk(g, u, B), gq = mk(g, ht, B), gm = mk(g, u, B), gn = mk(g, ht, B);
+          const int64_t old = fd_cuda_set_gs_march_min(INT64_MAX);
+          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &gr.d, df.d, &gq.d));
+          fd_cuda_set_gs_march_min(0);
+          const int64_t oldz = fd_cuda_set_gs_march_zchunk(zchunks[zc]);
+          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &gm.d, df.d, &gn.d));
+          fd_cuda_set_gs_march_zchunk(oldz);
+          fd_cuda_set_gs_march_min(old);
+          const double dr = maxdiff(back(&gr), hu, p, N), dm = maxdiff(back(&gm), hu, p, N);
+          CHECK(dr <= tol * 8 && dm <= tol * 8, "3D %s mcgs %d sweeps %s: rows %.2e, march %.2e from the CPU",
+                p ? "float" : "double", sw, bw ? "backward" : "forward", dr, dm);
+          CHECK(!memcmp(gr.h, gm.h, B), "3D n=%lld %s mcgs %d sweeps %s z-chunk %lld: march kernel not bitwise the row kernel (%.2e)",
+                (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", (long long)zchunks[zc],
+                maxdiff(gr.h, gm.h, p, N));
+          rm(&gr); rm(&gq); rm(&gm); rm(&gn); free(hu); free(ht);
+        }
   /* the correction fused into the first smoothing pass (correct_smooth:
    * u += P uc inside k_mcgs_march in 3D) is bitwise prolong(add), then
-   * smooth, on the GPU (march forced on, and off: the unfused path), and
+   * smooth, on the GPU (march off: the unfused path; on; on in 5-plane
+   * z-chunks), and
    * equal to the CPU's prolong + smooth to rounding; 0..3 sweeps both ways */
   if (g->correct_smooth)
     for (int sw = 0; sw <= 3; sw++)

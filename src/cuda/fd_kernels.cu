@@ -208,9 +208,10 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
  * inward in S sweeps, no further (a CPU model of this kernel,
  * bench/results/session6/mcgs_march/march_model.c, finds R = 2S minimal),
  * so the owned points are bitwise those of the strict color order
- * (test_fd_gpu). On the H200 at 1024^3, 2 sweeps take 17.3 ms against
- * 21.2 ms for the row kernel; the kernel is latency-bound (one block of
- * 1024 threads per SM, 2 + 4S barriers per step; docs/fd.md). */
+ * (test_fd_gpu). On the H200 at 1024^3, 2 sweeps take 16.3 ms (in
+ * z-chunks, below) against 21.3 ms for the row kernel; the kernel is
+ * latency-bound (one block of 1024 threads per SM, 2 + 4S barriers per
+ * step; docs/fd.md). */
 /* dynamic shared memory of k_mcgs_march<T, S, TY>: the plane buffer sb[2][2][TY][32],
  * the f ring fr[2S+2][2][TY][32] and the u stages us[2][2][2][TY][32] */
 template <typename T, int S, int TY> constexpr size_t march_smem() { return sizeof(T) * 32 * TY * (4 + 2 * (2 * S + 2) + 8); }
@@ -284,18 +285,21 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
   const int I = i1 >> 1, J = j >> 1, bj = j & 1;
   const int64_t c1 = ni / 2 + 1, c2 = c1 * c1;
   const bool in0 = j >= 1 && j <= ni - 1 && i0 >= 1 && i0 <= ni - 1, in1 = j >= 1 && j <= ni - 1 && i1 >= 1 && i1 <= ni - 1;
-  T cl[2], cb[2], cc[2]; /* uc[I-1, J, K] (lane 0), uc[I, J, K], uc[C] of the planes k + 1 - c */
-  auto cload = [&](int k) {
-#pragma unroll
-    for (int c = 0; c < 2; c++) {
-      const int q = k + 1 - c;
-      cl[c] = cb[c] = cc[c] = (T)0;
-      if (q >= 1 && q <= ni - 1 && (in0 || in1)) {
-        const int64_t b0 = J * c1 + (q >> 1) * c2 + I, b1 = (J + bj) * c1 + ((q >> 1) + (q & 1)) * c2 + I;
-        cb[c] = uc[b0];
-        cc[c] = uc[b1];
-        if (tx == 0 && in0) cl[c] = uc[b0 - 1];
-      }
+  T cl[2], cb[2], cc[2]; /* uc[I-1, J, K] (lane 0), uc[I, J, K], uc[C] of two planes (slot c) */
+  auto cload = [&](int c, int q) { /* plane q's coarse values into slot c */
+    cl[c] = cb[c] = cc[c] = (T)0;
+    if (q >= 1 && q <= ni - 1 && (in0 || in1)) {
+      const int64_t b0 = J * c1 + (q >> 1) * c2 + I, b1 = (J + bj) * c1 + ((q >> 1) + (q & 1)) * c2 + I;
+      cb[c] = uc[b0];
+      cc[c] = uc[b1];
+      if (tx == 0 && in0) cl[c] = uc[b0 - 1];
+    }
+  };
+  auto cadd = [&](int c, int q, T &v0, T &v1) { /* v += P uc at this thread's points of plane q (slot c) */
+    const T B = cb[c], C = cc[c], Al = __shfl_up_sync(FULL, B, 1), A = tx == 0 ? cl[c] : Al;
+    if (q >= 1 && q <= ni - 1) {
+      if (in0) v0 = add_rn(v0, mid_rn(A, C));
+      if (in1) v1 = add_rn(v1, (bj | (q & 1)) ? mid_rn(B, C) : B);
     }
   };
   /* z-chunks: block z stores the planes z0 .. z1 - 1 (cz of them). Past the
@@ -323,33 +327,26 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
     if (j >= 0 && j <= ni && i0 >= 0 && i0 <= ni) U[0][0] = gu[i0];
     if (j >= 0 && j <= ni && i1 >= 0 && i1 <= ni) U[0][1] = gu[i1];
     if (COR) {
-      cload(q - 1); /* plane (q - 1) + 1 - 0 = q into cl[0], cb[0], cc[0] */
-      const T B = cb[0], C = cc[0], Al = __shfl_up_sync(FULL, B, 1), A = tx == 0 ? cl[0] : Al;
-      if (in0) U[0][0] = add_rn(U[0][0], mid_rn(A, C));
-      if (in1) U[0][1] = add_rn(U[0][1], (bj | (q & 1)) ? mid_rn(B, C) : B);
+      cload(0, q);
+      cadd(0, q, U[0][0], U[0][1]);
     }
   }
   issue(ks);
   for (int k = ks; k <= kmax; k += 2) {
     T *st = us + ((k >> 1) & 1) * 2 * PL;
-    if (COR) cload(k); /* in flight during the wait */
+    if (COR) { /* planes k + 1, k: in flight during the wait */
+      cload(0, k + 1);
+      cload(1, k);
+    }
     __pipeline_wait_prior(0); /* this step's copies, issued one step ago */
     __syncthreads();          /* ... by every thread of the block */
 #pragma unroll
     for (int m = NP - 1; m >= 2; m--) { U[m][0] = U[m - 2][0]; U[m][1] = U[m - 2][1]; }
 #pragma unroll
     for (int c = 0; c < 2; c++) { U[c][0] = st[c * PL + e0]; U[c][1] = st[c * PL + e1]; }
-    if (COR) {
+    if (COR)
 #pragma unroll
-      for (int c = 0; c < 2; c++) {
-        const int q = k + 1 - c;
-        const T B = cb[c], C = cc[c], Al = __shfl_up_sync(FULL, B, 1), A = tx == 0 ? cl[c] : Al;
-        if (q >= 1 && q <= ni - 1) {
-          if (in0) U[c][0] = add_rn(U[c][0], mid_rn(A, C));
-          if (in1) U[c][1] = add_rn(U[c][1], (bj | (q & 1)) ? mid_rn(B, C) : B);
-        }
-      }
-    }
+      for (int c = 0; c < 2; c++) cadd(c, k + 1 - c, U[c][0], U[c][1]);
     if (k + 2 <= kmax) issue(k + 2); /* in flight during this step's phases */
 #pragma unroll
     for (int ph = 0; ph < 2 * S; ph++) {
@@ -546,8 +543,8 @@ hpmg_error reduce_end(double *out) {
   return HPMG_SUCCESS;
 }
 
-/* the grid of point(): in 3D, slabs of FD_SLAB block rows (128 rows of
- * points; more where gridDim.z would pass 65535) */
+/* the grid of point(): in 3D, slabs of g_slab_blocks block rows (16: 128
+ * rows of points; more where gridDim.z would pass 65535) */
 void interior_grid(int dim, int64_t n, dim3 *g, dim3 *b) {
   fd_grid3(n - 1, n - 1, dim == 3 ? n - 1 : 1, g, b);
   if (dim == 3) {
@@ -640,6 +637,12 @@ template <typename T> hpmg_error march(int64_t n, int S, int backward, const voi
 /* the z-marching pass: 3D, n from g_march_min on, below 46000 (32-bit
  * offsets in a plane), out of place (needs tmp) */
 bool march_ok(int dim, int64_t n, void **tmp) { return dim == 3 && n >= g_march_min && n < 46000 && tmp && *tmp; }
+/* one pass of S sweeps (u += P uc first, with uc) into *tmp, then swap u and tmp */
+template <typename T> hpmg_error march_pass(int64_t n, int S, int backward, void **u, const void *f, void **tmp, const void *uc) {
+  HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp, uc));
+  void *t = *u; *u = *tmp; *tmp = t;
+  return HPMG_SUCCESS;
+}
 
 template <typename T> struct Ops {
   static hpmg_error residual(int dim, int64_t n, const void *u, const void *f, void *r) {
@@ -685,8 +688,7 @@ template <typename T> struct Ops {
       } else if (march_ok(dim, n, tmp)) {
         /* 2 sweeps per pass (k_mcgs_march), out of place */
         const int S = sweeps - s >= 2 ? 2 : 1;
-        HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp, nullptr));
-        void *t = *u; *u = *tmp; *tmp = t;
+        HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, nullptr));
         s += S - 1;
       } else {
         /* row pairs in color order: (cj,ck) = (0,0),(1,0),(0,1),(1,1); reversed backward */
@@ -737,8 +739,7 @@ template <typename T> struct Ops {
                                    int backward, void **u, const void *f, void **tmp) {
     if (sweeps >= 1 && kind == FD_SMOOTH_MCGS && march_ok(dim, n, tmp)) {
       const int S = sweeps >= 2 ? 2 : 1;
-      HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp, uc));
-      void *t = *u; *u = *tmp; *tmp = t;
+      HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, uc));
       return smooth(dim, n, kind, omega, sweeps - S, backward, u, f, tmp);
     }
     HPMG_CALL(prolong(dim, n, uc, *u, 1));

@@ -364,8 +364,6 @@ static hpmg_error restrict_residual(fd_solver s, int l) {
 
 typedef enum { PROLONG_SET, PROLONG_ADD, PROLONG_CUBIC } prolong_mode;
 
-/* u_l = P u_{l+1}, u_l += P u_{l+1}, or u_l = Pc u_{l+1} (FMG's cubic
- * interpolation), crossing from the CPU if needed */
 /* u_{l+1} on level l's backend (copied up from the CPU if the split is between) */
 static hpmg_error coarse_u(fd_solver s, int l, const void **uc) {
   fd_level *lv = &s->lev[l], *cv = &s->lev[l + 1];
@@ -377,12 +375,31 @@ static hpmg_error coarse_u(fd_solver s, int l, const void **uc) {
   return HPMG_SUCCESS;
 }
 
+/* u_l = P u_{l+1}, u_l += P u_{l+1}, or u_l = Pc u_{l+1} (FMG's cubic
+ * interpolation), crossing from the CPU if needed */
 static hpmg_error prolong_from(fd_solver s, int l, prolong_mode mode) {
   fd_level *lv = &s->lev[l];
   const void *uc;
   HPMG_CALL(coarse_u(s, l, &uc));
   if (mode == PROLONG_CUBIC) TIMED(s, lv->ops, t_transfer, lv->ops->prolong_cubic(s->cfg.dim, lv->n, uc, lv->u));
   else TIMED(s, lv->ops, t_transfer, lv->ops->prolong(s->cfg.dim, lv->n, uc, lv->u, mode == PROLONG_ADD));
+  return HPMG_SUCCESS;
+}
+
+/* the cycle's coarse-grid correction u_l += P u_{l+1} and post-smoothing:
+ * in one call where the backend has correct_smooth (CUDA: the correction
+ * inside the first smoothing pass, timed as smoothing) */
+static hpmg_error correct_and_smooth(fd_solver s, int l) {
+  fd_level *lv = &s->lev[l];
+  if (!lv->ops->correct_smooth || s->cfg.post == 0) {
+    HPMG_CALL(prolong_from(s, l, PROLONG_ADD));
+    return smooth(s, l, s->cfg.post, 1);
+  }
+  const void *uc;
+  HPMG_CALL(coarse_u(s, l, &uc));
+  TIMED(s, lv->ops, t_smooth,
+        lv->ops->correct_smooth(s->cfg.dim, lv->n, uc, s->cfg.smoother, s->cfg.omega, s->cfg.post, 1, &lv->u, lv->f,
+                                &lv->r));
   return HPMG_SUCCESS;
 }
 
@@ -396,20 +413,7 @@ static hpmg_error vcycle(fd_solver s, int l0) {
     TIMED(s, cv->ops, t_transfer, cv->ops->zero(cv->count, cv->u));
   }
   HPMG_CALL(coarse_solve(s));
-  for (int l = L - 2; l >= l0; l--) {
-    fd_level *lv = &s->lev[l];
-    if (lv->ops->correct_smooth && s->cfg.post > 0) {
-      /* u_l += P u_{l+1} inside the first post-smoothing pass (timed as smoothing) */
-      const void *uc;
-      HPMG_CALL(coarse_u(s, l, &uc));
-      TIMED(s, lv->ops, t_smooth,
-            lv->ops->correct_smooth(s->cfg.dim, lv->n, uc, s->cfg.smoother, s->cfg.omega, s->cfg.post, 1, &lv->u,
-                                    lv->f, &lv->r));
-      continue;
-    }
-    HPMG_CALL(prolong_from(s, l, PROLONG_ADD));
-    HPMG_CALL(smooth(s, l, s->cfg.post, 1));
-  }
+  for (int l = L - 2; l >= l0; l--) HPMG_CALL(correct_and_smooth(s, l));
   return HPMG_SUCCESS;
 }
 
