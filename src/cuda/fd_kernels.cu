@@ -236,34 +236,46 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
   const bool upd1 = rowupd && tx <= 30 && i1 >= 1 && i1 <= ni - 1;
   const bool firstrow = (j & 1) == p;
   /* copies and stores are contiguous: thread tx moves the tile points
-   * a = tx and tx + 32 of its row, stored at ca[h] in a tile plane */
+   * a = tx and tx + 32 of its row, stored at ca[h] in a tile plane; ga[h]
+   * is the point's offset in a grid plane (0 outside the box). Bits of
+   * msk: 1 << h in the box (copied), 4 << h interior (f copied), 16 << h
+   * owned (stored). */
   int ca[2], ga[2];
-  bool cu[2], cf[2], co[2];
+  unsigned msk = 0;
 #pragma unroll
   for (int h = 0; h < 2; h++) {
     const int a = tx + 32 * h, i = x0 + a;
+    const bool cu = j >= 0 && j <= ni && i >= 0 && i <= ni, cf = j >= 1 && j <= ni - 1 && i >= 1 && i <= ni - 1;
     ca[h] = ((a & 1) * TY + b) * 32 + (a >> 1);
-    ga[h] = j * s1 + i; /* used only when in the box */
-    cu[h] = j >= 0 && j <= ni && i >= 0 && i <= ni;
-    cf[h] = j >= 1 && j <= ni - 1 && i >= 1 && i <= ni - 1;
-    co[h] = cf[h] && a >= R && a < TX - R && b >= R && b < TY - R;
+    ga[h] = cu ? j * s1 + i : 0;
+    msk |= (cu ? 1u : 0u) << h | (cf ? 4u : 0u) << h | (cf && a >= R && a < TX - R && b >= R && b < TY - R ? 16u : 0u) << h;
   }
+  /* the stages start zero: points outside the box are never copied, so they
+   * stay zero (their values enter the row updates of the box's edge points
+   * as the boundary's zeros); the f ring too, for tidiness (read only at
+   * interior points) */
+  for (int e = e0; e < (NP + 4) * PL; e += 32 * TY) fr[e] = (T)0;
   const T w = (T)(1.0 / 6.0);
-  auto fslot = [&](int q) { return ((q + 2 * NP) % NP) * PL; }; /* q >= -2S + 1 */
   /* the copies for step k, asynchronous (cp.async): u of planes k + 1, k
-   * into stage (k/2)%2, f of planes k, k - 1 into the f ring */
-  auto issue = [&](int k) {
-    T *st = us + ((k >> 1) & 1) * 2 * PL;
+   * into stage st, f of planes k, k - 1 into the f ring slots fs0, fs1.
+   * Planes above the box (q > n) are not copied: they are never read by an
+   * update (plane n is the boundary), nor is f off the interior planes. */
+  auto issue = [&](int k, T *st, int fs0, int fs1) {
 #pragma unroll
     for (int c = 0; c < 2; c++) {
       const int q = k + 1 - c, qf = k - c;
-      const bool qi = q >= 0 && q <= ni, qfi = qf >= 1 && qf <= ni - 1;
-      const T *gu = uin + q * s2, *gf = f + qf * s2;
-      T *du = st + c * PL, *df = fr + fslot(qf);
+      if (q <= ni) {
+        const T *gu = uin + q * s2;
 #pragma unroll
-      for (int h = 0; h < 2; h++) {
-        if (qi && cu[h]) __pipeline_memcpy_async(du + ca[h], gu + ga[h], sizeof(T)); else du[ca[h]] = (T)0;
-        if (qfi && cf[h]) __pipeline_memcpy_async(df + ca[h], gf + ga[h], sizeof(T)); else df[ca[h]] = (T)0;
+        for (int h = 0; h < 2; h++)
+          if (msk & (1u << h)) __pipeline_memcpy_async(st + c * PL + ca[h], gu + ga[h], sizeof(T));
+      }
+      if (qf >= 1 && qf <= ni - 1) {
+        const T *gf = f + qf * s2;
+        T *df = fr + (c ? fs1 : fs0) * PL;
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+          if (msk & (4u << h)) __pipeline_memcpy_async(df + ca[h], gf + ga[h], sizeof(T));
       }
     }
     __pipeline_commit();
@@ -318,85 +330,97 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
   }
   int kmax = z1 + 2 * S - 2;
   if ((kmax & 1) != p) kmax++;
+  /* The register window: U[(m - 2 t) mod NP] holds window plane m (plane
+   * k + 1 - m) at step t = (k - ks) / 2, so that the window moves by
+   * renaming (the k loop is unrolled NP / 2 times) instead of by copies;
+   * the f ring holds plane q in slot (q - ks) mod NP. */
   T U[NP][2];
 #pragma unroll
   for (int m = 0; m < NP; m++) U[m][0] = U[m][1] = (T)0;
-  if (qlo > 1) { /* plane ks - 1 (interior: ks >= 2), which becomes U[2] at the first step */
+  __syncthreads(); /* the zeroed buffers, before the first copies */
+  if (qlo > 1) { /* plane ks - 1 (interior: ks >= 2), window plane 2 at step 0 */
     const int q = ks - 1;
     const T *gu = uin + q * s2 + j * s1;
-    if (j >= 0 && j <= ni && i0 >= 0 && i0 <= ni) U[0][0] = gu[i0];
-    if (j >= 0 && j <= ni && i1 >= 0 && i1 <= ni) U[0][1] = gu[i1];
+    if (j >= 0 && j <= ni && i0 >= 0 && i0 <= ni) U[2][0] = gu[i0];
+    if (j >= 0 && j <= ni && i1 >= 0 && i1 <= ni) U[2][1] = gu[i1];
     if (COR) {
       cload(0, q);
-      cadd(0, q, U[0][0], U[0][1]);
+      cadd(0, q, U[2][0], U[2][1]);
     }
   }
-  issue(ks);
-  for (int k = ks; k <= kmax; k += 2) {
-    T *st = us + ((k >> 1) & 1) * 2 * PL;
-    if (COR) { /* planes k + 1, k: in flight during the wait */
-      cload(0, k + 1);
-      cload(1, k);
-    }
-    __pipeline_wait_prior(0); /* this step's copies, issued one step ago */
-    __syncthreads();          /* ... by every thread of the block */
+  issue(ks, us, 0, NP - 1);
+  for (int k0 = ks, t0 = 0; k0 <= kmax; k0 += NP, t0 += NP / 2) {
 #pragma unroll
-    for (int m = NP - 1; m >= 2; m--) { U[m][0] = U[m - 2][0]; U[m][1] = U[m - 2][1]; }
+    for (int rr = 0; rr < NP / 2; rr++) {
+      const int k = k0 + 2 * rr, t = t0 + rr;
+      if (k > kmax) break;
+#define FD_W(m) U[((m) - 2 * rr + 2 * NP) % NP] /* window plane m at this step */
+      T *st = us + (t & 1) * 2 * PL;
+      if (COR) { /* planes k + 1, k: in flight during the wait */
+        cload(0, k + 1);
+        cload(1, k);
+      }
+      __pipeline_wait_prior(0); /* this step's copies, issued one step ago */
+      __syncthreads();          /* ... by every thread of the block */
 #pragma unroll
-    for (int c = 0; c < 2; c++) { U[c][0] = st[c * PL + e0]; U[c][1] = st[c * PL + e1]; }
-    if (COR)
+      for (int c = 0; c < 2; c++) { FD_W(c)[0] = st[c * PL + e0]; FD_W(c)[1] = st[c * PL + e1]; }
+      if (COR)
 #pragma unroll
-      for (int c = 0; c < 2; c++) cadd(c, k + 1 - c, U[c][0], U[c][1]);
-    if (k + 2 <= kmax) issue(k + 2); /* in flight during this step's phases */
+        for (int c = 0; c < 2; c++) cadd(c, k + 1 - c, FD_W(c)[0], FD_W(c)[1]);
+      if (k + 2 <= kmax) /* in flight during this step's phases */
+        issue(k + 2, us + ((t + 1) & 1) * 2 * PL, (2 * rr + 2) % NP, (2 * rr + 1) % NP);
 #pragma unroll
-    for (int ph = 0; ph < 2 * S; ph++) {
-      const int m = 1 + ph; /* plane q = k - ph: A_{ph/2} for even ph, B_{ph/2} for odd */
-      const int q = k - ph;
-      T *buf = sb + (ph & 1) * PL;
-      buf[e0] = U[m][0];
-      buf[e1] = U[m][1];
-      __syncthreads();
-      const bool qin = q >= qlo && q <= ni - 1;
+      for (int ph = 0; ph < 2 * S; ph++) {
+        const int m = 1 + ph; /* plane q = k - ph: A_{ph/2} for even ph, B_{ph/2} for odd */
+        const int q = k - ph;
+        T *buf = sb + (ph & 1) * PL;
+        buf[e0] = FD_W(m)[0];
+        buf[e1] = FD_W(m)[1];
+        __syncthreads();
+        const bool qin = q >= qlo && q <= ni - 1;
 #pragma unroll
-      for (int pass = 0; pass < 2; pass++) {
-        if (qin && rowupd && firstrow == (pass == 0)) {
-          const T yl0 = buf[e0 - 32], yh0 = buf[e0 + 32], yl1 = buf[e1 - 32], yh1 = buf[e1 + 32];
-          const T *fq = fr + fslot(q);
-          const T fa = fq[e0], fb = fq[e1];
-          T v0 = U[m][0], v1 = U[m][1];
-          /* f + u[x-1] + u[x+1] + u[y-1] + u[y+1] + u[z-1] + u[z+1] (nbsum's order) */
-          if (p == 0) { /* even i (point 1) first */
-            const T rt = __shfl_down_sync(FULL, v0, 1);
-            if (upd1) v1 = w * (fb + v0 + rt + yl1 + yh1 + U[m + 1][1] + U[m - 1][1]);
-            const T lt = __shfl_up_sync(FULL, v1, 1);
-            if (upd0) v0 = w * (fa + lt + v1 + yl0 + yh0 + U[m + 1][0] + U[m - 1][0]);
-          } else { /* odd i (point 0) first */
-            const T lt = __shfl_up_sync(FULL, v1, 1);
-            if (upd0) v0 = w * (fa + lt + v1 + yl0 + yh0 + U[m + 1][0] + U[m - 1][0]);
-            const T rt = __shfl_down_sync(FULL, v0, 1);
-            if (upd1) v1 = w * (fb + v0 + rt + yl1 + yh1 + U[m + 1][1] + U[m - 1][1]);
+        for (int pass = 0; pass < 2; pass++) {
+          if (qin && rowupd && firstrow == (pass == 0)) {
+            const T yl0 = buf[e0 - 32], yh0 = buf[e0 + 32], yl1 = buf[e1 - 32], yh1 = buf[e1 + 32];
+            const T *fq = fr + ((2 * rr - ph + 2 * NP) % NP) * PL;
+            const T fa = fq[e0], fb = fq[e1];
+            T v0 = FD_W(m)[0], v1 = FD_W(m)[1];
+            const T za0 = FD_W(m + 1)[0], za1 = FD_W(m + 1)[1], zb0 = FD_W(m - 1)[0], zb1 = FD_W(m - 1)[1];
+            /* f + u[x-1] + u[x+1] + u[y-1] + u[y+1] + u[z-1] + u[z+1] (nbsum's order) */
+            if (p == 0) { /* even i (point 1) first */
+              const T rt = __shfl_down_sync(FULL, v0, 1);
+              if (upd1) v1 = w * (fb + v0 + rt + yl1 + yh1 + za1 + zb1);
+              const T lt = __shfl_up_sync(FULL, v1, 1);
+              if (upd0) v0 = w * (fa + lt + v1 + yl0 + yh0 + za0 + zb0);
+            } else { /* odd i (point 0) first */
+              const T lt = __shfl_up_sync(FULL, v1, 1);
+              if (upd0) v0 = w * (fa + lt + v1 + yl0 + yh0 + za0 + zb0);
+              const T rt = __shfl_down_sync(FULL, v0, 1);
+              if (upd1) v1 = w * (fb + v0 + rt + yl1 + yh1 + za1 + zb1);
+            }
+            FD_W(m)[0] = v0;
+            FD_W(m)[1] = v1;
+            if (pass == 0) { buf[e0] = v0; buf[e1] = v1; }
           }
-          U[m][0] = v0;
-          U[m][1] = v1;
-          if (pass == 0) { buf[e0] = v0; buf[e1] = v1; }
+          if (pass == 0) __syncthreads();
         }
-        if (pass == 0) __syncthreads();
       }
-    }
-    /* planes k - 2S (final since step k - 2) and k - 2S + 1 (final now),
-     * through the consumed stage buffer to contiguous stores */
+      /* planes k - 2S (final since step k - 2) and k - 2S + 1 (final now),
+       * through the consumed stage buffer to contiguous stores */
 #pragma unroll
-    for (int c = 0; c < 2; c++) { st[c * PL + e0] = U[NP - 1 - c][0]; st[c * PL + e1] = U[NP - 1 - c][1]; }
-    __syncthreads();
+      for (int c = 0; c < 2; c++) { st[c * PL + e0] = FD_W(NP - 1 - c)[0]; st[c * PL + e1] = FD_W(NP - 1 - c)[1]; }
+      __syncthreads();
 #pragma unroll
-    for (int c = 0; c < 2; c++) {
-      const int q = k - 2 * S + c;
-      if ((unsigned)(q - 1 - (int)blockIdx.z * cz) < (unsigned)cz && q <= ni - 1) { /* z0 <= q < z1 */
-        T *go = uout + q * s2;
+      for (int c = 0; c < 2; c++) {
+        const int q = k - 2 * S + c;
+        if (q >= z0 && q < z1) {
+          T *go = uout + q * s2;
 #pragma unroll
-        for (int h = 0; h < 2; h++)
-          if (co[h]) go[ga[h]] = st[c * PL + ca[h]];
+          for (int h = 0; h < 2; h++)
+            if (msk & (16u << h)) go[ga[h]] = st[c * PL + ca[h]];
+        }
       }
+#undef FD_W
     }
   }
 }
