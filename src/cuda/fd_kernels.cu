@@ -191,70 +191,87 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
  * z-marching. A block owns an OX x OY column of the grid and marches up
  * in k over its tile of TX x TY points (the owned part plus a ring of
  * R = 2S points, recomputed by both neighbours). In 3D the colors are
- * (i%2, j%2, k%2); planes of the first parity p (A) read only planes of
+ * (i%2, j%2, k%2); planes of the first parity P (A) read only planes of
  * the other (B) and themselves, so at step k (an A plane) the block updates
  * A_s(k - 2s) and then B_s(k - 2s - 1) for s = 0..S-1: every input of each
  * update is already at the state the strict color order gives it. Within a
- * plane, the first rows and then the second rows are updated (a warp is one
- * row; both colors of a row through shuffles, the row neighbours through a
- * shared plane buffer). Each thread keeps its two points (odd i0, even
- * i0 + 1) of the 2S + 2 planes k + 1 .. k - 2S in registers; the next
- * step's u planes and the f of the planes being updated come through shared
- * memory by cp.async, issued one step ahead, and the finished planes leave
- * through shared memory, so that copies and stores are contiguous. uin and
- * f are read once and uout written once for S sweeps: 3 vectors per S
- * sweeps instead of about 5 per sweep (k_mcgs_rows, 4 launches). Points of
- * the tile's outer layer are never updated; their error reaches 2S points
+ * plane, the first rows and then the second rows are updated. A warp holds
+ * two neighbouring rows (tile rows 2b, 2b + 1; a thread two points of each,
+ * odd i0 and even i0 + 1): both colors of a row go through shuffles, the
+ * other row of the pair is in the thread's registers, and the row of the
+ * neighbouring warp comes through a shared exchange row (the second rows
+ * before the first rows' update, the first rows after it), so that every
+ * warp works in both halves of a phase. Each thread keeps its points of
+ * the 2S + 2 planes k + 1 .. k - 2S in registers; the next step's u planes
+ * and the f of the planes being updated come through shared memory by
+ * cp.async, issued one step ahead, and the finished planes leave through
+ * shared memory, so that copies and stores are contiguous. uin and f are
+ * read once and uout written once for S sweeps: 3 vectors per S sweeps
+ * instead of about 5 per sweep (k_mcgs_rows, 4 launches). Points of the
+ * tile's outer layer are never updated; their error reaches 2S points
  * inward in S sweeps, no further (a CPU model of this kernel,
  * bench/results/session6/mcgs_march/march_model.c, finds R = 2S minimal),
  * so the owned points are bitwise those of the strict color order
- * (test_fd_gpu). On the H200 at 1024^3, 2 sweeps take 16.3 ms (in
- * z-chunks, below) against 21.3 ms for the row kernel; the kernel is
- * latency-bound (one block of 1024 threads per SM, 2 + 4S barriers per
- * step; docs/fd.md). */
-/* dynamic shared memory of k_mcgs_march<T, S, TY>: the plane buffer sb[2][2][TY][32],
- * the f ring fr[2S+2][2][TY][32] and the u stages us[2][2][2][TY][32] */
-template <typename T, int S, int TY> constexpr size_t march_smem() { return sizeof(T) * 32 * TY * (4 + 2 * (2 * S + 2) + 8); }
-template <typename T, int S, int TY, bool COR>
-__global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
-    k_mcgs_march(int64_t n, int p, int cz, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout,
+ * (test_fd_gpu). Timings and the history of this kernel: docs/fd.md. */
+/* dynamic shared memory of k_mcgs_march<T, S, TY>: the exchange rows xa, xb
+ * [TY/2][2][32] each, the f ring fr[2S+2][2][TY][32] and the u stages
+ * us[2][2][2][TY][32] */
+template <typename T, int S, int TY> constexpr size_t march_smem() { return sizeof(T) * 32 * TY * (2 + 2 * (2 * S + 2) + 8); }
+template <typename T, int S, int TY, bool COR, int P>
+__global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
+    k_mcgs_march(int64_t n, int cz, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout,
                  const T *__restrict__ uc) {
   /* NP = 2S + 2 planes in flight: the register window k + 1 .. k - 2S of u,
    * and the f ring (the 2S planes being updated and the 2 being copied) */
-  constexpr int R = 2 * S, TX = 64, OX = TX - 2 * R, OY = TY - 2 * R, NP = 2 * S + 2;
-  constexpr int PL = 2 * TY * 32; /* one tile plane: [point 0 / 1][row][thread] */
+  constexpr int R = 2 * S, TX = 64, OX = TX - 2 * R, OY = TY - 2 * R, NP = 2 * S + 2, NW = TY / 2;
+  constexpr int PL = 2 * TY * 32; /* one tile plane: [point 0 / 1][row][lane] */
+  /* y0 is odd (R and OY are even), so the warp's row 0 (odd j) is the first
+   * row of a plane (color order) for P = 1 and row 1 for P = 0 */
+  static_assert(R % 2 == 0 && OY % 2 == 0, "tile rows must pair as (odd j, even j)");
+  constexpr int RF = P == 1 ? 0 : 1, RS = 1 - RF;
   extern __shared__ __align__(16) unsigned char fd_smem[];
-  T *sb = (T *)fd_smem, *fr = sb + 2 * PL, *us = fr + NP * PL; /* sb: [phase parity], us: [stage][plane] */
+  T *xa = (T *)fd_smem, *xb = xa + 64 * NW, *fr = xb + 64 * NW, *us = fr + NP * PL; /* us: [stage][plane] */
   const unsigned FULL = 0xffffffffu;
   const int tx = threadIdx.x, b = threadIdx.y, ni = (int)n;
-  const int e0 = b * 32 + tx, e1 = e0 + TY * 32; /* this thread's points (odd i0, even i0 + 1) in a tile plane */
   const int x0 = 1 + (int)blockIdx.x * OX - R, y0 = 1 + (int)blockIdx.y * OY - R;
-  const int i0 = x0 + 2 * tx, i1 = i0 + 1, j = y0 + b, s1 = ni + 1;
+  const int i0 = x0 + 2 * tx, i1 = i0 + 1, s1 = ni + 1;
   const int64_t s2 = (int64_t)s1 * s1;
-  const bool rowupd = b >= 1 && b <= TY - 2 && j >= 1 && j <= ni - 1; /* warp-uniform */
-  const bool upd0 = rowupd && tx >= 1 && i0 >= 1 && i0 <= ni - 1;
-  const bool upd1 = rowupd && tx <= 30 && i1 >= 1 && i1 <= ni - 1;
-  const bool firstrow = (j & 1) == p;
+  /* row r of this warp: tile row 2b + r, grid row jr[r]; e(r, pt) its
+   * thread's point pt in a tile plane; xe its point 0 in an exchange row */
+  int jr[2];
+  bool rowupd[2], upd0[2], upd1[2];
+#pragma unroll
+  for (int r = 0; r < 2; r++) {
+    jr[r] = y0 + 2 * b + r;
+    rowupd[r] = 2 * b + r >= 1 && 2 * b + r <= TY - 2 && jr[r] >= 1 && jr[r] <= ni - 1; /* warp-uniform */
+    upd0[r] = rowupd[r] && tx >= 1 && i0 >= 1 && i0 <= ni - 1;
+    upd1[r] = rowupd[r] && tx <= 30 && i1 >= 1 && i1 <= ni - 1;
+  }
+  auto e = [&](int r, int pt) { return (pt * TY + 2 * b + r) * 32 + tx; };
+  const int xe = b * 64 + tx;
   /* copies and stores are contiguous: thread tx moves the tile points
-   * a = tx and tx + 32 of its row, stored at ca[h] in a tile plane; ga[h]
-   * is the point's offset in a grid plane (0 outside the box). Bits of
-   * msk: 1 << h in the box (copied), 4 << h interior (f copied), 16 << h
-   * owned (stored). */
-  int ca[2], ga[2];
+   * a = tx and tx + 32 of its rows, stored at ca[r][h] in a tile plane;
+   * ga[r][h] is the point's offset in a grid plane (0 outside the box).
+   * Bits of msk, at 4r + h: in the box (copied); at 8 + 4r + h: interior
+   * (f copied); at 16 + 4r + h: owned (stored). */
+  int ca[2][2], ga[2][2];
   unsigned msk = 0;
 #pragma unroll
-  for (int h = 0; h < 2; h++) {
-    const int a = tx + 32 * h, i = x0 + a;
-    const bool cu = j >= 0 && j <= ni && i >= 0 && i <= ni, cf = j >= 1 && j <= ni - 1 && i >= 1 && i <= ni - 1;
-    ca[h] = ((a & 1) * TY + b) * 32 + (a >> 1);
-    ga[h] = cu ? j * s1 + i : 0;
-    msk |= (cu ? 1u : 0u) << h | (cf ? 4u : 0u) << h | (cf && a >= R && a < TX - R && b >= R && b < TY - R ? 16u : 0u) << h;
-  }
+  for (int r = 0; r < 2; r++)
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const int a = tx + 32 * h, i = x0 + a, j = jr[r], bt = 2 * b + r;
+      const bool cu = j >= 0 && j <= ni && i >= 0 && i <= ni, cf = j >= 1 && j <= ni - 1 && i >= 1 && i <= ni - 1;
+      ca[r][h] = ((a & 1) * TY + bt) * 32 + (a >> 1);
+      ga[r][h] = cu ? j * s1 + i : 0;
+      msk |= (cu ? 1u : 0u) << (4 * r + h) | (cf ? 1u : 0u) << (8 + 4 * r + h) |
+             (cf && a >= R && a < TX - R && bt >= R && bt < TY - R ? 1u : 0u) << (16 + 4 * r + h);
+    }
   /* the stages start zero: points outside the box are never copied, so they
    * stay zero (their values enter the row updates of the box's edge points
    * as the boundary's zeros); the f ring too, for tidiness (read only at
    * interior points) */
-  for (int e = e0; e < (NP + 4) * PL; e += 32 * TY) fr[e] = (T)0;
+  for (int q = b * 32 + tx; q < (NP + 4) * PL; q += 16 * TY) fr[q] = (T)0;
   const T w = (T)(1.0 / 6.0);
   /* the copies for step k, asynchronous (cp.async): u of planes k + 1, k
    * into stage st, f of planes k, k - 1 into the f ring slots fs0, fs1.
@@ -267,15 +284,19 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
       if (q <= ni) {
         const T *gu = uin + q * s2;
 #pragma unroll
-        for (int h = 0; h < 2; h++)
-          if (msk & (1u << h)) __pipeline_memcpy_async(st + c * PL + ca[h], gu + ga[h], sizeof(T));
+        for (int r = 0; r < 2; r++)
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+            if (msk & (1u << (4 * r + h))) __pipeline_memcpy_async(st + c * PL + ca[r][h], gu + ga[r][h], sizeof(T));
       }
       if (qf >= 1 && qf <= ni - 1) {
         const T *gf = f + qf * s2;
         T *df = fr + (c ? fs1 : fs0) * PL;
 #pragma unroll
-        for (int h = 0; h < 2; h++)
-          if (msk & (4u << h)) __pipeline_memcpy_async(df + ca[h], gf + ga[h], sizeof(T));
+        for (int r = 0; r < 2; r++)
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+            if (msk & (1u << (8 + 4 * r + h))) __pipeline_memcpy_async(df + ca[r][h], gf + ga[r][h], sizeof(T));
       }
     }
     __pipeline_commit();
@@ -283,35 +304,45 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
   /* COR: the coarse-grid correction u += P uc (k_prolong's P) is added to
    * the u planes as they enter the register window, so that the
    * prolongation costs no pass of its own. This thread's points (odd i0 =
-   * 2I - 1, even i1 = 2I) of plane q take 0.5 (uc[I-1, J, K] + uc[C]) and
-   * uc[I, J, K] (or 0.5 (uc[I, J, K] + uc[C]) off the even rows and planes),
-   * C = (I, J + j%2, K + q%2). uc[I-1, J, K] is the left lane's uc[I, J, K];
-   * lane 0 loads its own: its point 0, the tile's outer layer, is read by
-   * its point 1 before that layer's staleness could matter, so it must be
-   * right (a shortcut there failed the forward sweeps of test_fd_gpu).
-   * The loads are issued at the top of the step, before the wait for the
-   * step's copies (on the H200 at 1024^3: 20.8 ms for the fused pass
-   * against 23.5 ms for prolongation + pass; prefetching them a step ahead
-   * into registers (spills) or shared memory (cp.async) took 22.1 and
-   * 21.9 ms). */
-  const int I = i1 >> 1, J = j >> 1, bj = j & 1;
+   * 2I - 1, even i1 = 2I) of row j, plane q take 0.5 (uc[I-1, J, K] +
+   * uc[C]) and uc[I, J, K] (or 0.5 (uc[I, J, K] + uc[C]) off the even rows
+   * and planes), J = j/2, K = q/2, C = (I, J + j%2, K + q%2). uc[I-1, J, K]
+   * is the left lane's uc[I, J, K]; lane 0 loads its own: its point 0, the
+   * tile's outer layer, is read by its point 1 before that layer's
+   * staleness could matter, so it must be right (a shortcut there failed
+   * the forward sweeps of test_fd_gpu). The loads are issued at the top of
+   * the step, before the wait for the step's copies (prefetching them a
+   * step ahead into registers or shared memory was slower, docs/fd.md). */
+  const int I = i1 >> 1;
   const int64_t c1 = ni / 2 + 1, c2 = c1 * c1;
-  const bool in0 = j >= 1 && j <= ni - 1 && i0 >= 1 && i0 <= ni - 1, in1 = j >= 1 && j <= ni - 1 && i1 >= 1 && i1 <= ni - 1;
-  T cl[2], cb[2], cc[2]; /* uc[I-1, J, K] (lane 0), uc[I, J, K], uc[C] of two planes (slot c) */
+  bool in0[2], in1[2];
+#pragma unroll
+  for (int r = 0; r < 2; r++) {
+    in0[r] = jr[r] >= 1 && jr[r] <= ni - 1 && i0 >= 1 && i0 <= ni - 1;
+    in1[r] = jr[r] >= 1 && jr[r] <= ni - 1 && i1 >= 1 && i1 <= ni - 1;
+  }
+  T cl[2][2], cb[2][2], cc[2][2]; /* [row][slot]: uc[I-1, J, K] (lane 0), uc[I, J, K], uc[C] of two planes */
   auto cload = [&](int c, int q) { /* plane q's coarse values into slot c */
-    cl[c] = cb[c] = cc[c] = (T)0;
-    if (q >= 1 && q <= ni - 1 && (in0 || in1)) {
-      const int64_t b0 = J * c1 + (q >> 1) * c2 + I, b1 = (J + bj) * c1 + ((q >> 1) + (q & 1)) * c2 + I;
-      cb[c] = uc[b0];
-      cc[c] = uc[b1];
-      if (tx == 0 && in0) cl[c] = uc[b0 - 1];
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      cl[r][c] = cb[r][c] = cc[r][c] = (T)0;
+      if (q >= 1 && q <= ni - 1 && (in0[r] || in1[r])) {
+        const int J = jr[r] >> 1, bj = jr[r] & 1;
+        const int64_t b0 = J * c1 + (q >> 1) * c2 + I, b1 = (J + bj) * c1 + ((q >> 1) + (q & 1)) * c2 + I;
+        cb[r][c] = uc[b0];
+        cc[r][c] = uc[b1];
+        if (tx == 0 && in0[r]) cl[r][c] = uc[b0 - 1];
+      }
     }
   };
-  auto cadd = [&](int c, int q, T &v0, T &v1) { /* v += P uc at this thread's points of plane q (slot c) */
-    const T B = cb[c], C = cc[c], Al = __shfl_up_sync(FULL, B, 1), A = tx == 0 ? cl[c] : Al;
-    if (q >= 1 && q <= ni - 1) {
-      if (in0) v0 = add_rn(v0, mid_rn(A, C));
-      if (in1) v1 = add_rn(v1, (bj | (q & 1)) ? mid_rn(B, C) : B);
+  auto cadd = [&](int c, int q, T (&v)[4]) { /* v += P uc at this thread's points of plane q (slot c) */
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      const T B = cb[r][c], C = cc[r][c], Al = __shfl_up_sync(FULL, B, 1), A = tx == 0 ? cl[r][c] : Al;
+      if (q >= 1 && q <= ni - 1) {
+        if (in0[r]) v[2 * r] = add_rn(v[2 * r], mid_rn(A, C));
+        if (in1[r]) v[2 * r + 1] = add_rn(v[2 * r + 1], ((jr[r] & 1) | (q & 1)) ? mid_rn(B, C) : B);
+      }
     }
   };
   /* z-chunks: block z stores the planes z0 .. z1 - 1 (cz of them). Past the
@@ -321,31 +352,38 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
    * tile's outer layer) and marches until plane z1 - 1 is final. */
   const int z0 = 1 + (int)blockIdx.z * cz, z1 = min(z0 + cz, ni);
   int ks = z0 - 2 * S, qlo;
-  if ((ks & 1) != p) ks--;
+  if ((ks & 1) != P) ks--;
   if (ks >= 2) {
     qlo = ks;
   } else { /* the ring reaches the bottom: start as the first chunk */
-    ks = p;
+    ks = P;
     qlo = 1;
   }
   int kmax = z1 + 2 * S - 2;
-  if ((kmax & 1) != p) kmax++;
+  if ((kmax & 1) != P) kmax++;
   /* The register window: U[(m - 2 t) mod NP] holds window plane m (plane
    * k + 1 - m) at step t = (k - ks) / 2, so that the window moves by
    * renaming (the k loop is unrolled NP / 2 times) instead of by copies;
-   * the f ring holds plane q in slot (q - ks) mod NP. */
-  T U[NP][2];
+   * the f ring holds plane q in slot (q - ks) mod NP. U[.][2r + pt]: row r,
+   * point pt. */
+  T U[NP][4];
 #pragma unroll
-  for (int m = 0; m < NP; m++) U[m][0] = U[m][1] = (T)0;
+  for (int m = 0; m < NP; m++)
+#pragma unroll
+    for (int v = 0; v < 4; v++) U[m][v] = (T)0;
   __syncthreads(); /* the zeroed buffers, before the first copies */
   if (qlo > 1) { /* plane ks - 1 (interior: ks >= 2), window plane 2 at step 0 */
     const int q = ks - 1;
-    const T *gu = uin + q * s2 + j * s1;
-    if (j >= 0 && j <= ni && i0 >= 0 && i0 <= ni) U[2][0] = gu[i0];
-    if (j >= 0 && j <= ni && i1 >= 0 && i1 <= ni) U[2][1] = gu[i1];
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      const int j = jr[r];
+      const T *gu = uin + q * s2 + j * s1;
+      if (j >= 0 && j <= ni && i0 >= 0 && i0 <= ni) U[2][2 * r] = gu[i0];
+      if (j >= 0 && j <= ni && i1 >= 0 && i1 <= ni) U[2][2 * r + 1] = gu[i1];
+    }
     if (COR) {
       cload(0, q);
-      cadd(0, q, U[2][0], U[2][1]);
+      cadd(0, q, U[2]);
     }
   }
   issue(ks, us, 0, NP - 1);
@@ -363,52 +401,70 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
       __pipeline_wait_prior(0); /* this step's copies, issued one step ago */
       __syncthreads();          /* ... by every thread of the block */
 #pragma unroll
-      for (int c = 0; c < 2; c++) { FD_W(c)[0] = st[c * PL + e0]; FD_W(c)[1] = st[c * PL + e1]; }
+      for (int c = 0; c < 2; c++)
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+          FD_W(c)[2 * r] = st[c * PL + e(r, 0)];
+          FD_W(c)[2 * r + 1] = st[c * PL + e(r, 1)];
+        }
       if (COR)
 #pragma unroll
-        for (int c = 0; c < 2; c++) cadd(c, k + 1 - c, FD_W(c)[0], FD_W(c)[1]);
+        for (int c = 0; c < 2; c++) cadd(c, k + 1 - c, FD_W(c));
       if (k + 2 <= kmax) /* in flight during this step's phases */
         issue(k + 2, us + ((t + 1) & 1) * 2 * PL, (2 * rr + 2) % NP, (2 * rr + 1) % NP);
 #pragma unroll
       for (int ph = 0; ph < 2 * S; ph++) {
         const int m = 1 + ph; /* plane q = k - ph: A_{ph/2} for even ph, B_{ph/2} for odd */
         const int q = k - ph;
-        T *buf = sb + (ph & 1) * PL;
-        buf[e0] = FD_W(m)[0];
-        buf[e1] = FD_W(m)[1];
-        __syncthreads();
         const bool qin = q >= qlo && q <= ni - 1;
-#pragma unroll
-        for (int pass = 0; pass < 2; pass++) {
-          if (qin && rowupd && firstrow == (pass == 0)) {
-            const T yl0 = buf[e0 - 32], yh0 = buf[e0 + 32], yl1 = buf[e1 - 32], yh1 = buf[e1 + 32];
-            const T *fq = fr + ((2 * rr - ph + 2 * NP) % NP) * PL;
-            const T fa = fq[e0], fb = fq[e1];
-            T v0 = FD_W(m)[0], v1 = FD_W(m)[1];
-            const T za0 = FD_W(m + 1)[0], za1 = FD_W(m + 1)[1], zb0 = FD_W(m - 1)[0], zb1 = FD_W(m - 1)[1];
-            /* f + u[x-1] + u[x+1] + u[y-1] + u[y+1] + u[z-1] + u[z+1] (nbsum's order) */
-            if (p == 0) { /* even i (point 1) first */
-              const T rt = __shfl_down_sync(FULL, v0, 1);
-              if (upd1) v1 = w * (fb + v0 + rt + yl1 + yh1 + za1 + zb1);
-              const T lt = __shfl_up_sync(FULL, v1, 1);
-              if (upd0) v0 = w * (fa + lt + v1 + yl0 + yh0 + za0 + zb0);
-            } else { /* odd i (point 0) first */
-              const T lt = __shfl_up_sync(FULL, v1, 1);
-              if (upd0) v0 = w * (fa + lt + v1 + yl0 + yh0 + za0 + zb0);
-              const T rt = __shfl_down_sync(FULL, v0, 1);
-              if (upd1) v1 = w * (fb + v0 + rt + yl1 + yh1 + za1 + zb1);
-            }
-            FD_W(m)[0] = v0;
-            FD_W(m)[1] = v1;
-            if (pass == 0) { buf[e0] = v0; buf[e1] = v1; }
+        const T *fq = fr + ((2 * rr - ph + 2 * NP) % NP) * PL;
+        /* row r of this warp, its y-neighbours yl (row below), yh (row above) */
+        auto update = [&](int r, const T *yl, const T *yh) {
+          T v0 = FD_W(m)[2 * r], v1 = FD_W(m)[2 * r + 1];
+          const T fa = fq[e(r, 0)], fb = fq[e(r, 1)];
+          const T za0 = FD_W(m + 1)[2 * r], za1 = FD_W(m + 1)[2 * r + 1], zb0 = FD_W(m - 1)[2 * r], zb1 = FD_W(m - 1)[2 * r + 1];
+          /* f + u[x-1] + u[x+1] + u[y-1] + u[y+1] + u[z-1] + u[z+1] (nbsum's order) */
+          if (P == 0) { /* even i (point 1) first */
+            const T rt = __shfl_down_sync(FULL, v0, 1);
+            if (upd1[r]) v1 = w * (fb + v0 + rt + yl[1] + yh[1] + za1 + zb1);
+            const T lt = __shfl_up_sync(FULL, v1, 1);
+            if (upd0[r]) v0 = w * (fa + lt + v1 + yl[0] + yh[0] + za0 + zb0);
+          } else { /* odd i (point 0) first */
+            const T lt = __shfl_up_sync(FULL, v1, 1);
+            if (upd0[r]) v0 = w * (fa + lt + v1 + yl[0] + yh[0] + za0 + zb0);
+            const T rt = __shfl_down_sync(FULL, v0, 1);
+            if (upd1[r]) v1 = w * (fb + v0 + rt + yl[1] + yh[1] + za1 + zb1);
           }
-          if (pass == 0) __syncthreads();
+          FD_W(m)[2 * r] = v0;
+          FD_W(m)[2 * r + 1] = v1;
+        };
+        /* the second rows (not yet updated in this phase) to the exchange */
+        xa[xe] = FD_W(m)[2 * RS];
+        xa[xe + 32] = FD_W(m)[2 * RS + 1];
+        __syncthreads();
+        if (qin && rowupd[RF]) { /* first rows: the own second row and the neighbouring warp's */
+          const int nb = RF == 0 ? xe - 64 : xe + 64;
+          const T own[2] = {FD_W(m)[2 * RS], FD_W(m)[2 * RS + 1]}, oth[2] = {xa[nb], xa[nb + 32]};
+          if (RF == 0) update(RF, oth, own); else update(RF, own, oth);
+        }
+        xb[xe] = FD_W(m)[2 * RF];
+        xb[xe + 32] = FD_W(m)[2 * RF + 1];
+        __syncthreads();
+        if (qin && rowupd[RS]) { /* second rows: the own (new) first row and the neighbouring warp's */
+          const int nb = RS == 0 ? xe - 64 : xe + 64;
+          const T own[2] = {FD_W(m)[2 * RF], FD_W(m)[2 * RF + 1]}, oth[2] = {xb[nb], xb[nb + 32]};
+          if (RS == 0) update(RS, oth, own); else update(RS, own, oth);
         }
       }
       /* planes k - 2S (final since step k - 2) and k - 2S + 1 (final now),
        * through the consumed stage buffer to contiguous stores */
 #pragma unroll
-      for (int c = 0; c < 2; c++) { st[c * PL + e0] = FD_W(NP - 1 - c)[0]; st[c * PL + e1] = FD_W(NP - 1 - c)[1]; }
+      for (int c = 0; c < 2; c++)
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+          st[c * PL + e(r, 0)] = FD_W(NP - 1 - c)[2 * r];
+          st[c * PL + e(r, 1)] = FD_W(NP - 1 - c)[2 * r + 1];
+        }
       __syncthreads();
 #pragma unroll
       for (int c = 0; c < 2; c++) {
@@ -416,8 +472,10 @@ __global__ void __launch_bounds__(32 * TY, 1024 / (32 * TY))
         if (q >= z0 && q < z1) {
           T *go = uout + q * s2;
 #pragma unroll
-          for (int h = 0; h < 2; h++)
-            if (msk & (16u << h)) go[ga[h]] = st[c * PL + ca[h]];
+          for (int r = 0; r < 2; r++)
+#pragma unroll
+            for (int h = 0; h < 2; h++)
+              if (msk & (1u << (16 + 4 * r + h))) go[ga[r][h]] = st[c * PL + ca[r][h]];
         }
       }
 #undef FD_W
@@ -627,12 +685,12 @@ int64_t march_zchunk(int64_t n, int S, int64_t blocks, int slots) {
   return best;
 }
 
-template <typename T, int S, int TY, bool COR>
-hpmg_error march_launch(int64_t n, int backward, const void *u, const void *f, void *out, const void *uc) {
+template <typename T, int S, int TY, bool COR, int P>
+hpmg_error march_launch(int64_t n, const void *u, const void *f, void *out, const void *uc) {
   static bool attr = false;
   constexpr size_t sm = march_smem<T, S, TY>();
   if (!attr) {
-    FD_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY, COR>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+    FD_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY, COR, P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
     attr = true;
   }
   constexpr int OX = 64 - 4 * S, OY = TY - 4 * S;
@@ -641,21 +699,26 @@ hpmg_error march_launch(int64_t n, int backward, const void *u, const void *f, v
     int dev, sms, per;
     FD_CU(cudaGetDevice(&dev));
     FD_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    FD_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_mcgs_march<T, S, TY, COR>, 32 * TY, sm));
+    FD_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_mcgs_march<T, S, TY, COR, P>, 16 * TY, sm));
     slots = sms * (per > 0 ? per : 1);
   }
   const int64_t bx = (n - 1 + OX - 1) / OX, by = (n - 1 + OY - 1) / OY;
   const int cz = (int)march_zchunk(n, S, bx * by, slots);
-  const dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((n - 1 + cz - 1) / cz)), block(32u, (unsigned)TY, 1u);
-  k_mcgs_march<T, S, TY, COR><<<grid, block, sm>>>(n, backward, cz, (const T *)u, (const T *)f, (T *)out, (const T *)uc);
+  const dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((n - 1 + cz - 1) / cz)), block(32u, (unsigned)(TY / 2), 1u);
+  k_mcgs_march<T, S, TY, COR, P><<<grid, block, sm>>>(n, cz, (const T *)u, (const T *)f, (T *)out, (const T *)uc);
   FD_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
-/* S = 2 (pre- or post-smoothing of V(2,2)): 32-row tiles; S = 1: 16-row tiles
- * (measured on the H200, docs/fd.md). With uc, u += P uc first (COR). */
+template <typename T, int S, int TY, bool COR>
+hpmg_error march_dir(int64_t n, int backward, const void *u, const void *f, void *out, const void *uc) {
+  return backward ? march_launch<T, S, TY, COR, 1>(n, u, f, out, uc) : march_launch<T, S, TY, COR, 0>(n, u, f, out, uc);
+}
+/* S = 1 or 2 sweeps per pass, in 32-row tiles (1024^3 on the H200: S = 1
+ * in 16-row tiles took 10.5 ms against 8.8, docs/fd.md). With uc, u += P uc
+ * first (COR). */
 template <typename T> hpmg_error march(int64_t n, int S, int backward, const void *u, const void *f, void *out, const void *uc) {
-  if (uc) return S == 2 ? march_launch<T, 2, 32, true>(n, backward, u, f, out, uc) : march_launch<T, 1, 16, true>(n, backward, u, f, out, uc);
-  return S == 2 ? march_launch<T, 2, 32, false>(n, backward, u, f, out, nullptr) : march_launch<T, 1, 16, false>(n, backward, u, f, out, nullptr);
+  if (S == 2) return uc ? march_dir<T, 2, 32, true>(n, backward, u, f, out, uc) : march_dir<T, 2, 32, false>(n, backward, u, f, out, nullptr);
+  return uc ? march_dir<T, 1, 32, true>(n, backward, u, f, out, uc) : march_dir<T, 1, 32, false>(n, backward, u, f, out, nullptr);
 }
 
 /* the z-marching pass: 3D, n from g_march_min on, below 46000 (32-bit
