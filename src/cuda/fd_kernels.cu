@@ -438,22 +438,23 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
           FD_W(m)[2 * r] = v0;
           FD_W(m)[2 * r + 1] = v1;
         };
-        /* the second rows (not yet updated in this phase) to the exchange */
-        xa[xe] = FD_W(m)[2 * RS];
-        xa[xe + 32] = FD_W(m)[2 * RS + 1];
-        __syncthreads();
-        if (qin && rowupd[RF]) { /* first rows: the own second row and the neighbouring warp's */
-          const int nb = RF == 0 ? xe - 64 : xe + 64;
-          const T own[2] = {FD_W(m)[2 * RS], FD_W(m)[2 * RS + 1]}, oth[2] = {xa[nb], xa[nb + 32]};
-          if (RF == 0) update(RF, oth, own); else update(RF, own, oth);
-        }
-        xb[xe] = FD_W(m)[2 * RF];
-        xb[xe + 32] = FD_W(m)[2 * RF + 1];
-        __syncthreads();
-        if (qin && rowupd[RS]) { /* second rows: the own (new) first row and the neighbouring warp's */
-          const int nb = RS == 0 ? xe - 64 : xe + 64;
-          const T own[2] = {FD_W(m)[2 * RF], FD_W(m)[2 * RF + 1]}, oth[2] = {xb[nb], xb[nb + 32]};
-          if (RS == 0) update(RS, oth, own); else update(RS, own, oth);
+        /* half 0 updates the first rows, half 1 the second rows: the other
+         * row of the pair (the second rows before their update, the first
+         * rows after theirs) goes to the half's exchange row, and the row
+         * being updated takes it from registers and from the neighbouring
+         * warp's exchange row */
+#pragma unroll
+        for (int hf = 0; hf < 2; hf++) {
+          const int ru = hf ? RS : RF, ro = 1 - ru; /* the row updated now, the other row of the pair */
+          T *x = hf ? xb : xa;
+          x[xe] = FD_W(m)[2 * ro];
+          x[xe + 32] = FD_W(m)[2 * ro + 1];
+          __syncthreads();
+          if (qin && rowupd[ru]) {
+            const int nb = ru == 0 ? xe - 64 : xe + 64;
+            const T own[2] = {FD_W(m)[2 * ro], FD_W(m)[2 * ro + 1]}, oth[2] = {x[nb], x[nb + 32]};
+            if (ru == 0) update(ru, oth, own); else update(ru, own, oth);
+          }
         }
       }
       /* planes k - 2S (final since step k - 2) and k - 2S + 1 (final now),
