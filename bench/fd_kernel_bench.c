@@ -76,6 +76,9 @@ int main(int argc, char **argv) {
     /* the cycle's correction + post-smoothing: fused (one pass) against prolong(add), then the pass */
     TIME("correct_mcgs2_fused", 8 + c, o->correct_smooth(dim, n, uc, FD_SMOOTH_MCGS, 1, 2, 1, &u, f, &r));
     TIME("correct_mcgs2_unfused", 8 + c, (o->prolong(dim, n, uc, u, 1), o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 1, &u, f, &r)));
+    /* FMG's cubic interpolation + pre-smoothing: fused (one pass, u not read) against prolong_cubic, then the pass */
+    TIME("interp_mcgs2_fused", 7 + c, o->interp_smooth(dim, n, uc, FD_SMOOTH_MCGS, 1, 2, &u, f, &r));
+    TIME("interp_mcgs2_unfused", 7 + c, (o->prolong_cubic(dim, n, uc, u), o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 0, &u, f, &r)));
     fd_cuda_set_gs_march_min(old);
   }
   o->free(&u); o->free(&f); o->free(&r); o->free(&uc); o->free(&fc);

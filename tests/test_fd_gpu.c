@@ -149,6 +149,36 @@ static void kernels(int dim, int64_t n, fd_prec p) {
                 maxdiff(ga.h, gc.h, p, N));
           rm(&ga); rm(&gb); rm(&gc); rm(&gd); free(hu); free(ht);
         }
+  /* FMG's interpolation fused into the first pre-smoothing pass
+   * (interp_smooth: u = Pc uc inside k_mcgs_march in 3D, u never read) is
+   * bitwise prolong_cubic, then smooth, on the GPU (march off; on; on in 5-
+   * and 8-plane z-chunks, whose blocks start past the bottom and rebuild the
+   * planes below their first from the coarse grid), and equal to the CPU's
+   * to rounding; 0..3 forward sweeps. The fused u starts as f, not u: it must
+   * not be read. */
+  if (g->interp_smooth)
+    for (int sw = 0; sw <= 3; sw++)
+      for (int mm = 0; mm < 4; mm++) {
+        const int64_t zc = mm == 2 ? 5 : mm == 3 ? 8 : 0;
+        void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
+        memcpy(hu, u, B);
+        c->prolong_cubic(dim, n, uc, hu);
+        c->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, 0, &hu, f, &ht);
+        buf ga = mk(g, u, B), gb = mk(g, ht, B), gc = mk(g, f, B), gd = mk(g, ht, B);
+        const int64_t old = fd_cuda_set_gs_march_min(mm ? 0 : INT64_MAX);
+        OK(g->prolong_cubic(dim, n, dc.d, ga.d));
+        OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, 0, &ga.d, df.d, &gb.d));
+        const int64_t oldz = fd_cuda_set_gs_march_zchunk(zc);
+        OK(g->interp_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, 1, sw, &gc.d, df.d, &gd.d));
+        fd_cuda_set_gs_march_zchunk(oldz);
+        fd_cuda_set_gs_march_min(old);
+        const double da = maxdiff(back(&ga), hu, p, N), dd = maxdiff(back(&gc), hu, p, N);
+        CHECK(da <= tol * 8 && dd <= tol * 8, "%dD %s interp_smooth %d sweeps: unfused %.2e, fused %.2e from the CPU",
+              dim, p ? "float" : "double", sw, da, dd);
+        CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s interp_smooth %d sweeps (march %s, z-chunk %lld): not bitwise prolong_cubic + smooth (%.2e)",
+              dim, (long long)n, p ? "float" : "double", sw, mm ? "on" : "off", (long long)zc, maxdiff(ga.h, gc.h, p, N));
+        rm(&ga); rm(&gb); rm(&gc); rm(&gd); free(hu); free(ht);
+      }
   /* transfers */
   c->restrict_rhs(dim, n, f, hc);
   OK(g->restrict_rhs(dim, n, df.d, dfc.d));

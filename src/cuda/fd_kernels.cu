@@ -21,11 +21,20 @@ template <typename T> __device__ __forceinline__ T lap(const T *__restrict__ u, 
   if (dim == 3) a = a - u[c - s2] - u[c + s2];
   return a;
 }
+/* The Gauss-Seidel sum f + the 2d neighbours, in the order of every GS
+ * kernel here (so that they agree bitwise): ((f + z-) + z+) + (y- + y+),
+ * then + (x- + x+). The first part is known before a point's x- and
+ * y-neighbours of its own sweep are: k_mcgs_march computes it ahead of the
+ * exchange barrier and the shuffles, which shortens the chain of dependent
+ * adds after them (the CPU kernels sum left to right; results agree to
+ * rounding). */
+template <typename T> __device__ __forceinline__ T gs_fz(T f, T zm, T zp, int dim) { return dim == 3 ? (f + zm) + zp : f; }
+template <typename T> __device__ __forceinline__ T gs_fin(T fz, T ym, T yp, T xs) { return (fz + (ym + yp)) + xs; }
+template <typename T> __device__ __forceinline__ T gs_sum(T fz, T ym, T yp, T xm, T xp) { return gs_fin(fz, ym, yp, xm + xp); }
 template <typename T> __device__ __forceinline__ T nbsum(const T *__restrict__ u, const T *__restrict__ f, int64_t c,
                                                        int64_t s1, int64_t s2, int dim) {
-  T s = f[c] + u[c - 1] + u[c + 1] + u[c - s1] + u[c + s1];
-  if (dim == 3) { s += u[c - s2]; s += u[c + s2]; }
-  return s;
+  const T fz = dim == 3 ? gs_fz(f[c], u[c - s2], u[c + s2], 3) : f[c];
+  return gs_sum(fz, u[c - s1], u[c + s1], u[c - 1], u[c + 1]);
 }
 
 /* one rounding each, never contracted into an FMA: the prolongation's
@@ -34,6 +43,17 @@ template <typename T> __device__ __forceinline__ T nbsum(const T *__restrict__ u
 __device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
 __device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
 template <typename T> __device__ __forceinline__ T mid_rn(T a, T b) { return (T)0.5 * add_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double fma_rn(double a, double b, double c) { return __fma_rn(a, b, c); }
+__device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+/* the cubic midpoint (-v0 + 9 v1 + 9 v2 - v3) / 16 in one fixed sequence of
+ * roundings: k_prolong_cubic and the interpolation fused into k_mcgs_march
+ * (M = 2) agree bitwise */
+template <typename T> __device__ __forceinline__ T cub_fin(T s03, T s12) {
+  return fma_rn((T)(9.0 / 16), s12, mul_rn((T)(-1.0 / 16), s03));
+}
+template <typename T> __device__ __forceinline__ T cub(T v0, T v1, T v2, T v3) { return cub_fin(add_rn(v0, v3), add_rn(v1, v2)); }
 
 /* interior point of this thread: i, j, k in 1..n-1 (k = 0 in 2D). In 3D the
  * grid (interior_grid) visits the box in slabs of gridDim.y blocks of rows,
@@ -166,8 +186,8 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
       n2 = u[q + s1];
       if (dim == 3) { n3 = u[q - s2]; n4 = u[q + s2]; }
     }
-    /* the sum in nbsum's order (the other kernels' and the CPU's) */
-#define FD_ROWSUM(l, r) (dim == 3 ? fv + (l) + (r) + n1 + n2 + n3 + n4 : fv + (l) + (r) + n1 + n2)
+    /* the sum in nbsum's order (gs_sum) */
+#define FD_ROWSUM(l, r) gs_sum(gs_fz(fv, n3, n4, dim), n1, n2, (l), (r))
     s_old[t] = uo;
     if (t == 0) s_old[-1] = u[base + x0 - 1];
     if (t == W - 1) s_old[W] = x0 + W <= n ? u[base + x0 + W] : (T)0;
@@ -213,14 +233,22 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
  * bench/results/session6/mcgs_march/march_model.c, finds R = 2S minimal),
  * so the owned points are bitwise those of the strict color order
  * (test_fd_gpu). Timings and the history of this kernel: docs/fd.md. */
-/* dynamic shared memory of k_mcgs_march<T, S, TY>: the exchange rows xa, xb
- * [TY/2][2][32] each, the f ring fr[2S+2][2][TY][32] and the u stages
- * us[2][2][2][TY][32] */
-template <typename T, int S, int TY> constexpr size_t march_smem() { return sizeof(T) * 32 * TY * (2 + 2 * (2 * S + 2) + 8); }
-template <typename T, int S, int TY, bool COR, int P>
+/* dynamic shared memory of k_mcgs_march<T, S, TY, M>: the exchange rows xa, xb
+ * [TY/2][2][32] each, the f ring fr[2S+2][2][TY][32], the u stages
+ * us[2][2][2][TY][32] and, for M = 2, the coarse tiles ct[2][TY/2 + 3][35] */
+template <int TY> __host__ __device__ constexpr int march_ct() { return (64 / 2 + 3) * (TY / 2 + 3); }
+template <typename T, int S, int TY, int M> constexpr size_t march_smem() {
+  return sizeof(T) * (32 * TY * (2 + 2 * (2 * S + 2) + 8) + (M == 2 ? 2 * march_ct<TY>() : 0));
+}
+/* M: what enters the pass. 0: u (uin); 1: u + P uc, the cycle's coarse-grid
+ * correction (COR); 2: Pc uc, FMG's cubic interpolation (CUB, forward only;
+ * uin is not read). */
+template <typename T, int S, int TY, int M, int P>
 __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
     k_mcgs_march(int64_t n, int cz, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout,
                  const T *__restrict__ uc) {
+  constexpr bool COR = M == 1, CUB = M == 2;
+  static_assert(!CUB || P == 0, "the interpolation enters forward passes only");
   /* NP = 2S + 2 planes in flight: the register window k + 1 .. k - 2S of u,
    * and the f ring (the 2S planes being updated and the 2 being copied) */
   constexpr int R = 2 * S, TX = 64, OX = TX - 2 * R, OY = TY - 2 * R, NP = 2 * S + 2, NW = TY / 2;
@@ -281,7 +309,7 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
 #pragma unroll
     for (int c = 0; c < 2; c++) {
       const int q = k + 1 - c, qf = k - c;
-      if (q <= ni) {
+      if (!CUB && q <= ni) {
         const T *gu = uin + q * s2;
 #pragma unroll
         for (int r = 0; r < 2; r++)
@@ -345,6 +373,72 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
       }
     }
   };
+  /* CUB: u = Pc uc (k_prolong_cubic's interpolation, bitwise) is computed
+   * as the planes enter the window, so that u is never read and the
+   * interpolation costs no pass of its own. Coarse plane K goes through
+   * shared memory as the tile ct of coarse points cx .. cx + 34 (x) by
+   * cy .. cy + TY/2 + 2 (y), with the odd reflection at the boundary
+   * (index -c or 2 nc - c, sign flipped) applied as it is stored; thread
+   * (tx, b) interpolates in x from tile columns tx .. tx + 3, then in y from
+   * tile rows b .. b + 3 (X[K], its four points), and in z the window takes
+   * plane 2K = X[K] and plane 2K + 1 = cub(X[K - 1], X[K], X[K + 1], X[K + 2]).
+   * Each step needs one new X; the coarse plane for the next step is loaded
+   * into registers at the top of the step and stored at its end. */
+  constexpr int CW = TX / 2 + 3, CT = march_ct<TY>(), NT = 16 * TY;
+  T *ct = us + 4 * PL;
+  const int nc = ni / 2, lid = b * 32 + tx;
+  auto refl = [&](int c, bool &neg) {
+    if (c < 0) { c = -c; neg = !neg; } else if (c > nc) { c = 2 * nc - c; neg = !neg; }
+    return c < 0 ? 0 : (c > nc ? nc : c);
+  };
+  int coff[2] = {0, 0};
+  bool cneg[2] = {false, false};
+  if (CUB)
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+      const int q = lid + e * NT, gx = (x0 - 1) / 2 - 1 + q % CW, gy = (y0 - 1) / 2 - 1 + q / CW;
+      const int rx = refl(gx, cneg[e]), ry = refl(gy, cneg[e]);
+      coff[e] = ry * (int)c1 + rx;
+    }
+  auto ctload = [&](int K, T (&v)[2]) { /* this thread's points of tile K */
+    bool nz = false;
+    const T *base = uc + refl(K, nz) * c2;
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+      v[e] = (T)0;
+      if (lid + e * NT < CT) v[e] = base[coff[e]];
+      if (nz != cneg[e]) v[e] = -v[e];
+    }
+  };
+  auto ctstore = [&](int buf, const T (&v)[2]) {
+#pragma unroll
+    for (int e = 0; e < 2; e++)
+      if (lid + e * NT < CT) ct[buf * CT + lid + e * NT] = v[e];
+  };
+  auto xy = [&](int buf, T (&o)[4]) { /* X of the tile in buffer buf at this thread's points */
+    const T *cb = ct + buf * CT + b * CW + tx;
+    T rx[4][2];
+#pragma unroll
+    for (int y = 0; y < 4; y++) {
+      const T v0 = cb[y * CW], v1 = cb[y * CW + 1], v2 = cb[y * CW + 2], v3 = cb[y * CW + 3];
+      rx[y][0] = cub(v0, v1, v2, v3); /* odd i0 */
+      rx[y][1] = v2;                  /* even i1 = 2 (I' + 1) */
+    }
+    o[0] = cub(rx[0][0], rx[1][0], rx[2][0], rx[3][0]); /* odd row */
+    o[1] = cub(rx[0][1], rx[1][1], rx[2][1], rx[3][1]);
+    o[2] = rx[2][0]; /* even row */
+    o[3] = rx[2][1];
+  };
+  /* a plane q of X values into the window, zero off the interior */
+  auto cset = [&](int q, const T (&v)[4], T (&w)[4]) {
+    const bool qi = q >= 1 && q <= ni - 1;
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+      w[2 * r] = qi && in0[r] ? v[2 * r] : (T)0;
+      w[2 * r + 1] = qi && in1[r] ? v[2 * r + 1] : (T)0;
+    }
+  };
+  T X0[4], X1[4], X2[4], cn[2]; /* X[K - 1], X[K], X[K + 1] at step k = 2K; the next tile */
   /* z-chunks: block z stores the planes z0 .. z1 - 1 (cz of them). Past the
    * first chunk it starts 2S planes lower (its z-ring, recomputed; those
    * planes and the plane below, ks - 1, enter with their values before the
@@ -372,7 +466,32 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
 #pragma unroll
     for (int v = 0; v < 4; v++) U[m][v] = (T)0;
   __syncthreads(); /* the zeroed buffers, before the first copies */
-  if (qlo > 1) { /* plane ks - 1 (interior: ks >= 2), window plane 2 at step 0 */
+  if (CUB) { /* X[Ks - 1 .. Ks + 1] (Ks = ks / 2), plane ks - 1 if needed, tile Ks + 2 */
+    const int Ks = ks / 2;
+    auto stage_xy = [&](int K, T (&o)[4]) {
+      ctload(K, cn);
+      ctstore(0, cn);
+      __syncthreads();
+      xy(0, o);
+      __syncthreads();
+    };
+    if (qlo > 1) {
+      T Xm[4], v[4];
+      stage_xy(Ks - 2, Xm);
+      stage_xy(Ks - 1, X0);
+      stage_xy(Ks, X1);
+      stage_xy(Ks + 1, X2);
+#pragma unroll
+      for (int c = 0; c < 4; c++) v[c] = cub(Xm[c], X0[c], X1[c], X2[c]);
+      cset(ks - 1, v, U[2]);
+    } else {
+      stage_xy(Ks - 1, X0);
+      stage_xy(Ks, X1);
+      stage_xy(Ks + 1, X2);
+    }
+    ctload(Ks + 2, cn);
+    ctstore(0, cn); /* published by step 0's barrier */
+  } else if (qlo > 1) { /* plane ks - 1 (interior: ks >= 2), window plane 2 at step 0 */
     const int q = ks - 1;
 #pragma unroll
     for (int r = 0; r < 2; r++) {
@@ -398,18 +517,34 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
         cload(0, k + 1);
         cload(1, k);
       }
+      if (CUB) ctload(k / 2 + 3, cn); /* stored at the end of the step */
       __pipeline_wait_prior(0); /* this step's copies, issued one step ago */
       __syncthreads();          /* ... by every thread of the block */
+      if (!CUB)
 #pragma unroll
-      for (int c = 0; c < 2; c++)
+        for (int c = 0; c < 2; c++)
 #pragma unroll
-        for (int r = 0; r < 2; r++) {
-          FD_W(c)[2 * r] = st[c * PL + e(r, 0)];
-          FD_W(c)[2 * r + 1] = st[c * PL + e(r, 1)];
-        }
+          for (int r = 0; r < 2; r++) {
+            FD_W(c)[2 * r] = st[c * PL + e(r, 0)];
+            FD_W(c)[2 * r + 1] = st[c * PL + e(r, 1)];
+          }
       if (COR)
 #pragma unroll
         for (int c = 0; c < 2; c++) cadd(c, k + 1 - c, FD_W(c));
+      if (CUB) { /* planes k + 1 = 2K + 1 and k = 2K */
+        T N[4], v[4];
+        xy(t & 1, N);
+#pragma unroll
+        for (int c = 0; c < 4; c++) v[c] = cub(X0[c], X1[c], X2[c], N[c]);
+        cset(k + 1, v, FD_W(0));
+        cset(k, X1, FD_W(1));
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+          X0[c] = X1[c];
+          X1[c] = X2[c];
+          X2[c] = N[c];
+        }
+      }
       if (k + 2 <= kmax) /* in flight during this step's phases */
         issue(k + 2, us + ((t + 1) & 1) * 2 * PL, (2 * rr + 2) % NP, (2 * rr + 1) % NP);
 #pragma unroll
@@ -419,21 +554,28 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
         const bool qin = q >= qlo && q <= ni - 1;
         const T *fq = fr + ((2 * rr - ph + 2 * NP) % NP) * PL;
         /* row r of this warp, its y-neighbours yl (row below), yh (row above) */
+        /* the parts of the sums known before the phase's barriers (gs_sum's
+         * order): f + z of every point of both rows, and the x-sum of each
+         * row's point updated first (its x-neighbours are of the other color;
+         * the second rows are not changed by the first rows' update) */
+        T fz[2][2], xf[2];
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+#pragma unroll
+          for (int pt = 0; pt < 2; pt++) fz[r][pt] = gs_fz(fq[e(r, pt)], FD_W(m + 1)[2 * r + pt], FD_W(m - 1)[2 * r + pt], 3);
+          const T v0 = FD_W(m)[2 * r], v1 = FD_W(m)[2 * r + 1];
+          xf[r] = P == 0 ? v0 + __shfl_down_sync(FULL, v0, 1) : __shfl_up_sync(FULL, v1, 1) + v1;
+        }
         auto update = [&](int r, const T *yl, const T *yh) {
           T v0 = FD_W(m)[2 * r], v1 = FD_W(m)[2 * r + 1];
-          const T fa = fq[e(r, 0)], fb = fq[e(r, 1)];
-          const T za0 = FD_W(m + 1)[2 * r], za1 = FD_W(m + 1)[2 * r + 1], zb0 = FD_W(m - 1)[2 * r], zb1 = FD_W(m - 1)[2 * r + 1];
-          /* f + u[x-1] + u[x+1] + u[y-1] + u[y+1] + u[z-1] + u[z+1] (nbsum's order) */
-          if (P == 0) { /* even i (point 1) first */
-            const T rt = __shfl_down_sync(FULL, v0, 1);
-            if (upd1[r]) v1 = w * (fb + v0 + rt + yl[1] + yh[1] + za1 + zb1);
+          if (P == 0) { /* even i (point 1) first: x- = v0, x+ = the right lane's v0 */
+            if (upd1[r]) v1 = w * gs_fin(fz[r][1], yl[1], yh[1], xf[r]);
             const T lt = __shfl_up_sync(FULL, v1, 1);
-            if (upd0[r]) v0 = w * (fa + lt + v1 + yl[0] + yh[0] + za0 + zb0);
-          } else { /* odd i (point 0) first */
-            const T lt = __shfl_up_sync(FULL, v1, 1);
-            if (upd0[r]) v0 = w * (fa + lt + v1 + yl[0] + yh[0] + za0 + zb0);
+            if (upd0[r]) v0 = w * gs_fin(fz[r][0], yl[0], yh[0], lt + v1);
+          } else { /* odd i (point 0) first: x- = the left lane's v1, x+ = v1 */
+            if (upd0[r]) v0 = w * gs_fin(fz[r][0], yl[0], yh[0], xf[r]);
             const T rt = __shfl_down_sync(FULL, v0, 1);
-            if (upd1[r]) v1 = w * (fb + v0 + rt + yl[1] + yh[1] + za1 + zb1);
+            if (upd1[r]) v1 = w * gs_fin(fz[r][1], yl[1], yh[1], v0 + rt);
           }
           FD_W(m)[2 * r] = v0;
           FD_W(m)[2 * r + 1] = v1;
@@ -457,6 +599,7 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
           }
         }
       }
+      if (CUB) ctstore((t + 1) & 1, cn);
       /* planes k - 2S (final since step k - 2) and k - 2S + 1 (final now),
        * through the consumed stage buffer to contiguous stores */
 #pragma unroll
@@ -554,13 +697,14 @@ template <typename T, int dim> __global__ void __launch_bounds__(256, 4) k_prolo
   const int64_t K = dim == 3 ? (int64_t)blockIdx.z : 0;
   if (I >= nc || J >= nc) return;
   const int64_t f1 = nf + 1, f2 = f1 * f1, c1 = nc + 1, c2 = c1 * c1;
-  const T a = (T)(-1.0 / 16), b = (T)(9.0 / 16);
   int64_t ox[4], oy[4], oz[4] = {0, 0, 0, 0};
   float sx[4], sy[4], sz[4] = {1, 1, 1, 1};
   cubic_taps(I, nc, 1, ox, sx);
   cubic_taps(J, nc, c1, oy, sy);
   if (dim == 3) cubic_taps(K, nc, c2, oz, sz);
-  T acc[2][2][2] = {};                       /* [c][b][a]: fine offsets in z, y, x */
+  /* [c][b][a]: fine offsets in z, y, x; the odd z offset is cub over the
+   * four coarse planes, accumulated as cub_fin(z0 + z3, z1 + z2) */
+  T acc[2][2][2], s03[2][2], s12[2][2];
   const int nz = dim == 3 ? 4 : 1;
 #pragma unroll
   for (int z = 0; z < 4; z++) {
@@ -572,26 +716,28 @@ template <typename T, int dim> __global__ void __launch_bounds__(256, 4) k_prolo
       const T syz = (T)(sz[z] * sy[y]);
       T v[4];
 #pragma unroll
-      for (int x = 0; x < 4; x++) v[x] = syz * (T)sx[x] * row[ox[x]];
+      for (int x = 0; x < 4; x++) v[x] = syz * (T)sx[x] * row[ox[x]]; /* signs: exact */
       ry[y][0] = v[1];
-      ry[y][1] = a * (v[0] + v[3]) + b * (v[1] + v[2]);
+      ry[y][1] = cub(v[0], v[1], v[2], v[3]);
     }
-    T rz[2][2];                              /* after y: [b][a] */
 #pragma unroll
-    for (int q = 0; q < 2; q++) {
-      rz[0][q] = ry[1][q];
-      rz[1][q] = a * (ry[0][q] + ry[3][q]) + b * (ry[1][q] + ry[2][q]);
+    for (int r = 0; r < 2; r++) { /* x offset a = r */
+      const T rz[2] = {ry[1][r], cub(ry[0][r], ry[1][r], ry[2][r], ry[3][r])}; /* after y: [b] */
+#pragma unroll
+      for (int q = 0; q < 2; q++) { /* y offset b = q */
+        if (dim == 2 || z == 1) acc[0][q][r] = rz[q];
+        if (z == 0) s03[q][r] = rz[q];
+        if (z == 1) s12[q][r] = rz[q];
+        if (z == 2) s12[q][r] = add_rn(s12[q][r], rz[q]);
+        if (z == 3) s03[q][r] = add_rn(s03[q][r], rz[q]);
+      }
     }
-    const T w0 = dim == 3 ? (z == 1 ? (T)1 : (T)0) : (T)1;
-    const T w1 = dim == 3 ? (z == 0 || z == 3 ? a : b) : (T)0;
+  }
+  if (dim == 3)
 #pragma unroll
     for (int q = 0; q < 2; q++)
 #pragma unroll
-      for (int r = 0; r < 2; r++) {
-        acc[0][q][r] += w0 * rz[q][r];
-        acc[1][q][r] += w1 * rz[q][r];
-      }
-  }
+      for (int r = 0; r < 2; r++) acc[1][q][r] = cub_fin(s03[q][r], s12[q][r]);
   const int ncz = dim == 3 ? 2 : 1;
   for (int c = 0; c < ncz; c++) {
     const int64_t k = dim == 3 ? 2 * K + c : 0;
@@ -686,12 +832,12 @@ int64_t march_zchunk(int64_t n, int S, int64_t blocks, int slots) {
   return best;
 }
 
-template <typename T, int S, int TY, bool COR, int P>
+template <typename T, int S, int TY, int M, int P>
 hpmg_error march_launch(int64_t n, const void *u, const void *f, void *out, const void *uc) {
   static bool attr = false;
-  constexpr size_t sm = march_smem<T, S, TY>();
+  constexpr size_t sm = march_smem<T, S, TY, M>();
   if (!attr) {
-    FD_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY, COR, P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+    FD_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY, M, P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
     attr = true;
   }
   constexpr int OX = 64 - 4 * S, OY = TY - 4 * S;
@@ -700,34 +846,46 @@ hpmg_error march_launch(int64_t n, const void *u, const void *f, void *out, cons
     int dev, sms, per;
     FD_CU(cudaGetDevice(&dev));
     FD_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    FD_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_mcgs_march<T, S, TY, COR, P>, 16 * TY, sm));
+    FD_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_mcgs_march<T, S, TY, M, P>, 16 * TY, sm));
     slots = sms * (per > 0 ? per : 1);
   }
   const int64_t bx = (n - 1 + OX - 1) / OX, by = (n - 1 + OY - 1) / OY;
   const int cz = (int)march_zchunk(n, S, bx * by, slots);
   const dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((n - 1 + cz - 1) / cz)), block(32u, (unsigned)(TY / 2), 1u);
-  k_mcgs_march<T, S, TY, COR, P><<<grid, block, sm>>>(n, cz, (const T *)u, (const T *)f, (T *)out, (const T *)uc);
+  k_mcgs_march<T, S, TY, M, P><<<grid, block, sm>>>(n, cz, (const T *)u, (const T *)f, (T *)out, (const T *)uc);
   FD_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
-template <typename T, int S, int TY, bool COR>
+/* mode M as in k_mcgs_march; M = 2 is forward only */
+template <typename T, int S, int TY, int M>
 hpmg_error march_dir(int64_t n, int backward, const void *u, const void *f, void *out, const void *uc) {
-  return backward ? march_launch<T, S, TY, COR, 1>(n, u, f, out, uc) : march_launch<T, S, TY, COR, 0>(n, u, f, out, uc);
+  if constexpr (M == 2) {
+    if (backward) return hpmg_error_set(HPMG_ERR_ARG, "fd: the interpolating GS pass is forward only");
+    return march_launch<T, S, TY, M, 0>(n, u, f, out, uc);
+  } else {
+    return backward ? march_launch<T, S, TY, M, 1>(n, u, f, out, uc) : march_launch<T, S, TY, M, 0>(n, u, f, out, uc);
+  }
 }
 /* S = 1 or 2 sweeps per pass, in 32-row tiles (1024^3 on the H200: S = 1
- * in 16-row tiles took 10.5 ms against 8.8, docs/fd.md). With uc, u += P uc
- * first (COR). */
-template <typename T> hpmg_error march(int64_t n, int S, int backward, const void *u, const void *f, void *out, const void *uc) {
-  if (S == 2) return uc ? march_dir<T, 2, 32, true>(n, backward, u, f, out, uc) : march_dir<T, 2, 32, false>(n, backward, u, f, out, nullptr);
-  return uc ? march_dir<T, 1, 32, true>(n, backward, u, f, out, uc) : march_dir<T, 1, 32, false>(n, backward, u, f, out, nullptr);
+ * in 16-row tiles took 10.5 ms against 8.8, docs/fd.md). What enters: u
+ * (mode 0), u + P uc (1), Pc uc (2). */
+template <typename T> hpmg_error march(int64_t n, int S, int backward, const void *u, const void *f, void *out, const void *uc,
+                                       int mode) {
+  if (S == 2) {
+    if (mode == 2) return march_dir<T, 2, 32, 2>(n, backward, u, f, out, uc);
+    return mode == 1 ? march_dir<T, 2, 32, 1>(n, backward, u, f, out, uc) : march_dir<T, 2, 32, 0>(n, backward, u, f, out, nullptr);
+  }
+  if (mode == 2) return march_dir<T, 1, 32, 2>(n, backward, u, f, out, uc);
+  return mode == 1 ? march_dir<T, 1, 32, 1>(n, backward, u, f, out, uc) : march_dir<T, 1, 32, 0>(n, backward, u, f, out, nullptr);
 }
 
 /* the z-marching pass: 3D, n from g_march_min on, below 46000 (32-bit
  * offsets in a plane), out of place (needs tmp) */
 bool march_ok(int dim, int64_t n, void **tmp) { return dim == 3 && n >= g_march_min && n < 46000 && tmp && *tmp; }
-/* one pass of S sweeps (u += P uc first, with uc) into *tmp, then swap u and tmp */
-template <typename T> hpmg_error march_pass(int64_t n, int S, int backward, void **u, const void *f, void **tmp, const void *uc) {
-  HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp, uc));
+/* one pass of S sweeps (what enters: mode, as in march) into *tmp, then swap u and tmp */
+template <typename T> hpmg_error march_pass(int64_t n, int S, int backward, void **u, const void *f, void **tmp, const void *uc,
+                                            int mode) {
+  HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp, uc, mode));
   void *t = *u; *u = *tmp; *tmp = t;
   return HPMG_SUCCESS;
 }
@@ -776,7 +934,7 @@ template <typename T> struct Ops {
       } else if (march_ok(dim, n, tmp)) {
         /* 2 sweeps per pass (k_mcgs_march), out of place */
         const int S = sweeps - s >= 2 ? 2 : 1;
-        HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, nullptr));
+        HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, nullptr, 0));
         s += S - 1;
       } else {
         /* row pairs in color order: (cj,ck) = (0,0),(1,0),(0,1),(1,1); reversed backward */
@@ -827,11 +985,21 @@ template <typename T> struct Ops {
                                    int backward, void **u, const void *f, void **tmp) {
     if (sweeps >= 1 && kind == FD_SMOOTH_MCGS && march_ok(dim, n, tmp)) {
       const int S = sweeps >= 2 ? 2 : 1;
-      HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, uc));
+      HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, uc, 1));
       return smooth(dim, n, kind, omega, sweeps - S, backward, u, f, tmp);
     }
     HPMG_CALL(prolong(dim, n, uc, *u, 1));
     return smooth(dim, n, kind, omega, sweeps, backward, u, f, tmp);
+  }
+  static hpmg_error interp_smooth(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
+                                  void **u, const void *f, void **tmp) {
+    if (sweeps >= 1 && kind == FD_SMOOTH_MCGS && march_ok(dim, n, tmp)) {
+      const int S = sweeps >= 2 ? 2 : 1;
+      HPMG_CALL(march_pass<T>(n, S, 0, u, f, tmp, uc, 2));
+      return smooth(dim, n, kind, omega, sweeps - S, 0, u, f, tmp);
+    }
+    HPMG_CALL(prolong_cubic(dim, n, uc, *u));
+    return smooth(dim, n, kind, omega, sweeps, 0, u, f, tmp);
   }
   static hpmg_error dot(int64_t N, const void *x, const void *y, double *out) {
     HPMG_CALL(reduce_begin());
@@ -858,7 +1026,7 @@ template <typename T> struct Ops {
 #define FD_CUDA_TABLE(T, P)                                                                      \
   {"cuda", 1, P, cu_alloc, cu_free, Ops<T>::residual, Ops<T>::residual_norm, Ops<T>::apply,      \
    Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::residual_restrict, Ops<T>::prolong, Ops<T>::prolong_cubic, \
-   Ops<T>::correct_smooth, Ops<T>::dot, Ops<T>::axpby,            \
+   Ops<T>::correct_smooth, Ops<T>::interp_smooth, Ops<T>::dot, Ops<T>::axpby,            \
    Ops<T>::copy, Ops<T>::zero, cu_to_host, cu_to_device, cu_sync}
 const fd_ops cuda_ops_d = FD_CUDA_TABLE(double, FD_DOUBLE);
 const fd_ops cuda_ops_f = FD_CUDA_TABLE(float, FD_FLOAT);

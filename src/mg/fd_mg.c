@@ -403,17 +403,35 @@ static hpmg_error correct_and_smooth(fd_solver s, int l) {
   return HPMG_SUCCESS;
 }
 
-/* Algorithm 3.1 on levels l0..L-1, with u_{l0} the initial guess. */
-static hpmg_error vcycle(fd_solver s, int l0) {
+/* Algorithm 3.1 on levels l0..L-1, with u_{l0} the initial guess;
+ * presmoothed: level l0's pre-smoothing is already done (FMG's interp_smooth). */
+static hpmg_error vcycle_from(fd_solver s, int l0, int presmoothed) {
   const int L = s->nlev;
   for (int l = l0; l < L - 1; l++) {
-    HPMG_CALL(smooth(s, l, s->cfg.pre, 0));
+    if (!(presmoothed && l == l0)) HPMG_CALL(smooth(s, l, s->cfg.pre, 0));
     HPMG_CALL(restrict_residual(s, l));
     fd_level *cv = &s->lev[l + 1];
     TIMED(s, cv->ops, t_transfer, cv->ops->zero(cv->count, cv->u));
   }
   HPMG_CALL(coarse_solve(s));
   for (int l = L - 2; l >= l0; l--) HPMG_CALL(correct_and_smooth(s, l));
+  return HPMG_SUCCESS;
+}
+static hpmg_error vcycle(fd_solver s, int l0) { return vcycle_from(s, l0, 0); }
+
+/* FMG's cubic interpolation u_l = Pc u_{l+1} and the pre-smoothing of
+ * level l's V-cycle: in one call where the backend has interp_smooth (CUDA:
+ * the interpolation inside the first smoothing pass, timed as smoothing).
+ * Returns in *presmoothed whether the pre-smoothing is done. */
+static hpmg_error interp_and_smooth(fd_solver s, int l, int *presmoothed) {
+  fd_level *lv = &s->lev[l];
+  *presmoothed = 0;
+  if (!lv->ops->interp_smooth || s->cfg.pre == 0) return prolong_from(s, l, PROLONG_CUBIC);
+  const void *uc;
+  HPMG_CALL(coarse_u(s, l, &uc));
+  TIMED(s, lv->ops, t_smooth,
+        lv->ops->interp_smooth(s->cfg.dim, lv->n, uc, s->cfg.smoother, s->cfg.omega, s->cfg.pre, &lv->u, lv->f, &lv->r));
+  *presmoothed = 1;
   return HPMG_SUCCESS;
 }
 
@@ -426,8 +444,10 @@ static hpmg_error fmg(fd_solver s) {
   HPMG_CALL(s->lev[L - 1].ops->zero(s->lev[L - 1].count, s->lev[L - 1].u));
   HPMG_CALL(coarse_solve(s));
   for (int l = L - 2; l >= 0; l--) {
-    HPMG_CALL(prolong_from(s, l, s->cfg.fmg_interp == FD_FMG_CUBIC ? PROLONG_CUBIC : PROLONG_SET));
-    HPMG_CALL(vcycle(s, l));
+    int pre = 0;
+    if (s->cfg.fmg_interp == FD_FMG_CUBIC) HPMG_CALL(interp_and_smooth(s, l, &pre));
+    else HPMG_CALL(prolong_from(s, l, PROLONG_SET));
+    HPMG_CALL(vcycle_from(s, l, pre));
   }
   return HPMG_SUCCESS;
 }

@@ -65,6 +65,14 @@ typedef struct fd_ops {
    * (k_mcgs_march), which saves the prolongation's pass through u. */
   hpmg_error (*correct_smooth)(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
                                int backward, void **u, const void *f, void **tmp);
+  /* u = Pc uc, then `sweeps` forward sweeps of the smoother: FMG's
+   * interpolation to a new level and the pre-smoothing of its V-cycle
+   * (optional, NULL: the solver calls prolong_cubic, then smooth; bitwise
+   * the same result). The CUDA backend computes the interpolation inside its
+   * first 3D multicolor GS pass (k_mcgs_march), which then never reads u:
+   * the interpolation's pass and the smoothing pass's read of u are saved. */
+  hpmg_error (*interp_smooth)(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
+                              void **u, const void *f, void **tmp);
   /* whole-array BLAS-1 on count entries */
   hpmg_error (*dot)(int64_t count, const void *x, const void *y, double *out);
   hpmg_error (*axpby)(int64_t count, double a, const void *x, double b, void *y); /* y = a x + b y */
