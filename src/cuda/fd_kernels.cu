@@ -54,6 +54,14 @@ template <typename T> __device__ __forceinline__ T cub_fin(T s03, T s12) {
   return fma_rn((T)(9.0 / 16), s12, mul_rn((T)(-1.0 / 16), s03));
 }
 template <typename T> __device__ __forceinline__ T cub(T v0, T v1, T v2, T v3) { return cub_fin(add_rn(v0, v3), add_rn(v1, v2)); }
+/* a coarse index of the cubic interpolation after the odd reflection at the
+ * boundary (-c below 0, 2 nc - c above nc: the value there is minus the
+ * mirrored one); *flip toggles where it reflects */
+template <typename I> __device__ __forceinline__ I cubic_reflect(I c, I nc, bool *flip) {
+  if (c < 0) { *flip = !*flip; return -c; }
+  if (c > nc) { *flip = !*flip; return 2 * nc - c; }
+  return c;
+}
 
 /* interior point of this thread: i, j, k in 1..n-1 (k = 0 in 2D). In 3D the
  * grid (interior_grid) visits the box in slabs of gridDim.y blocks of rows,
@@ -387,8 +395,8 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
   constexpr int CW = TX / 2 + 3, CT = march_ct<TY>(), NT = 16 * TY;
   T *ct = us + 4 * PL;
   const int nc = ni / 2, lid = b * 32 + tx;
-  auto refl = [&](int c, bool &neg) {
-    if (c < 0) { c = -c; neg = !neg; } else if (c > nc) { c = 2 * nc - c; neg = !neg; }
+  auto refl = [&](int c, bool &neg) { /* clamped: tiles reach past the mirror only off the box */
+    c = cubic_reflect(c, nc, &neg);
     return c < 0 ? 0 : (c > nc ? nc : c);
   };
   int coff[2] = {0, 0};
@@ -682,10 +690,9 @@ template <typename T> __global__ void k_prolong(int dim, int64_t nf, const T *__
 __device__ __forceinline__ void cubic_taps(int64_t I, int64_t nc, int64_t stride, int64_t off[4], float sg[4]) {
 #pragma unroll
   for (int x = 0; x < 4; x++) {
-    int64_t c = I - 1 + x;
-    sg[x] = 1.0f;
-    if (c < 0) { c = -c; sg[x] = -1.0f; } else if (c > nc) { c = 2 * nc - c; sg[x] = -1.0f; }
-    off[x] = c * stride;
+    bool flip = false;
+    off[x] = cubic_reflect(I - 1 + x, nc, &flip) * stride;
+    sg[x] = flip ? -1.0f : 1.0f;
   }
 }
 /* dim as a template argument keeps the tap arrays in registers (no stack),
@@ -869,14 +876,15 @@ hpmg_error march_dir(int64_t n, int backward, const void *u, const void *f, void
 /* S = 1 or 2 sweeps per pass, in 32-row tiles (1024^3 on the H200: S = 1
  * in 16-row tiles took 10.5 ms against 8.8, docs/fd.md). What enters: u
  * (mode 0), u + P uc (1), Pc uc (2). */
+template <typename T, int S> hpmg_error march_mode(int64_t n, int backward, const void *u, const void *f, void *out, const void *uc,
+                                                   int mode) {
+  if (mode == 2) return march_dir<T, S, 32, 2>(n, backward, u, f, out, uc);
+  if (mode == 1) return march_dir<T, S, 32, 1>(n, backward, u, f, out, uc);
+  return march_dir<T, S, 32, 0>(n, backward, u, f, out, nullptr);
+}
 template <typename T> hpmg_error march(int64_t n, int S, int backward, const void *u, const void *f, void *out, const void *uc,
                                        int mode) {
-  if (S == 2) {
-    if (mode == 2) return march_dir<T, 2, 32, 2>(n, backward, u, f, out, uc);
-    return mode == 1 ? march_dir<T, 2, 32, 1>(n, backward, u, f, out, uc) : march_dir<T, 2, 32, 0>(n, backward, u, f, out, nullptr);
-  }
-  if (mode == 2) return march_dir<T, 1, 32, 2>(n, backward, u, f, out, uc);
-  return mode == 1 ? march_dir<T, 1, 32, 1>(n, backward, u, f, out, uc) : march_dir<T, 1, 32, 0>(n, backward, u, f, out, nullptr);
+  return S == 2 ? march_mode<T, 2>(n, backward, u, f, out, uc, mode) : march_mode<T, 1>(n, backward, u, f, out, uc, mode);
 }
 
 /* the z-marching pass: 3D, n from g_march_min on, below 46000 (32-bit
@@ -981,23 +989,27 @@ template <typename T> struct Ops {
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
+  /* correct_smooth and interp_smooth: where the first sweeps run as a
+   * z-marching pass, what enters it (mode 1: u + P uc, 2: Pc uc) is computed
+   * inside that pass of min(2, sweeps) sweeps, and the rest follow */
+  static bool fusable(int dim, int64_t n, fd_smoother_kind kind, int sweeps, void **tmp) {
+    return sweeps >= 1 && kind == FD_SMOOTH_MCGS && march_ok(dim, n, tmp);
+  }
+  static hpmg_error fused_smooth(int dim, int64_t n, int mode, const void *uc, double omega, int sweeps, int backward,
+                                 void **u, const void *f, void **tmp) {
+    const int S = sweeps >= 2 ? 2 : 1;
+    HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, uc, mode));
+    return smooth(dim, n, FD_SMOOTH_MCGS, omega, sweeps - S, backward, u, f, tmp);
+  }
   static hpmg_error correct_smooth(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
                                    int backward, void **u, const void *f, void **tmp) {
-    if (sweeps >= 1 && kind == FD_SMOOTH_MCGS && march_ok(dim, n, tmp)) {
-      const int S = sweeps >= 2 ? 2 : 1;
-      HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, uc, 1));
-      return smooth(dim, n, kind, omega, sweeps - S, backward, u, f, tmp);
-    }
+    if (fusable(dim, n, kind, sweeps, tmp)) return fused_smooth(dim, n, 1, uc, omega, sweeps, backward, u, f, tmp);
     HPMG_CALL(prolong(dim, n, uc, *u, 1));
     return smooth(dim, n, kind, omega, sweeps, backward, u, f, tmp);
   }
   static hpmg_error interp_smooth(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
                                   void **u, const void *f, void **tmp) {
-    if (sweeps >= 1 && kind == FD_SMOOTH_MCGS && march_ok(dim, n, tmp)) {
-      const int S = sweeps >= 2 ? 2 : 1;
-      HPMG_CALL(march_pass<T>(n, S, 0, u, f, tmp, uc, 2));
-      return smooth(dim, n, kind, omega, sweeps - S, 0, u, f, tmp);
-    }
+    if (fusable(dim, n, kind, sweeps, tmp)) return fused_smooth(dim, n, 2, uc, omega, sweeps, 0, u, f, tmp);
     HPMG_CALL(prolong_cubic(dim, n, uc, *u));
     return smooth(dim, n, kind, omega, sweeps, 0, u, f, tmp);
   }
