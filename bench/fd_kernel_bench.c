@@ -60,6 +60,7 @@ int main(int argc, char **argv) {
   TIME("dot", 2, o->dot(N, u, f, &nrm));
   TIME("restrict", 1 + c, o->restrict_rhs(dim, n, r, fc));
   if (o->residual_restrict) TIME("residual_restrict", 2 + c, o->residual_restrict(dim, n, u, f, fc));
+  if (o->restrict_update) TIME("restrict_update", 1 + 2 * c, o->restrict_update(dim, n, u, fc));
   TIME("prolong_add", 2 + c, o->prolong(dim, n, uc, u, 1));
   TIME("prolong_set", 1 + c, o->prolong(dim, n, uc, u, 0));
   TIME("prolong_cubic", 1 + c, o->prolong_cubic(dim, n, uc, u));

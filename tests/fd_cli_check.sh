@@ -23,6 +23,8 @@ expect 2 --refine 16
 expect 2 --dim 3 --refine 11
 expect 2 --smoother sor
 expect 2 --jacobi-omega 2.5
+expect 2 --sor 2
+expect 2 --sor 0
 expect 2 --solver gmres
 expect 2 --pre -1
 expect 2 --pre 1 --post 0 --pre 0
@@ -54,13 +56,18 @@ fi
 grep -q "warning: in float precision" /tmp/fd_cli_err.$$ || { echo "FAIL: no float FMG warning at n = 256"; fail=1; }
 "$HPMG" solve --disc fd --dim 2 --refine 8 --solver fmg >/dev/null 2>/tmp/fd_cli_err.$$
 [ -s /tmp/fd_cli_err.$$ ] && { echo "FAIL: double FMG printed on stderr:"; cat /tmp/fd_cli_err.$$; fail=1; }
-# FMG defaults: cubic interpolation, V(2,2) in 3D (docs/fd.md)
+# FMG defaults in 3D: cubic interpolation, V(2,1), SOR 1.3; the paper's linear
+# interpolation keeps V(2,2) and plain GS (docs/fd.md)
 "$HPMG" solve --disc fd --dim 3 --refine 5 --solver fmg --json >/tmp/fd_cli_out.$$ 2>&1
-if ! grep -q '"pre":2,"post":2,"fmg_interp":"cubic"' /tmp/fd_cli_out.$$; then
-  echo "FAIL: 3D FMG defaults are not V(2,2) with cubic interpolation:"; cat /tmp/fd_cli_out.$$; fail=1
+if ! grep -q '"sor":1.3,"pre":2,"post":1,"fmg_interp":"cubic"' /tmp/fd_cli_out.$$; then
+  echo "FAIL: 3D FMG defaults are not V(2,1) with SOR 1.3 and cubic interpolation:"; cat /tmp/fd_cli_out.$$; fail=1
+fi
+"$HPMG" solve --disc fd --dim 3 --refine 5 --solver fmg --fmg-interp linear --json >/tmp/fd_cli_out.$$ 2>&1
+if ! grep -q '"sor":1,"pre":2,"post":2,"fmg_interp":"linear"' /tmp/fd_cli_out.$$; then
+  echo "FAIL: 3D FMG with linear interpolation does not default to V(2,2), plain GS:"; cat /tmp/fd_cli_out.$$; fail=1
 fi
 "$HPMG" solve --disc fd --help >/tmp/fd_cli_out.$$ 2>&1 || { echo "FAIL: --help exit code"; fail=1; }
-for o in --disc --dim --refine --smoother --jacobi-omega --solver --pre --post --fmg-interp --tol --maxit --threads \
+for o in --disc --dim --refine --smoother --jacobi-omega --sor --solver --pre --post --fmg-interp --tol --maxit --threads \
          --precision --device --split --json --help; do
   grep -q -- "$o" /tmp/fd_cli_out.$$ || { echo "FAIL: --help does not list $o"; fail=1; }
 done

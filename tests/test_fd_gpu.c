@@ -77,20 +77,24 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   c->dot(N, u, f, &n1);
   OK(g->dot(N, du.d, df.d, &n2));
   CHECK(fabs(n1 - n2) <= 1e-5 * fabs(n1) + 1e-12, "%dD dot", dim);
-  /* smoothers, both directions: GS equal to rounding (same update formula) */
+  /* smoothers, both directions: GS equal to rounding (same update formula);
+   * the weight: Jacobi 0.8, GS plain (1) and SOR (1.3, 0.8) */
   fd_smoother_kind kinds[3] = {FD_SMOOTH_JACOBI, FD_SMOOTH_RBGS, FD_SMOOTH_MCGS};
   const char *kn[3] = {"jacobi", "rbgs", "mcgs"};
+  const double oms[3] = {1.0, 1.3, 0.8};
   for (int k = 0; k < 3; k++)
-    for (int bw = 0; bw < 2; bw++) {
-      void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
-      memcpy(hu, u, B);
-      buf gu = mk(g, u, B), gt = mk(g, ht, B);
-      c->smooth(dim, n, kinds[k], 0.8, 2, bw, &hu, f, &ht);
-      OK(g->smooth(dim, n, kinds[k], 0.8, 2, bw, &gu.d, df.d, &gt.d));
-      const double d = maxdiff(back(&gu), hu, p, N);
-      CHECK(d <= tol * 8, "%dD %s %s %s differs by %.2e", dim, p ? "float" : "double", kn[k], bw ? "backward" : "forward", d);
-      rm(&gu); rm(&gt); free(hu); free(ht);
-    }
+    for (int bw = 0; bw < 2; bw++)
+      for (int o = k ? 0 : 2; o < 3; o++) {
+        void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
+        memcpy(hu, u, B);
+        buf gu = mk(g, u, B), gt = mk(g, ht, B);
+        c->smooth(dim, n, kinds[k], oms[o], 2, bw, &hu, f, &ht);
+        OK(g->smooth(dim, n, kinds[k], oms[o], 2, bw, &gu.d, df.d, &gt.d));
+        const double d = maxdiff(back(&gu), hu, p, N);
+        CHECK(d <= tol * 8, "%dD %s %s %s weight %g differs by %.2e", dim, p ? "float" : "double", kn[k], bw ? "backward" : "forward",
+              oms[o], d);
+        rm(&gu); rm(&gt); free(hu); free(ht);
+      }
   /* 3D multicolor GS: the z-marching kernel (S = 2 or 1 sweeps per pass, out
    * of place, tiles with a recomputed ring) is bitwise the row kernel (strict
    * color order), for 1, 2 and 3 sweeps both ways, on grids of 1 to 3 x 3
@@ -102,21 +106,22 @@ static void kernels(int dim, int64_t n, fd_prec p) {
       for (int bw = 0; bw < 2; bw++)
         for (int zc = 0; zc < 3; zc++) {
           void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
+          const double om = (sw + bw + zc) & 1 ? 1.3 : 1.0; /* plain GS and SOR */
           memcpy(hu, u, B);
-          c->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &hu, f, &ht);
+          c->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &hu, f, &ht);
           buf gr = mk(g, u, B), gq = mk(g, ht, B), gm = mk(g, u, B), gn = mk(g, ht, B);
           const int64_t old = fd_cuda_set_gs_march_min(INT64_MAX);
-          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &gr.d, df.d, &gq.d));
+          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &gr.d, df.d, &gq.d));
           fd_cuda_set_gs_march_min(0);
           const int64_t oldz = fd_cuda_set_gs_march_zchunk(zchunks[zc]);
-          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &gm.d, df.d, &gn.d));
+          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &gm.d, df.d, &gn.d));
           fd_cuda_set_gs_march_zchunk(oldz);
           fd_cuda_set_gs_march_min(old);
           const double dr = maxdiff(back(&gr), hu, p, N), dm = maxdiff(back(&gm), hu, p, N);
-          CHECK(dr <= tol * 8 && dm <= tol * 8, "3D %s mcgs %d sweeps %s: rows %.2e, march %.2e from the CPU",
-                p ? "float" : "double", sw, bw ? "backward" : "forward", dr, dm);
-          CHECK(!memcmp(gr.h, gm.h, B), "3D n=%lld %s mcgs %d sweeps %s z-chunk %lld: march kernel not bitwise the row kernel (%.2e)",
-                (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", (long long)zchunks[zc],
+          CHECK(dr <= tol * 8 && dm <= tol * 8, "3D %s mcgs %d sweeps %s SOR %g: rows %.2e, march %.2e from the CPU",
+                p ? "float" : "double", sw, bw ? "backward" : "forward", om, dr, dm);
+          CHECK(!memcmp(gr.h, gm.h, B), "3D n=%lld %s mcgs %d sweeps %s SOR %g z-chunk %lld: march kernel not bitwise the row kernel (%.2e)",
+                (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", om, (long long)zchunks[zc],
                 maxdiff(gr.h, gm.h, p, N));
           rm(&gr); rm(&gq); rm(&gm); rm(&gn); free(hu); free(ht);
         }
@@ -130,22 +135,23 @@ static void kernels(int dim, int64_t n, fd_prec p) {
       for (int bw = 0; bw < 2; bw++)
         for (int mm = 0; mm < 3; mm++) { /* march off; on; on with 5-plane z-chunks */
           void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
+          const double om = (sw + bw + mm) & 1 ? 1.3 : 1.0;
           memcpy(hu, u, B);
           c->prolong(dim, n, uc, hu, 1);
-          c->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &hu, f, &ht);
+          c->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &hu, f, &ht);
           buf ga = mk(g, u, B), gb = mk(g, ht, B), gc = mk(g, u, B), gd = mk(g, ht, B);
           const int64_t old = fd_cuda_set_gs_march_min(mm ? 0 : INT64_MAX);
           OK(g->prolong(dim, n, dc.d, ga.d, 1));
-          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, bw, &ga.d, df.d, &gb.d));
+          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &ga.d, df.d, &gb.d));
           const int64_t oldz = fd_cuda_set_gs_march_zchunk(mm == 2 ? 5 : 0);
-          OK(g->correct_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, 1, sw, bw, &gc.d, df.d, &gd.d));
+          OK(g->correct_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, om, sw, bw, &gc.d, df.d, &gd.d));
           fd_cuda_set_gs_march_zchunk(oldz);
           fd_cuda_set_gs_march_min(old);
           const double da = maxdiff(back(&ga), hu, p, N), dd = maxdiff(back(&gc), hu, p, N);
           CHECK(da <= tol * 8 && dd <= tol * 8, "%dD %s correct_smooth %d sweeps %s: unfused %.2e, fused %.2e from the CPU",
                 dim, p ? "float" : "double", sw, bw ? "backward" : "forward", da, dd);
-          CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s correct_smooth %d sweeps %s (march %s): not bitwise prolong + smooth (%.2e)",
-                dim, (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", mm == 2 ? "on, 5-plane z-chunks" : mm ? "on" : "off",
+          CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s correct_smooth %d sweeps %s SOR %g (march %s): not bitwise prolong + smooth (%.2e)",
+                dim, (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", om, mm == 2 ? "on, 5-plane z-chunks" : mm ? "on" : "off",
                 maxdiff(ga.h, gc.h, p, N));
           rm(&ga); rm(&gb); rm(&gc); rm(&gd); free(hu); free(ht);
         }
@@ -161,22 +167,23 @@ static void kernels(int dim, int64_t n, fd_prec p) {
       for (int mm = 0; mm < 4; mm++) {
         const int64_t zc = mm == 2 ? 5 : mm == 3 ? 8 : 0;
         void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
+        const double om = (sw + mm) & 1 ? 1.3 : 1.0;
         memcpy(hu, u, B);
         c->prolong_cubic(dim, n, uc, hu);
-        c->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, 0, &hu, f, &ht);
+        c->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, 0, &hu, f, &ht);
         buf ga = mk(g, u, B), gb = mk(g, ht, B), gc = mk(g, f, B), gd = mk(g, ht, B);
         const int64_t old = fd_cuda_set_gs_march_min(mm ? 0 : INT64_MAX);
         OK(g->prolong_cubic(dim, n, dc.d, ga.d));
-        OK(g->smooth(dim, n, FD_SMOOTH_MCGS, 1, sw, 0, &ga.d, df.d, &gb.d));
+        OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, 0, &ga.d, df.d, &gb.d));
         const int64_t oldz = fd_cuda_set_gs_march_zchunk(zc);
-        OK(g->interp_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, 1, sw, &gc.d, df.d, &gd.d));
+        OK(g->interp_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, om, sw, &gc.d, df.d, &gd.d));
         fd_cuda_set_gs_march_zchunk(oldz);
         fd_cuda_set_gs_march_min(old);
         const double da = maxdiff(back(&ga), hu, p, N), dd = maxdiff(back(&gc), hu, p, N);
         CHECK(da <= tol * 8 && dd <= tol * 8, "%dD %s interp_smooth %d sweeps: unfused %.2e, fused %.2e from the CPU",
               dim, p ? "float" : "double", sw, da, dd);
-        CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s interp_smooth %d sweeps (march %s, z-chunk %lld): not bitwise prolong_cubic + smooth (%.2e)",
-              dim, (long long)n, p ? "float" : "double", sw, mm ? "on" : "off", (long long)zc, maxdiff(ga.h, gc.h, p, N));
+        CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s interp_smooth %d sweeps SOR %g (march %s, z-chunk %lld): not bitwise prolong_cubic + smooth (%.2e)",
+              dim, (long long)n, p ? "float" : "double", sw, om, mm ? "on" : "off", (long long)zc, maxdiff(ga.h, gc.h, p, N));
         rm(&ga); rm(&gb); rm(&gc); rm(&gd); free(hu); free(ht);
       }
   /* transfers */
@@ -190,6 +197,12 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   if (g->residual_restrict) OK(g->residual_restrict(dim, n, du.d, df.d, dfc.d));
   else { OK(g->residual(dim, n, du.d, df.d, dr.d)); OK(g->restrict_rhs(dim, n, dr.d, dfc.d)); }
   CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD residual + restriction (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
+  /* ... and so does FMG's update of 4 R f by -4 R A u (f not read) */
+  if (g->restrict_update) {
+    OK(g->restrict_rhs(dim, n, df.d, dfc.d));
+    OK(g->restrict_update(dim, n, du.d, dfc.d));
+    CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD restrict_update (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
+  }
   memcpy(hr, u, B);
   OK(g->copy(N, du.d, dr.d));
   c->prolong(dim, n, uc, hr, 1);

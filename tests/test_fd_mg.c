@@ -152,8 +152,11 @@ static void fmg_cubic(int Lmin, int Lmax) {
       fd_config r = base(dim, L);
       r.solver = FD_SOLVER_FMG;
       fd_config_resolve(&r);
-      const double bound = dim == 2 ? 1.5 : 2.5;
-      const int ok = alg[0] <= bound * disc && alg[1] >= 3 * alg[0];
+      /* 3D: FMG(2,1) with SOR 1.3 (the default) measures 1.20-1.31; plain GS
+       * FMG(2,2), the default before, 1.9. Linear interpolation at the same
+       * sweeps: 2.8-2.9x worse in 3D, 5.9-6.3x in 2D */
+      const double bound = 1.5;
+      const int ok = alg[0] <= bound * disc && alg[1] >= 2.5 * alg[0];
       printf("%dD L=%2d FMG(%d,%d): |x-x_fft| / |x_fft-u| = %.2f cubic (bound %.1f), %.2f linear; "
              "|x-u| / |x_fft-u| = %.2f cubic, %.2f linear%s\n", dim, L, r.pre, r.post, alg[0] / disc, bound,
              alg[1] / disc, tot[0] / disc, tot[1] / disc, ok ? "" : "  FAIL");

@@ -26,10 +26,12 @@ static void usage(FILE *f) {
           "  --smoother S            jacobi | rbgs (red-black GS) | mcgs (4 colors 2D, 8 colors 3D,\n"
           "                          post-smoothing in reverse color order) [mcgs]\n"
           "  --jacobi-omega W        Jacobi damping, 0 < W < 2 [0.8]\n"
+          "  --sor W                 over-relaxation of the GS smoothers (rbgs, mcgs), 0 < W < 2;\n"
+          "                          1 is plain GS [1; fmg in 3D with cubic interpolation and mcgs: 1.3]\n"
           "  --solver S              vcycle | fmg (one full-multigrid pass) | cg (PCG, one V-cycle\n"
           "                          as preconditioner) | fft (sine-transform direct solver) [vcycle]\n"
           "  --pre N, --post N       smoothing sweeps before/after the coarse correction, 0..100\n"
-          "                          [1, 1; fmg in 3D: 2, 2]\n"
+          "                          [1, 1; fmg in 3D: 2, 2, with cubic interpolation and mcgs 2, 1]\n"
           "  --fmg-interp I          FMG's interpolation to each new level: cubic (fourth order) |\n"
           "                          linear (the cycle's prolongation, as in paper 002) [cubic]\n"
           "  --tol T                 relative residual reduction, 0 < T < 1 [1e-6]\n"
@@ -91,7 +93,7 @@ static const char *fmg_interp_names[] = {"linear", "cubic"}; /* fd_fmg_interp */
 
 int hpmg_cli_fd(int argc, char **argv) {
   enum { O_DISC = 256, O_DIM, O_REFINE, O_SMOOTHER, O_OMEGA, O_SOLVER, O_PRE, O_POST, O_TOL, O_MAXIT,
-         O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET, O_FMGI };
+         O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET, O_FMGI, O_SOR };
   static const struct option opts[] = {
       {"disc", required_argument, 0, O_DISC},        {"dim", required_argument, 0, O_DIM},
       {"refine", required_argument, 0, O_REFINE},    {"smoother", required_argument, 0, O_SMOOTHER},
@@ -104,6 +106,7 @@ int hpmg_cli_fd(int argc, char **argv) {
       {"quiet", no_argument, 0, O_QUIET},
       {"repeat", required_argument, 0, O_REPEAT},    {"fft-measure", no_argument, 0, O_MEASURE},
       {"profile", no_argument, 0, O_PROFILE},        {"fmg-interp", required_argument, 0, O_FMGI},
+      {"sor", required_argument, 0, O_SOR},
       {0, 0, 0, 0}};
   fd_config c;
   fd_config_default(&c);
@@ -135,6 +138,9 @@ int hpmg_cli_fd(int argc, char **argv) {
       break;
     case O_OMEGA:
       if (!parse_double(a, 0, 2, &c.omega)) return bad("--jacobi-omega", a, "a number in (0,2)");
+      break;
+    case O_SOR:
+      if (!parse_double(a, 0, 2, &c.sor)) return bad("--sor", a, "a number in (0,2)");
       break;
     case O_SOLVER:
       for (i = 0; i < 4 && strcmp(a, solver_names[i]); i++) {}
@@ -249,6 +255,7 @@ int hpmg_cli_fd(int argc, char **argv) {
     if (c.solver != FD_SOLVER_FFT) {
       printf(" (%s", smoother_names[c.smoother]);
       if (c.smoother == FD_SMOOTH_JACOBI) printf(" omega %g", c.omega);
+      else if (c.sor != 1) printf(" SOR %g", c.sor);
       printf(", V(%d,%d)", c.pre, c.post);
       if (c.solver == FD_SOLVER_FMG) printf(", %s FMG interpolation", fmg_interp_names[c.fmg_interp]);
       printf(")");
@@ -282,7 +289,7 @@ int hpmg_cli_fd(int argc, char **argv) {
   const double tbest = isfinite(tmin) ? tmin : st.t_solve;
   if (json) {
     printf("{\"disc\":\"fd\",\"dim\":%d,\"refine\":%d,\"n\":%lld,\"unknowns\":%lld,\"points\":%lld,"
-           "\"solver\":\"%s\",\"smoother\":\"%s\",\"omega\":%g,\"pre\":%d,\"post\":%d,\"fmg_interp\":\"%s\",\"tol\":%g,\"maxit\":%d,"
+           "\"solver\":\"%s\",\"smoother\":\"%s\",\"omega\":%g,\"sor\":%g,\"pre\":%d,\"post\":%d,\"fmg_interp\":\"%s\",\"tol\":%g,\"maxit\":%d,"
            "\"threads\":%d,\"precision\":\"%s\",\"device\":\"%s\",\"split\":%d,\"levels\":%d,"
            "\"iterations\":%d,\"converged\":%s,\"res0\":%.6e,\"res\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
            "\"err_l2h\":%.6e,\"err_rms\":%.6e,\"err_max\":%.6e,\"t_setup\":%.6e,\"t_plan\":%.6e,"
@@ -292,7 +299,7 @@ int hpmg_cli_fd(int argc, char **argv) {
            "\"split_costs\":{\"measured\":%d,\"gpu_launch_s\":%.3e,\"gpu_bw\":%.4e,\"cpu_bw\":%.4e,"
            "\"cpu_barrier_s\":%.3e,\"link_latency_s\":%.3e,\"link_bw\":%.4e},\"history\":[",
            c.dim, c.refine, (long long)n, (long long)st.unknowns, (long long)total, solver_names[c.solver],
-           smoother_names[c.smoother], c.omega, c.pre, c.post, fmg_interp_names[c.fmg_interp], c.tol, c.maxit, nthreads,
+           smoother_names[c.smoother], c.omega, c.sor, c.pre, c.post, fmg_interp_names[c.fmg_interp], c.tol, c.maxit, nthreads,
            c.prec == FD_DOUBLE ? "double" : "float", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", st.split,
            st.levels, st.iterations, st.converged ? "true" : "false", st.res0, st.res, relres, st.rate,
            isnan(l2h) ? -1 : l2h, isnan(rms) ? -1 : rms, isnan(mx) ? -1 : mx, st.t_setup, st.t_plan, tbest,

@@ -31,9 +31,11 @@ template <typename T> __device__ __forceinline__ T lap(const T *__restrict__ u, 
 template <typename T> __device__ __forceinline__ T gs_fz(T f, T zm, T zp, int dim) { return dim == 3 ? (f + zm) + zp : f; }
 template <typename T> __device__ __forceinline__ T gs_fin(T fz, T ym, T yp, T xs) { return (fz + (ym + yp)) + xs; }
 template <typename T> __device__ __forceinline__ T gs_sum(T fz, T ym, T yp, T xm, T xp) { return gs_fin(fz, ym, yp, xm + xp); }
+template <typename T> __device__ __forceinline__ T gs_keep(T kw, T old, T fz);
+/* the GS sum at point c, with the SOR term kw u[c] (gs_keep) */
 template <typename T> __device__ __forceinline__ T nbsum(const T *__restrict__ u, const T *__restrict__ f, int64_t c,
-                                                       int64_t s1, int64_t s2, int dim) {
-  const T fz = dim == 3 ? gs_fz(f[c], u[c - s2], u[c + s2], 3) : f[c];
+                                                       int64_t s1, int64_t s2, int dim, T kw) {
+  const T fz = gs_keep(kw, u[c], dim == 3 ? gs_fz(f[c], u[c - s2], u[c + s2], 3) : f[c]);
   return gs_sum(fz, u[c - s1], u[c + s1], u[c - 1], u[c + 1]);
 }
 
@@ -50,6 +52,15 @@ __device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fm
 /* the cubic midpoint (-v0 + 9 v1 + 9 v2 - v3) / 16 in one fixed sequence of
  * roundings: k_prolong_cubic and the interpolation fused into k_mcgs_march
  * (M = 2) agree bitwise */
+/* Gauss-Seidel with over-relaxation weight omega: (1 - omega) u + omega / 2d
+ * * sum = w (sum + kw u), w = omega / 2d, kw = (1 - omega) / w. Every GS
+ * kernel adds kw u to the first part of the sum (gs_fz's, known before a
+ * point's x- and y-neighbours of its sweep), fma(kw, u, fz), and multiplies
+ * by w last, as plain GS does: no operation is added to the chain after the
+ * neighbours arrive. At omega = 1, kw = 0 and the update is bitwise plain GS
+ * (fma(0, u, fz) = fz). (w sum + (1 - omega) u as the last operation made the
+ * 3D passes 7-13% slower than plain GS.) */
+template <typename T> __device__ __forceinline__ T gs_keep(T kw, T old, T fz) { return fma_rn(kw, old, fz); }
 template <typename T> __device__ __forceinline__ T cub_fin(T s03, T s12) {
   return fma_rn((T)(9.0 / 16), s12, mul_rn((T)(-1.0 / 16), s03));
 }
@@ -170,7 +181,7 @@ template <typename T> __global__ void k_axpby(int64_t N, T a, const T *__restric
  * the strict color order requires. Session 4's stride-2 version (one thread
  * per point of one color) took 13.0 / 13.9 ms per sweep at 1024^3 against
  * 10.6 ms for this one (docs/fd.md). */
-template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, int ck, int backward,
+template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, int ck, int backward, T kw, T w,
                                                    T *__restrict__ u, const T *__restrict__ f) {
   extern __shared__ __align__(16) unsigned char fd_smem[];
   T *s_old = (T *)fd_smem + 1, *s_new = s_old + blockDim.x + 2; /* [-1 .. W] each */
@@ -178,7 +189,6 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
   const int64_t k = dim == 3 ? (ck ? 1 : 2) + 2 * (int64_t)blockIdx.y : 0;
   if (j >= n || (dim == 3 && k >= n)) return; /* uniform across the block */
   const int64_t s1 = n + 1, s2 = s1 * s1, base = k * s2 + j * s1;
-  const T w = dim == 2 ? (T)0.25 : (T)(1.0 / 6.0);
   const int W = blockDim.x, t = threadIdx.x;
   const int64_t C = (n - 1 + W - 1) / W;
   const int pa = backward ? 1 : 0; /* parity of i of the first color */
@@ -195,7 +205,7 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
       if (dim == 3) { n3 = u[q - s2]; n4 = u[q + s2]; }
     }
     /* the sum in nbsum's order (gs_sum) */
-#define FD_ROWSUM(l, r) gs_sum(gs_fz(fv, n3, n4, dim), n1, n2, (l), (r))
+#define FD_ROWSUM(l, r) gs_sum(gs_keep(kw, uo, gs_fz(fv, n3, n4, dim)), n1, n2, (l), (r))
     s_old[t] = uo;
     if (t == 0) s_old[-1] = u[base + x0 - 1];
     if (t == W - 1) s_old[W] = x0 + W <= n ? u[base + x0 + W] : (T)0;
@@ -253,7 +263,7 @@ template <typename T, int S, int TY, int M> constexpr size_t march_smem() {
  * uin is not read). */
 template <typename T, int S, int TY, int M, int P>
 __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
-    k_mcgs_march(int64_t n, int cz, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout,
+    k_mcgs_march(int64_t n, int cz, T kw, T w, const T *__restrict__ uin, const T *__restrict__ f, T *__restrict__ uout,
                  const T *__restrict__ uc) {
   constexpr bool COR = M == 1, CUB = M == 2;
   static_assert(!CUB || P == 0, "the interpolation enters forward passes only");
@@ -308,7 +318,6 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
    * as the boundary's zeros); the f ring too, for tidiness (read only at
    * interior points) */
   for (int q = b * 32 + tx; q < (NP + 4) * PL; q += 16 * TY) fr[q] = (T)0;
-  const T w = (T)(1.0 / 6.0);
   /* the copies for step k, asynchronous (cp.async): u of planes k + 1, k
    * into stage st, f of planes k, k - 1 into the f ring slots fs0, fs1.
    * Planes above the box (q > n) are not copied: they are never read by an
@@ -570,7 +579,8 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
 #pragma unroll
         for (int r = 0; r < 2; r++) {
 #pragma unroll
-          for (int pt = 0; pt < 2; pt++) fz[r][pt] = gs_fz(fq[e(r, pt)], FD_W(m + 1)[2 * r + pt], FD_W(m - 1)[2 * r + pt], 3);
+          for (int pt = 0; pt < 2; pt++)
+            fz[r][pt] = gs_keep(kw, FD_W(m)[2 * r + pt], gs_fz(fq[e(r, pt)], FD_W(m + 1)[2 * r + pt], FD_W(m - 1)[2 * r + pt], 3));
           const T v0 = FD_W(m)[2 * r], v1 = FD_W(m)[2 * r + 1];
           xf[r] = P == 0 ? v0 + __shfl_down_sync(FULL, v0, 1) : __shfl_up_sync(FULL, v1, 1) + v1;
         }
@@ -636,33 +646,80 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
 }
 
 /* one color of red-black GS: (i + j + k) % 2 == color */
-template <typename T> __global__ void k_redblack(int dim, int64_t n, int color, T *__restrict__ u, const T *__restrict__ f) {
+template <typename T> __global__ void k_redblack(int dim, int64_t n, int color, T kw, T w, T *__restrict__ u, const T *__restrict__ f) {
   const int64_t j = 1 + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
   const int64_t k = dim == 3 ? 1 + (int64_t)blockIdx.z : 0;
   const int64_t i = 1 + ((j + k + 1 + color) & 1) + 2 * (blockIdx.x * (int64_t)blockDim.x + threadIdx.x);
   if (i >= n || j >= n) return;
   const int64_t s1 = n + 1, s2 = s1 * s1, c = k * s2 + j * s1 + i;
-  u[c] = (dim == 2 ? (T)0.25 : (T)(1.0 / 6.0)) * nbsum(u, f, c, s1, s2, dim);
+  u[c] = w * nbsum(u, f, c, s1, s2, dim, kw);
 }
 
-/* fc = 4 R rf (RES = false, a = rf), or fc = 4 R (f - A u) without storing
- * the residual (RES = true, a = f: each fine residual computed where it is
- * needed; the fine points 2I + {-1,0,1}^d of an interior coarse point are
- * interior, so no boundary test). One thread per coarse interior point. */
-template <typename T, bool RES>
+/* fc = 4 R rf (M = 0, a = rf), fc = 4 R (f - A u) without storing the
+ * residual (M = 1, a = f: each fine residual computed where it is needed;
+ * the fine points 2I + {-1,0,1}^d of an interior coarse point are interior,
+ * so no boundary test), or fc += 4 R (-A u) (M = 2, a unread: fc holds 4 R f,
+ * restrict_update). One thread per coarse interior point. In 3D, M = 1, 2
+ * go to k_resrestrict3. */
+template <typename T, int M>
 __global__ void k_restrict(int dim, int64_t nf, const T *__restrict__ a, const T *__restrict__ u, T *__restrict__ fc) {
   const int64_t nc = nf / 2;
   int64_t I, J, K;
   if (!point(nc, dim, &I, &J, &K)) return;
   const int64_t f1 = nf + 1, f2 = f1 * f1, c1 = nc + 1, c2 = c1 * c1;
   const int64_t c = 2 * I + 2 * J * f1 + 2 * K * f2;
-  auto v = [&](int64_t o) -> T { return RES ? a[c + o] - lap(u, c + o, f1, f2, dim) : a[c + o]; };
+  auto v = [&](int64_t o) -> T {
+    return M == 0 ? a[c + o] : M == 1 ? a[c + o] - lap(u, c + o, f1, f2, dim) : -lap(u, c + o, f1, f2, dim);
+  };
+  const int64_t co = dim == 2 ? I + J * c1 : I + J * c1 + K * c2;
+  T r;
   if (dim == 2) {
-    fc[I + J * c1] = v(0) + (T)0.5 * (v(-1) + v(1) + v(-f1) + v(f1) + v(-1 - f1) + v(1 + f1));
+    r = v(0) + (T)0.5 * (v(-1) + v(1) + v(-f1) + v(f1) + v(-1 - f1) + v(1 + f1));
   } else {
     const T s = v(-1) + v(1) + v(-f1) + v(f1) + v(-f2) + v(f2) + v(-1 - f1) + v(1 + f1) + v(-1 - f2) + v(1 + f2) +
                 v(-f1 - f2) + v(f1 + f2) + v(-1 - f1 - f2) + v(1 + f1 + f2);
-    fc[I + J * c1 + K * c2] = (T)0.5 * v(0) + (T)0.25 * s;
+    r = (T)0.5 * v(0) + (T)0.25 * s;
+  }
+  fc[co] = M == 2 ? fc[co] + r : r;
+}
+
+/* 3D residual + restriction with R A as one stencil on u: 4 R (f - A u) =
+ * 0.5 f(0) + 0.25 (f over R's 14 other points - Q), Q = 4 R A u = sum of
+ * a_p u(2I + p) over 51 points p with integer weights a_p (-1 at 30, 3 at 8,
+ * 2 at 6, -2 at 6, 6 at p = 0; they sum to 0). k_restrict<T, 1> computes
+ * the 15 fine residuals of R's points from 7 loads each: 120 stride-2 loads
+ * per coarse point, and at 1024^3 the kernel was bound by L1 wavefronts
+ * (4 per stride-2 warp load: 7.4 ms, 58% of the copy rate); this takes 66
+ * (k_restrict<T, 1> stays for 2D).
+ * UPD: fc holds 4 R f already (FMG's first V-cycle on a level: its coarse
+ * right-hand side is still the restriction of f), fc -= 0.25 Q, f unread. */
+template <typename T, bool UPD>
+__global__ void k_resrestrict3(int64_t nf, const T *__restrict__ f, const T *__restrict__ u, T *__restrict__ fc) {
+  const int64_t nc = nf / 2;
+  int64_t I, J, K;
+  if (!point(nc, 3, &I, &J, &K)) return;
+  const int64_t f1 = nf + 1, f2 = f1 * f1, c = 2 * I + 2 * J * f1 + 2 * K * f2, co = I + J * (nc + 1) + K * (nc + 1) * (nc + 1);
+#define FD_U(x, y, z) u[c + (x) + (y) * f1 + (z) * f2]
+  const T m1 = ((FD_U(-1, -1, -2) + FD_U(0, -1, -2)) + (FD_U(-1, 0, -2) + FD_U(0, 0, -2))) +
+               ((FD_U(-1, -2, -1) + FD_U(0, -2, -1)) + (FD_U(-2, -1, -1) + FD_U(1, -1, -1))) +
+               ((FD_U(-2, 0, -1) + FD_U(-1, 1, -1)) + (FD_U(1, 1, -1) + FD_U(-1, -2, 0))) +
+               ((FD_U(0, -2, 0) + FD_U(-2, -1, 0)) + (FD_U(-2, 0, 0) + FD_U(2, 0, 0))) +
+               ((FD_U(2, 1, 0) + FD_U(0, 2, 0)) + (FD_U(1, 2, 0) + FD_U(-1, -1, 1))) +
+               ((FD_U(1, -1, 1) + FD_U(2, 0, 1)) + (FD_U(-1, 1, 1) + FD_U(2, 1, 1))) +
+               ((FD_U(0, 2, 1) + FD_U(1, 2, 1)) + (FD_U(0, 0, 2) + FD_U(1, 0, 2))) + (FD_U(0, 1, 2) + FD_U(1, 1, 2));
+  const T p3 = ((FD_U(-1, -1, -1) + FD_U(0, -1, -1)) + (FD_U(-1, 0, -1) + FD_U(-1, -1, 0))) +
+               ((FD_U(1, 1, 0) + FD_U(1, 0, 1)) + (FD_U(0, 1, 1) + FD_U(1, 1, 1)));
+  const T p2 = (FD_U(0, 0, -1) + FD_U(0, -1, 0)) + (FD_U(-1, 0, 0) + FD_U(1, 0, 0)) + (FD_U(0, 1, 0) + FD_U(0, 0, 1));
+  const T n2 = (FD_U(1, 0, -1) + FD_U(0, 1, -1)) + (FD_U(1, -1, 0) + FD_U(-1, 1, 0)) + (FD_U(0, -1, 1) + FD_U(-1, 0, 1));
+  const T q = ((T)6 * FD_U(0, 0, 0) + (T)3 * p3) + ((T)2 * (p2 - n2) - m1);
+#undef FD_U
+  if (UPD) {
+    fc[co] = fc[co] - (T)0.25 * q;
+  } else {
+    auto g = [&](int64_t o) { return f[c + o]; };
+    const T s = g(-1) + g(1) + g(-f1) + g(f1) + g(-f2) + g(f2) + g(-1 - f1) + g(1 + f1) + g(-1 - f2) + g(1 + f2) +
+                g(-f1 - f2) + g(f1 + f2) + g(-1 - f1 - f2) + g(1 + f1 + f2);
+    fc[co] = (T)0.5 * g(0) + (T)0.25 * (s - q);
   }
 }
 
@@ -840,7 +897,7 @@ int64_t march_zchunk(int64_t n, int S, int64_t blocks, int slots) {
 }
 
 template <typename T, int S, int TY, int M, int P>
-hpmg_error march_launch(int64_t n, const void *u, const void *f, void *out, const void *uc) {
+hpmg_error march_launch(int64_t n, double om, const void *u, const void *f, void *out, const void *uc) {
   static bool attr = false;
   constexpr size_t sm = march_smem<T, S, TY, M>();
   if (!attr) {
@@ -859,41 +916,42 @@ hpmg_error march_launch(int64_t n, const void *u, const void *f, void *out, cons
   const int64_t bx = (n - 1 + OX - 1) / OX, by = (n - 1 + OY - 1) / OY;
   const int cz = (int)march_zchunk(n, S, bx * by, slots);
   const dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((n - 1 + cz - 1) / cz)), block(32u, (unsigned)(TY / 2), 1u);
-  k_mcgs_march<T, S, TY, M, P><<<grid, block, sm>>>(n, cz, (const T *)u, (const T *)f, (T *)out, (const T *)uc);
+  k_mcgs_march<T, S, TY, M, P><<<grid, block, sm>>>(n, cz, (T)((1 - om) * 6 / om), (T)(om / 6), (const T *)u, (const T *)f, (T *)out,
+                                                   (const T *)uc);
   FD_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 /* mode M as in k_mcgs_march; M = 2 is forward only */
 template <typename T, int S, int TY, int M>
-hpmg_error march_dir(int64_t n, int backward, const void *u, const void *f, void *out, const void *uc) {
+hpmg_error march_dir(int64_t n, double om, int backward, const void *u, const void *f, void *out, const void *uc) {
   if constexpr (M == 2) {
     if (backward) return hpmg_error_set(HPMG_ERR_ARG, "fd: the interpolating GS pass is forward only");
-    return march_launch<T, S, TY, M, 0>(n, u, f, out, uc);
+    return march_launch<T, S, TY, M, 0>(n, om, u, f, out, uc);
   } else {
-    return backward ? march_launch<T, S, TY, M, 1>(n, u, f, out, uc) : march_launch<T, S, TY, M, 0>(n, u, f, out, uc);
+    return backward ? march_launch<T, S, TY, M, 1>(n, om, u, f, out, uc) : march_launch<T, S, TY, M, 0>(n, om, u, f, out, uc);
   }
 }
 /* S = 1 or 2 sweeps per pass, in 32-row tiles (1024^3 on the H200: S = 1
  * in 16-row tiles took 10.5 ms against 8.8, docs/fd.md). What enters: u
  * (mode 0), u + P uc (1), Pc uc (2). */
-template <typename T, int S> hpmg_error march_mode(int64_t n, int backward, const void *u, const void *f, void *out, const void *uc,
-                                                   int mode) {
-  if (mode == 2) return march_dir<T, S, 32, 2>(n, backward, u, f, out, uc);
-  if (mode == 1) return march_dir<T, S, 32, 1>(n, backward, u, f, out, uc);
-  return march_dir<T, S, 32, 0>(n, backward, u, f, out, nullptr);
+template <typename T, int S> hpmg_error march_mode(int64_t n, double om, int backward, const void *u, const void *f, void *out,
+                                                   const void *uc, int mode) {
+  if (mode == 2) return march_dir<T, S, 32, 2>(n, om, backward, u, f, out, uc);
+  if (mode == 1) return march_dir<T, S, 32, 1>(n, om, backward, u, f, out, uc);
+  return march_dir<T, S, 32, 0>(n, om, backward, u, f, out, nullptr);
 }
-template <typename T> hpmg_error march(int64_t n, int S, int backward, const void *u, const void *f, void *out, const void *uc,
-                                       int mode) {
-  return S == 2 ? march_mode<T, 2>(n, backward, u, f, out, uc, mode) : march_mode<T, 1>(n, backward, u, f, out, uc, mode);
+template <typename T> hpmg_error march(int64_t n, int S, double om, int backward, const void *u, const void *f, void *out,
+                                       const void *uc, int mode) {
+  return S == 2 ? march_mode<T, 2>(n, om, backward, u, f, out, uc, mode) : march_mode<T, 1>(n, om, backward, u, f, out, uc, mode);
 }
 
 /* the z-marching pass: 3D, n from g_march_min on, below 46000 (32-bit
  * offsets in a plane), out of place (needs tmp) */
 bool march_ok(int dim, int64_t n, void **tmp) { return dim == 3 && n >= g_march_min && n < 46000 && tmp && *tmp; }
 /* one pass of S sweeps (what enters: mode, as in march) into *tmp, then swap u and tmp */
-template <typename T> hpmg_error march_pass(int64_t n, int S, int backward, void **u, const void *f, void **tmp, const void *uc,
-                                            int mode) {
-  HPMG_CALL(march<T>(n, S, backward, *u, f, *tmp, uc, mode));
+template <typename T> hpmg_error march_pass(int64_t n, int S, double om, int backward, void **u, const void *f, void **tmp,
+                                            const void *uc, int mode) {
+  HPMG_CALL(march<T>(n, S, om, backward, *u, f, *tmp, uc, mode));
   void *t = *u; *u = *tmp; *tmp = t;
   return HPMG_SUCCESS;
 }
@@ -936,13 +994,13 @@ template <typename T> struct Ops {
       } else if (kind == FD_SMOOTH_RBGS) {
         fd_grid3(n / 2, n - 1, dim == 3 ? n - 1 : 1, &g, &b);
         for (int p = 0; p < 2; p++) {
-          k_redblack<T><<<g, b>>>(dim, n, backward ? 1 - p : p, (T *)*u, (const T *)f);
+          k_redblack<T><<<g, b>>>(dim, n, backward ? 1 - p : p, (T)((1 - omega) * 2 * dim / omega), (T)(omega / (2 * dim)), (T *)*u, (const T *)f);
           FD_CU_LAUNCH();
         }
       } else if (march_ok(dim, n, tmp)) {
         /* 2 sweeps per pass (k_mcgs_march), out of place */
         const int S = sweeps - s >= 2 ? 2 : 1;
-        HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, nullptr, 0));
+        HPMG_CALL(march_pass<T>(n, S, omega, backward, u, f, tmp, nullptr, 0));
         s += S - 1;
       } else {
         /* row pairs in color order: (cj,ck) = (0,0),(1,0),(0,1),(1,1); reversed backward */
@@ -951,7 +1009,8 @@ template <typename T> struct Ops {
         const unsigned W = n - 1 >= 256 ? 256u : (unsigned)((n - 1 + 31) / 32 * 32);
         for (int p = 0; p < R; p++) {
           const int q = backward ? R - 1 - p : p;
-          k_mcgs_rows<T><<<grid, W, sizeof(T) * (2 * W + 4)>>>(dim, n, q & 1, (q >> 1) & 1, backward, (T *)*u, (const T *)f);
+          k_mcgs_rows<T><<<grid, W, sizeof(T) * (2 * W + 4)>>>(dim, n, q & 1, (q >> 1) & 1, backward,
+                                                               (T)((1 - omega) * 2 * dim / omega), (T)(omega / (2 * dim)), (T *)*u, (const T *)f);
           FD_CU_LAUNCH();
         }
       }
@@ -962,7 +1021,7 @@ template <typename T> struct Ops {
     if (nf / 2 < 2) return HPMG_SUCCESS;
     dim3 g, b;
     interior_grid(dim, nf / 2, &g, &b);
-    k_restrict<T, false><<<g, b>>>(dim, nf, (const T *)rf, nullptr, (T *)fc);
+    k_restrict<T, 0><<<g, b>>>(dim, nf, (const T *)rf, nullptr, (T *)fc);
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
@@ -970,7 +1029,17 @@ template <typename T> struct Ops {
     if (nf / 2 < 2) return HPMG_SUCCESS;
     dim3 g, b;
     interior_grid(dim, nf / 2, &g, &b);
-    k_restrict<T, true><<<g, b>>>(dim, nf, (const T *)f, (const T *)u, (T *)fc);
+    if (dim == 3) k_resrestrict3<T, false><<<g, b>>>(nf, (const T *)f, (const T *)u, (T *)fc);
+    else k_restrict<T, 1><<<g, b>>>(dim, nf, (const T *)f, (const T *)u, (T *)fc);
+    FD_CU_LAUNCH();
+    return HPMG_SUCCESS;
+  }
+  static hpmg_error restrict_update(int dim, int64_t nf, const void *u, void *fc) {
+    if (nf / 2 < 2) return HPMG_SUCCESS;
+    dim3 g, b;
+    interior_grid(dim, nf / 2, &g, &b);
+    if (dim == 3) k_resrestrict3<T, true><<<g, b>>>(nf, nullptr, (const T *)u, (T *)fc);
+    else k_restrict<T, 2><<<g, b>>>(dim, nf, nullptr, (const T *)u, (T *)fc);
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
@@ -998,7 +1067,7 @@ template <typename T> struct Ops {
   static hpmg_error fused_smooth(int dim, int64_t n, int mode, const void *uc, double omega, int sweeps, int backward,
                                  void **u, const void *f, void **tmp) {
     const int S = sweeps >= 2 ? 2 : 1;
-    HPMG_CALL(march_pass<T>(n, S, backward, u, f, tmp, uc, mode));
+    HPMG_CALL(march_pass<T>(n, S, omega, backward, u, f, tmp, uc, mode));
     return smooth(dim, n, FD_SMOOTH_MCGS, omega, sweeps - S, backward, u, f, tmp);
   }
   static hpmg_error correct_smooth(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
@@ -1037,7 +1106,7 @@ template <typename T> struct Ops {
 
 #define FD_CUDA_TABLE(T, P)                                                                      \
   {"cuda", 1, P, cu_alloc, cu_free, Ops<T>::residual, Ops<T>::residual_norm, Ops<T>::apply,      \
-   Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::residual_restrict, Ops<T>::prolong, Ops<T>::prolong_cubic, \
+   Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::residual_restrict, Ops<T>::restrict_update, Ops<T>::prolong, Ops<T>::prolong_cubic, \
    Ops<T>::correct_smooth, Ops<T>::interp_smooth, Ops<T>::dot, Ops<T>::axpby,            \
    Ops<T>::copy, Ops<T>::zero, cu_to_host, cu_to_device, cu_sync}
 const fd_ops cuda_ops_d = FD_CUDA_TABLE(double, FD_DOUBLE);

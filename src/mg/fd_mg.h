@@ -21,6 +21,7 @@ typedef enum { FD_DEVICE_CPU = 0, FD_DEVICE_CUDA = 1 } fd_device;
 typedef enum { FD_FMG_LINEAR = 0, FD_FMG_CUBIC = 1 } fd_fmg_interp;
 #define FD_SPLIT_AUTO (-1)
 #define FD_SWEEPS_DEFAULT (-1) /* pre/post: the solver's default (fd_config_resolve) */
+#define FD_SOR_DEFAULT (-1.0)  /* sor: the solver's default (fd_config_resolve) */
 #define FD_MAX_REFINE_2D 15
 #define FD_MAX_REFINE_3D 10
 
@@ -31,9 +32,13 @@ typedef struct {
   int refine;               /* L: 2^L intervals per direction, L levels; 1..15 (2D), 1..10 (3D) */
   fd_smoother_kind smoother;/* default multicolor GS */
   double omega;             /* Jacobi weight (default 0.8) */
+  double sor;               /* Gauss-Seidel (mcgs, rbgs) over-relaxation weight in (0,2);
+                               FD_SOR_DEFAULT (the default): 1, but 1.3 for FMG in 3D with
+                               the cubic interpolation and mcgs (docs/fd.md) */
   fd_solver_kind solver;    /* default V-cycle */
-  int pre, post;            /* sweeps; FD_SWEEPS_DEFAULT (the default): 1, 1, but FMG
-                               in 3D 2, 2 (the cubic FMG's discretization error, docs/fd.md) */
+  int pre, post;            /* sweeps; FD_SWEEPS_DEFAULT (the default): 1, 1, but FMG in 3D
+                               2, 2, and 2, 1 with the cubic interpolation and mcgs (with
+                               sor 1.3: the discretization error, docs/fd.md) */
   fd_fmg_interp fmg_interp; /* FMG's interpolation to each new level (default cubic) */
   double tol;               /* relative residual (default 1e-6, as in paper 002) */
   int maxit;                /* default 100 */
@@ -73,7 +78,7 @@ typedef struct {
 typedef struct fd_solver_s *fd_solver;
 
 void fd_config_default(fd_config *cfg);
-/* Replaces FD_SWEEPS_DEFAULT in pre/post with the solver's default. */
+/* Replaces FD_SWEEPS_DEFAULT in pre/post and FD_SOR_DEFAULT in sor with the solver's defaults. */
 void fd_config_resolve(fd_config *cfg);
 /* Checks every field; HPMG_ERR_ARG with a message naming the field otherwise. */
 hpmg_error fd_config_check(const fd_config *cfg);

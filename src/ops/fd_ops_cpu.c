@@ -32,8 +32,8 @@ static hpmg_error cpu_sync(void) { return HPMG_SUCCESS; }
         fd_jacobi_##S(dim, n, omega, (const REAL *)*u, (const REAL *)f, (REAL *)*tmp);           \
         void *t = *u; *u = *tmp; *tmp = t;                                                       \
       } break;                                                                                   \
-      case FD_SMOOTH_RBGS: fd_rbgs_##S(dim, n, backward, (REAL *)*u, (const REAL *)f); break;    \
-      case FD_SMOOTH_MCGS: fd_mcgs_##S(dim, n, backward, (REAL *)*u, (const REAL *)f); break;    \
+      case FD_SMOOTH_RBGS: fd_rbgs_##S(dim, n, omega, backward, (REAL *)*u, (const REAL *)f); break;    \
+      case FD_SMOOTH_MCGS: fd_mcgs_##S(dim, n, omega, backward, (REAL *)*u, (const REAL *)f); break;    \
       }                                                                                          \
     }                                                                                            \
     return HPMG_SUCCESS;                                                                         \
@@ -70,7 +70,7 @@ static hpmg_error cpu_sync(void) { return HPMG_SUCCESS; }
   static const fd_ops cpu_ops_##S = {                                                            \
       "cpu", 0, sizeof(REAL) == sizeof(double) ? FD_DOUBLE : FD_FLOAT,                           \
       cpu_alloc, cpu_free, residual_##S, residual_norm_##S, apply_##S, smooth_##S,               \
-      restrict_##S, NULL, prolong_##S, prolong_cubic_##S, NULL, NULL, dot_##S, axpby_##S, copy_##S, zero_##S, cpu_copy_bytes,         \
+      restrict_##S, NULL, NULL, prolong_##S, prolong_cubic_##S, NULL, NULL, dot_##S, axpby_##S, copy_##S, zero_##S, cpu_copy_bytes,         \
       cpu_copy_bytes, cpu_sync};
 
 FD_CPU_OPS(d, double)

@@ -44,7 +44,9 @@ typedef struct fd_ops {
   /* y = A u */
   hpmg_error (*apply)(int dim, int64_t n, const void *u, void *y);
   /* sweeps of the smoother; backward = reverse color order (post-smoothing).
-   * Jacobi needs *tmp and swaps the two pointers. */
+   * omega: Jacobi's damping, or the Gauss-Seidel smoothers' over-relaxation
+   * (SOR) weight, u = (1 - omega) u + omega (f + neighbours) / 2d; omega = 1
+   * is bitwise plain GS. Jacobi needs *tmp and swaps the two pointers. */
   hpmg_error (*smooth)(int dim, int64_t n, fd_smoother_kind kind, double omega, int sweeps,
                        int backward, void **u, const void *f, void **tmp);
   /* fc = 4 R rf: the paper's restriction with the factor that makes it the
@@ -53,6 +55,11 @@ typedef struct fd_ops {
   /* fc = 4 R (f - A u) without storing the residual (optional, NULL: the
    * cycle calls residual, then restrict_rhs; same result to rounding) */
   hpmg_error (*residual_restrict)(int dim, int64_t nf, const void *u, const void *f, void *fc);
+  /* fc -= 4 R A u, where fc holds 4 R f: residual_restrict's fc (to
+   * rounding) without reading f (optional, NULL: the solver calls
+   * residual_restrict). FMG's first V-cycle on a level uses it: that level's
+   * coarse right-hand side still holds the restriction of f that FMG made. */
+  hpmg_error (*restrict_update)(int dim, int64_t nf, const void *u, void *fc);
   /* uf (+)= P uc: linear interpolation on the Kuhn (Freudenthal) simplices */
   hpmg_error (*prolong)(int dim, int64_t nf, const void *uc, void *uf, int add);
   /* uf = Pc uc: tensor-product cubic interpolation (FMG's interpolation to a
@@ -114,8 +121,8 @@ int64_t fd_cuda_set_gs_march_zchunk(int64_t planes);
   double fd_dot_##S(int64_t count, const REAL *x, const REAL *y);                              \
   void fd_axpby_##S(int64_t count, double a, const REAL *x, double b, REAL *y);                \
   void fd_jacobi_##S(int dim, int64_t n, double omega, const REAL *u, const REAL *f, REAL *out); \
-  void fd_rbgs_##S(int dim, int64_t n, int backward, REAL *u, const REAL *f);                   \
-  void fd_mcgs_##S(int dim, int64_t n, int backward, REAL *u, const REAL *f);                   \
+  void fd_rbgs_##S(int dim, int64_t n, double omega, int backward, REAL *u, const REAL *f);     \
+  void fd_mcgs_##S(int dim, int64_t n, double omega, int backward, REAL *u, const REAL *f);     \
   void fd_restrict_##S(int dim, int64_t nf, const REAL *rf, REAL *fc);                         \
   void fd_prolong_##S(int dim, int64_t nf, const REAL *uc, REAL *uf, int add);                 \
   void fd_prolong_cubic_##S(int dim, int64_t nf, const REAL *uc, REAL *uf);
