@@ -1,7 +1,7 @@
 #!/bin/bash
 # CPU benchmark of the finite-difference solvers (issue 6, docs/fd.md):
 #  - FMG to discretization error versus FFT: the default FMG (cubic FMG
-#    interpolation, 2D V(1,1), 3D V(2,2)) and paper 002's (linear, 2D
+#    interpolation, 2D V(1,1), 3D V(2,1) with SOR 1.3) and paper 002's (linear, 2D
 #    FMG(1,2), 3D FMG(3,3)),
 #    (ours: FFTW RODFT00 through hpmg; peer: /tmp/peers/fftw) on 2D
 #    1024^2..8192^2 and 3D 64^3..512^3;

@@ -202,6 +202,18 @@ static void kernels(int dim, int64_t n, fd_prec p) {
     OK(g->restrict_rhs(dim, n, df.d, dfc.d));
     OK(g->restrict_update(dim, n, du.d, dfc.d));
     CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD restrict_update (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
+    /* u one element off a pair's alignment: the 3D kernel's scalar-load path */
+    void *ud = NULL;
+    OK(g->alloc(B + fd_prec_size(p), &ud));
+    void *u1 = (char *)ud + fd_prec_size(p);
+    OK(g->to_device(u, u1, B));
+    OK(g->restrict_rhs(dim, n, df.d, dfc.d));
+    OK(g->restrict_update(dim, n, u1, dfc.d));
+    CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD restrict_update, unaligned u (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
+    OK(g->zero(Nc, dfc.d));
+    OK(g->residual_restrict(dim, n, u1, df.d, dfc.d));
+    CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD residual + restriction, unaligned u (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
+    g->free(&ud);
   }
   memcpy(hr, u, B);
   OK(g->copy(N, du.d, dr.d));
