@@ -31,14 +31,6 @@ template <typename T> __device__ __forceinline__ T lap(const T *__restrict__ u, 
 template <typename T> __device__ __forceinline__ T gs_fz(T f, T zm, T zp, int dim) { return dim == 3 ? (f + zm) + zp : f; }
 template <typename T> __device__ __forceinline__ T gs_fin(T fz, T ym, T yp, T xs) { return (fz + (ym + yp)) + xs; }
 template <typename T> __device__ __forceinline__ T gs_sum(T fz, T ym, T yp, T xm, T xp) { return gs_fin(fz, ym, yp, xm + xp); }
-template <typename T> __device__ __forceinline__ T gs_keep(T kw, T old, T fz);
-/* the GS sum at point c, with the SOR term kw u[c] (gs_keep) */
-template <typename T> __device__ __forceinline__ T nbsum(const T *__restrict__ u, const T *__restrict__ f, int64_t c,
-                                                       int64_t s1, int64_t s2, int dim, T kw) {
-  const T fz = gs_keep(kw, u[c], dim == 3 ? gs_fz(f[c], u[c - s2], u[c + s2], 3) : f[c]);
-  return gs_sum(fz, u[c - s1], u[c + s1], u[c - 1], u[c + 1]);
-}
-
 /* one rounding each, never contracted into an FMA: the prolongation's
  * correction u + 0.5 (a + b) is computed so in k_prolong and in the
  * correction fused into k_mcgs_march, which therefore agree bitwise */
@@ -49,9 +41,6 @@ __device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(
 __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 __device__ __forceinline__ double fma_rn(double a, double b, double c) { return __fma_rn(a, b, c); }
 __device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fmaf_rn(a, b, c); }
-/* the cubic midpoint (-v0 + 9 v1 + 9 v2 - v3) / 16 in one fixed sequence of
- * roundings: k_prolong_cubic and the interpolation fused into k_mcgs_march
- * (M = 2) agree bitwise */
 /* Gauss-Seidel with over-relaxation weight omega: (1 - omega) u + omega / 2d
  * * sum = w (sum + kw u), w = omega / 2d, kw = (1 - omega) / w. Every GS
  * kernel adds kw u to the first part of the sum (gs_fz's, known before a
@@ -61,6 +50,20 @@ __device__ __forceinline__ float fma_rn(float a, float b, float c) { return __fm
  * (fma(0, u, fz) = fz). (w sum + (1 - omega) u as the last operation made the
  * 3D passes 7-13% slower than plain GS.) */
 template <typename T> __device__ __forceinline__ T gs_keep(T kw, T old, T fz) { return fma_rn(kw, old, fz); }
+/* the weights (kw, w) of gs_keep for the kernels' arguments */
+template <typename T> struct gs_weights {
+  T kw, w;
+  gs_weights(int dim, double omega) : kw((T)((1 - omega) * 2 * dim / omega)), w((T)(omega / (2 * dim))) {}
+};
+/* the GS sum at point c, with the SOR term kw u[c] */
+template <typename T> __device__ __forceinline__ T nbsum(const T *__restrict__ u, const T *__restrict__ f, int64_t c,
+                                                       int64_t s1, int64_t s2, int dim, T kw) {
+  const T fz = gs_keep(kw, u[c], dim == 3 ? gs_fz(f[c], u[c - s2], u[c + s2], 3) : f[c]);
+  return gs_sum(fz, u[c - s1], u[c + s1], u[c - 1], u[c + 1]);
+}
+/* the cubic midpoint (-v0 + 9 v1 + 9 v2 - v3) / 16 in one fixed sequence of
+ * roundings: k_prolong_cubic and the interpolation fused into k_mcgs_march
+ * (M = 2) agree bitwise */
 template <typename T> __device__ __forceinline__ T cub_fin(T s03, T s12) {
   return fma_rn((T)(9.0 / 16), s12, mul_rn((T)(-1.0 / 16), s03));
 }
@@ -683,6 +686,9 @@ __global__ void k_restrict(int dim, int64_t nf, const T *__restrict__ a, const T
   fc[co] = M == 2 ? fc[co] + r : r;
 }
 
+template <typename T> struct vec2_of;
+template <> struct vec2_of<double> { typedef double2 t; };
+template <> struct vec2_of<float> { typedef float2 t; };
 /* 3D residual + restriction with R A as one stencil on u: 4 R (f - A u) =
  * 0.5 f(0) + 0.25 (f over R's 14 other points - Q), Q = 4 R A u = sum of
  * a_p u(2I + p) over 51 points p with integer weights a_p (-1 at 30, 3 at 8,
@@ -692,11 +698,8 @@ __global__ void k_restrict(int dim, int64_t nf, const T *__restrict__ a, const T
  * (4 per stride-2 warp load: 7.4 ms, 58% of the copy rate); this takes 66
  * (k_restrict<T, 1> stays for 2D).
  * UPD: fc holds 4 R f already (FMG's first V-cycle on a level: its coarse
- * right-hand side is still the restriction of f), fc -= 0.25 Q, f unread. */
-template <typename T> struct vec2_of;
-template <> struct vec2_of<double> { typedef double2 t; };
-template <> struct vec2_of<float> { typedef float2 t; };
-/* V: u is read in aligned pairs (16 bytes in double). With nf even, the
+ * right-hand side is still the restriction of f), fc -= 0.25 Q, f unread.
+ * V: u is read in aligned pairs (16 bytes in double). With nf even, the
  * point (2I + x, 2J + y, 2K + z) has the parity of x + y + z in memory, so
  * which x start an aligned pair is known per row at compile time; a warp's
  * pair load moves 512 contiguous bytes in 4 wavefronts for two values, where
@@ -940,8 +943,8 @@ hpmg_error march_launch(int64_t n, double om, const void *u, const void *f, void
   const int64_t bx = (n - 1 + OX - 1) / OX, by = (n - 1 + OY - 1) / OY;
   const int cz = (int)march_zchunk(n, S, bx * by, slots);
   const dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((n - 1 + cz - 1) / cz)), block(32u, (unsigned)(TY / 2), 1u);
-  k_mcgs_march<T, S, TY, M, P><<<grid, block, sm>>>(n, cz, (T)((1 - om) * 6 / om), (T)(om / 6), (const T *)u, (const T *)f, (T *)out,
-                                                   (const T *)uc);
+  const gs_weights<T> gw(3, om);
+  k_mcgs_march<T, S, TY, M, P><<<grid, block, sm>>>(n, cz, gw.kw, gw.w, (const T *)u, (const T *)f, (T *)out, (const T *)uc);
   FD_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
@@ -1009,6 +1012,7 @@ template <typename T> struct Ops {
   static hpmg_error smooth(int dim, int64_t n, fd_smoother_kind kind, double omega, int sweeps, int backward, void **u,
                            const void *f, void **tmp) {
     dim3 g, b;
+    const gs_weights<T> gw(dim, omega); /* the GS kernels' SOR weights */
     for (int s = 0; s < sweeps; s++) {
       if (kind == FD_SMOOTH_JACOBI) {
         interior_grid(dim, n, &g, &b);
@@ -1018,7 +1022,7 @@ template <typename T> struct Ops {
       } else if (kind == FD_SMOOTH_RBGS) {
         fd_grid3(n / 2, n - 1, dim == 3 ? n - 1 : 1, &g, &b);
         for (int p = 0; p < 2; p++) {
-          k_redblack<T><<<g, b>>>(dim, n, backward ? 1 - p : p, (T)((1 - omega) * 2 * dim / omega), (T)(omega / (2 * dim)), (T *)*u, (const T *)f);
+          k_redblack<T><<<g, b>>>(dim, n, backward ? 1 - p : p, gw.kw, gw.w, (T *)*u, (const T *)f);
           FD_CU_LAUNCH();
         }
       } else if (march_ok(dim, n, tmp)) {
@@ -1033,8 +1037,8 @@ template <typename T> struct Ops {
         const unsigned W = n - 1 >= 256 ? 256u : (unsigned)((n - 1 + 31) / 32 * 32);
         for (int p = 0; p < R; p++) {
           const int q = backward ? R - 1 - p : p;
-          k_mcgs_rows<T><<<grid, W, sizeof(T) * (2 * W + 4)>>>(dim, n, q & 1, (q >> 1) & 1, backward,
-                                                               (T)((1 - omega) * 2 * dim / omega), (T)(omega / (2 * dim)), (T *)*u, (const T *)f);
+          k_mcgs_rows<T><<<grid, W, sizeof(T) * (2 * W + 4)>>>(dim, n, q & 1, (q >> 1) & 1, backward, gw.kw, gw.w,
+                                                               (T *)*u, (const T *)f);
           FD_CU_LAUNCH();
         }
       }
@@ -1051,25 +1055,24 @@ template <typename T> struct Ops {
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
-  static hpmg_error residual_restrict(int dim, int64_t nf, const void *u, const void *f, void *fc) {
+  /* k_restrict's mode M = 1 (4R(f - Au)) or 2 (fc += 4R(-Au), f unread):
+   * k_resrestrict3 in 3D */
+  template <int M> static hpmg_error resrestrict(int dim, int64_t nf, const void *u, const void *f, void *fc) {
     if (nf / 2 < 2) return HPMG_SUCCESS;
     dim3 g, b;
     interior_grid(dim, nf / 2, &g, &b);
-    if (dim == 3 && aligned_pairs(nf, u)) k_resrestrict3<T, false, true><<<g, b>>>(nf, (const T *)f, (const T *)u, (T *)fc);
-    else if (dim == 3) k_resrestrict3<T, false, false><<<g, b>>>(nf, (const T *)f, (const T *)u, (T *)fc);
-    else k_restrict<T, 1><<<g, b>>>(dim, nf, (const T *)f, (const T *)u, (T *)fc);
+    const T *tu = (const T *)u, *tf = (const T *)f;
+    if (dim == 3 && aligned_pairs(nf, u)) k_resrestrict3<T, M == 2, true><<<g, b>>>(nf, tf, tu, (T *)fc);
+    else if (dim == 3) k_resrestrict3<T, M == 2, false><<<g, b>>>(nf, tf, tu, (T *)fc);
+    else k_restrict<T, M><<<g, b>>>(dim, nf, tf, tu, (T *)fc);
     FD_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
+  static hpmg_error residual_restrict(int dim, int64_t nf, const void *u, const void *f, void *fc) {
+    return resrestrict<1>(dim, nf, u, f, fc);
+  }
   static hpmg_error restrict_update(int dim, int64_t nf, const void *u, void *fc) {
-    if (nf / 2 < 2) return HPMG_SUCCESS;
-    dim3 g, b;
-    interior_grid(dim, nf / 2, &g, &b);
-    if (dim == 3 && aligned_pairs(nf, u)) k_resrestrict3<T, true, true><<<g, b>>>(nf, nullptr, (const T *)u, (T *)fc);
-    else if (dim == 3) k_resrestrict3<T, true, false><<<g, b>>>(nf, nullptr, (const T *)u, (T *)fc);
-    else k_restrict<T, 2><<<g, b>>>(dim, nf, nullptr, (const T *)u, (T *)fc);
-    FD_CU_LAUNCH();
-    return HPMG_SUCCESS;
+    return resrestrict<2>(dim, nf, u, nullptr, fc);
   }
   static hpmg_error prolong(int dim, int64_t nf, const void *uc, void *uf, int add) {
     dim3 g, b;
