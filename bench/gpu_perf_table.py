@@ -3,28 +3,38 @@
   python3 bench/gpu_perf_table.py OUTDIR
 reads OUTDIR/peak.json, steps.jsonl, table7_fmg.jsonl, profile.jsonl.
 
-Fused patch step, 3D (src/cuda/qk_patch.cu), per patch, n = 2k+1, m = 2k-1:
-  flops: localized residual 2 (2 n^3 m + 3 n^2 m^2 + m^3 n) (x, y contractions
-  over full rows, z over the band) + fast diagonalization 12 m^4 (6
-  contractions of m^4 FMA); patches per step = (cells-1)^3.
-  shared-memory words moved by the threads (loads + stores, from the loop
-  structure of qk_contract; broadcast coefficient loads counted per thread):
-    gather n^3 | x: m n^3 + 2 n m n, 2 m n^2 | y: 2 n^2 m^2 + 2 n m^2, 2 m^2 n
-    | z: 2 n m^2 + 2 (k+1) m^3, m^3 | FDM x, y (4x): m^4 + m^3, m^3
-    | FDM z (2x): m^3 + m^4, m^3 (once).
+Fused patch step, 3D (src/cuda/qk_patch.cu, qk_lines_kernel), per patch,
+n = 2k+1, m = 2k-1, z = 2k^2+2k-1 structural nonzeros of a 1D m x n patch
+matrix (an interior row couples to its own cells' nodes only):
+  flops (FMAs executed, x2): localized residual 2 (2 n^2 z + 3 m n z + 2 m^2 z)
+  (x: n^2 lines, Mr and Kr; y: m n lines, Mr, Kr on tM and Mr on tK; z: m^2
+  lines, Kr and Mr) + fast diagonalization 12 m^4 (6 dense m x m
+  contractions of m^(d-1) lines); patches per step = (cells-1)^3.
+  shared-memory bandwidth used, in bytes of bank time per patch: the data
+  words the threads load and store (conflict free)
+    gather n^3 | x: n^3 + 2 m n^2 | y: 2 m n^2 + 2 m^2 n | z: 2 m^2 n + m^3
+    | FDM: 6 m^3 loads + 5 m^3 stores
+  times the word size, plus for k >= 6 the coefficients: one 16-byte vector
+  load per 2 (double) / 4 (float) FMAs, the same address across the warp, so
+  one 128-byte wavefront per warp = 4 bytes per thread (k <= 5: constant
+  bank, no shared traffic).
 Percentages are of the measured roofs of bench/gpu_peak.cu."""
 import json, os, sys
 
 def patch_counts(k):
+    """flops, data words, 16-byte coefficient loads (per thread) of one patch"""
     n, m = 2 * k + 1, 2 * k - 1
-    fl = 2 * (2 * n**3 * m + 3 * n**2 * m**2 + m**3 * n) + 12 * m**4
-    words = (n**3
-             + m * n**3 + 2 * n * m * n + 2 * m * n**2
-             + 2 * n**2 * m**2 + 2 * n * m**2 + 2 * m**2 * n
-             + 2 * n * m**2 + 2 * (k + 1) * m**3 + m**3
-             + 4 * (m**4 + m**3 + m**3)
-             + 2 * (m**3 + m**4) + m**3)
-    return fl, words
+    z = 2 * k * k + 2 * k - 1
+    fma = 2 * n**2 * z + 3 * m * n * z + 2 * m**2 * z + 6 * m**4
+    words = (n**3 + n**3 + 2 * m * n**2 + 2 * m * n**2 + 2 * m**2 * n
+             + 2 * m**2 * n + m**3 + 6 * m**3 + 5 * m**3)
+    return 2 * fma, words, fma if k >= 6 else 0
+
+
+def smem_bytes(k, b):
+    """bytes of shared-memory bank time per patch, word size b"""
+    _, words, fma = patch_counts(k)
+    return words * b + fma / (16 // b) * 4
 
 
 def main(d):
@@ -61,14 +71,14 @@ def main(d):
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for r in steps:
             k, cells = r["k"], 2 ** r["refine"]
-            fl, words = patch_counts(k)
+            fl = patch_counts(k)[0]
             P = (cells - 1) ** 3
             row = [f"{k}", f"{r['dofs']:.3g}"]
             for prec, key, b in (("fp64", "step_double_s", 8), ("fp32", "step_float_s", 4)):
                 t = r[key]
                 g = P * fl / t
                 pct = f"{100 * g / (peak[prec + '_tflops'] * 1e12):.0f}%" if peak else "-"
-                row += [f"{t * 1e3:.2f}", f"{g * 1e-9:.0f}", pct, f"{P * words * b / t * 1e-12:.1f}"]
+                row += [f"{t * 1e3:.2f}", f"{g * 1e-9:.0f}", pct, f"{P * smem_bytes(k, b) / t * 1e-12:.1f}"]
             row.append(f"{r['step_float_GDoFps']:.2f}")
             print("| " + " | ".join(row) + " |")
         print()

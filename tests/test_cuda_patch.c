@@ -10,8 +10,9 @@
  * variant that reads an entry it did not write fails. Then whole solves
  * (--smoother patch, CG and V-cycle, double and mixed, every variant) give
  * the CPU's iteration counts and errors.
- * usage: test_cuda_patch [kmax3 [kmax2 [solves]]]  (smaller runs under
- * compute-sanitizer: e.g. `test_cuda_patch 2 3 0`).
+ * usage: test_cuda_patch [kmax3 [kmax2 [solves [kmin3]]]]  (smaller runs
+ * under compute-sanitizer: e.g. `test_cuda_patch 2 3 0`, or one 3D degree
+ * with `test_cuda_patch 6 0 0 6`).
  * Exits 77 (skipped) without a CUDA build or without a GPU. */
 #include <math.h>
 #include <stdint.h>
@@ -198,7 +199,7 @@ int main(int argc, char **argv) {
     return 77;
   }
   const int kmax3 = argc > 1 ? atoi(argv[1]) : 8, kmax2 = argc > 2 ? atoi(argv[2]) : 10;
-  const int solves = argc > 3 ? atoi(argv[3]) : 1;
+  const int solves = argc > 3 ? atoi(argv[3]) : 1, kmin3 = argc > 4 ? atoi(argv[4]) : 1;
   /* refusals */
   hpmg_error e = hpmg_cuda_patch_check(2, 3, HPMG_PATCH_MULTIPLICATIVE, HPMG_LOCAL_DENSE, HPMG_PATCH_KERNEL_FUSED);
   checks++;
@@ -213,7 +214,7 @@ int main(int argc, char **argv) {
   }
   printf("2D k=1..%d done (%d checks, %d failures)\n", kmax2, checks, failures);
   fflush(stdout);
-  for (int k = 1; k <= kmax3; k++) {
+  for (int k = kmin3; k <= kmax3; k++) {
     const int64_t cells[3] = {4, 5, 3};
     const double box[3] = {1.0, 0.8, 1.3};
     test_level(3, k, cells, box, k % 2 ? 2.0 : 0.0);

@@ -2,11 +2,11 @@
  * CPU algorithm of src/smoothers/patch.c with the fast-diagonalization local
  * solver of src/smoothers/fdm.c, on device vectors.
  *
- * One kernel template, qk_patch_kernel<R, DIM, K, RES, SOLVE>, serves the
+ * One kernel template, qk_lines_kernel<R, DIM, K, RES, SOLVE, CS>, serves the
  * three variants (--patch-kernel) and the additive mode:
  *   RES   gather the closed patch of x (0 on Dirichlet nodes) into shared
  *         memory and compute the localized residual r = R_j b - Abar_j x by
- *         sum factorization with the m x n rows of the 1D patch matrices;
+ *         sum factorization with the interior rows of the 1D patch matrices;
  *   SOLVE dx = S D^{-1} S^T r by sum factorization, x_int += omega dx.
  *   fused    = RES + SOLVE, one launch per color;
  *   separate = RES (r_int written to a global work vector) then SOLVE
@@ -19,29 +19,26 @@
  * interiors never (closures meet on patch boundaries only), so a color is one
  * race-free launch without atomics.
  *
- * Layout (docs/cuda.md): blockDim = (Tp, P): P patches per block (several for
- * small k, one for k >= 5 in 3D), Tp threads per patch. Local arrays are
- * lexicographic with x fastest, in shared memory. Every contraction maps
- * consecutive threads to consecutive output entries of a plane (linear
- * indexing over the plane, idle threads only at the end):
- *   along x: thread (y, i), loop over z;   reads in[z][y][0..], coefficient
- *            rows A[i][0..] with odd stride (n or m): no bank conflicts;
- *   along y: thread (i, x), loop over z;   reads in[z][0..][x] contiguous;
- *   along z: thread (y, x) owns a z-column: the column is loaded into
- *            registers once, all outputs computed from it (3D only).
- * Writes always go to out[z][y][x] with x fastest across threads: conflict
- * free. The 1D factors (Mb, Kb, S, S^T per direction) are copied into shared
- * memory once per block; D^{-1} (m^d entries) is read from global memory
- * (L1/L2-resident) in the pattern of the data. */
+ * Design (docs/cuda.md, "The patch kernel"): one thread per line of every
+ * contraction, in registers, with the 1D coefficients at compile-time
+ * indices (constant bank, or a per-block shared copy at k >= 6 in 3D); every
+ * contraction in place, two shared regions per patch; persistent blocks that
+ * copy the next patches' closures (cp.async) during the current local solve.
+ * It replaced (session 11) a kernel with one thread per output entry, the
+ * coefficient rows in registers and ping-pong buffers, which was 1.4-2.6x
+ * slower (bench/results/session11). */
 #include <stdlib.h>
 #include <string.h>
+#include <mutex>
+#include <type_traits>
 #include "qk_cuda.h"
 extern "C" {
 #include "smoothers/fdm.h"
 }
 
-template <typename R> struct qk_fdm_dev {
-  const R *Mb[3], *Kb[3], *S[3], *ST[3], *dinv;
+/* the cell sizes of the level: h, 1/h per direction, lambda, 1/(h0 h1 (h2)) */
+template <typename R> struct qk_hscale {
+  R h[3], ih[3], lam, sfac;
 };
 
 struct hpmg_cuda_patch_s {
@@ -51,9 +48,9 @@ struct hpmg_cuda_patch_s {
   hpmg_patch_kernel kernel;
   double omega;
   hpmg_cuda_op dop; /* not owned: residual of the global variant and the additive mode */
-  qk_fdm_dev<double> d;
-  qk_fdm_dev<float> f;
-  void *mem_d, *mem_f;
+  qk_hscale<double> hs_d;
+  qk_hscale<float> hs_f;
+  void *dinv_d, *dinv_f; /* D^{-1} of the level's fast diagonalization (fdm.c), m^d entries */
   int64_t matvecs;
 };
 
@@ -65,277 +62,451 @@ struct qk_patch_geo {
   int par0, par1, par2;   /* color parity */
 };
 
-static constexpr int qk_cmax(int a, int b) { return a > b ? a : b; }
 template <int DIM, int K> struct qk_patch_sizes {
   static constexpr int N = 2 * K + 1, M = 2 * K - 1;
   static constexpr int NZ = DIM == 3 ? N : 1, MZ = DIM == 3 ? M : 1;
-  static constexpr int NCL = N * N * NZ, NLOC = M * M * MZ;
-  /* RES temporaries: tM, tK (closed z, closed y, interior x); 3D: uM, w (closed z, interior y, x) */
-  static constexpr int TSZ = NZ * N * M, USZ = N * M * M;
-  static constexpr int B1 = qk_cmax(qk_cmax(NCL, DIM == 3 ? 2 * USZ : 0), NLOC); /* X, (uM, w), FDM */
-  static constexpr int B2 = qk_cmax(2 * TSZ, NLOC);                            /* (tM, tK), FDM */
-  static constexpr int PATCH = B1 + B2;                                      /* per patch */
-  /* coefficients per block: [Mb|Kb] (m x n each) and [S|ST] (m x m each) per direction */
-  static constexpr int CRES = 2 * DIM * M * N, CSOL = 2 * DIM * M * M;
-  static constexpr int TP_RES = N * M, TP_SOL = M * M; /* largest plane of the steps */
+  static constexpr int NCL = N * N * NZ, NLOC = M * M * MZ; /* closed patch, interior */
+  static constexpr int TSZ = NZ * N * M;                    /* (M, N, NZ): one x contraction of the closure */
 };
 
-/* Contraction along DIR of in (dims I0 x I1 x I2, x fastest) with O x NI
- * matrices P, Q (row-major, in shared memory), NI = I_DIR:
- *   a = P in1,   c = (DUAL ? Q in1 : 0) + (IN2 ? P in2 : 0);
- * epi(lin, o0, o1, o2, a, c) receives the output entry (o0, o1, o2) of dims
- * (DIR == 0 ? O : I0, DIR == 1 ? O : I1, DIR == 2 ? O : I2), lin its
- * lexicographic index. BAND (DIR == 2 only, where o is uniform across the
- * threads): skip the structural zeros of the m x n patch rows (interior row
- * i couples to the closed nodes of its cells only; fdm_kernels.inc). */
-template <typename R, int DIR, int I0, int I1, int I2, int O, bool DUAL, bool IN2, bool BAND, class Epi>
-__device__ __forceinline__ void qk_contract(const R *__restrict__ P, const R *__restrict__ Q, const R *in1,
-                                            const R *in2, int tid, int nthr, Epi epi) {
-  constexpr int NI = DIR == 0 ? I0 : DIR == 1 ? I1 : I2;
-  constexpr int O0 = DIR == 0 ? O : I0, O1 = DIR == 1 ? O : I1;
-  if constexpr (DIR < 2) {
-    constexpr int PLANE = O0 * O1;
-    for (int t = tid; t < PLANE; t += nthr) {
-      const int o0 = t % O0, o1 = t / O0, o = DIR == 0 ? o0 : o1;
-      /* the thread's coefficient rows in registers, reused for every z: one
-       * shared load (data) per FMA instead of two */
-      R prow[NI], qrow[DUAL ? NI : 1];
-#pragma unroll
-      for (int j = 0; j < NI; j++) {
-        prow[j] = P[o * NI + j];
-        if (DUAL) qrow[j] = Q[o * NI + j];
+/* ------------------------------------------- line-per-thread kernel (lines) */
+/* Every contraction of the smoother is a small matrix (O x NI) times many
+ * lines of NI values. Here one thread owns one line: it loads the line from
+ * shared memory into registers, forms all O outputs with the loops over o and
+ * j unrolled, and stores them. The matrices are the h = 1 reference factors
+ * of the degree (Mr, Kr: interior rows x closed columns of the 1D patch mass
+ * and stiffness; Sr: the M-orthonormal eigenvectors), read through
+ * compile-time indices: with CS = 0 from the constant bank (uniform-register
+ * operands of the FMAs, no per-thread load), with CS = 1 from a shared copy
+ * by columns (one vector load, the same address across the warp, per 2
+ * (double) or 4 (float) FMAs). The constant cache misses once a degree's
+ * factors outgrow it, so CS = 1 above k = 5 (qk_lines_cs). The cells' sizes enter
+ * as scalars: Mb = h Mr, Kb = Kr / h, S = Sr / sqrt(h) (the same generalized
+ * eigenvectors), so the local solve carries 1 / (h0 h1 h2) and D^{-1} is the
+ * level's. The structural zeros of Mr and Kr (an interior row couples to the
+ * nodes of its own cells only) are skipped at compile time in every
+ * direction. Shared memory per thread-line access: a line along x has odd
+ * stride (N or M) across threads, along y and z consecutive threads read
+ * consecutive words: no bank conflicts. */
+__host__ __device__ constexpr int qk_ref_len(int k) { return 2 * (2 * k - 1) * (2 * k + 1) + (2 * k - 1) * (2 * k - 1); }
+__host__ __device__ constexpr int qk_ref_off(int k) { return k <= 1 ? 0 : qk_ref_off(k - 1) + qk_ref_len(k - 1); }
+constexpr int QK_REF_LEN = qk_ref_off(QK_PATCH_MAX_K2 + 1);
+__constant__ double qk_ref_d[QK_REF_LEN];
+__constant__ float qk_ref_f[QK_REF_LEN];
+
+enum { QK_MR = 0, QK_KR = 1, QK_SR = 2, QK_SRT = 3 };
+template <int K, int MAT> struct qk_refmat {
+  static constexpr int M = 2 * K - 1, N = 2 * K + 1, NI = MAT < QK_SR ? N : M;
+  /* structural nonzero: interior row o < K-1 lies in cell 0 (closed nodes
+   * 0..K), row K-1 is the middle vertex (all), rows > K-1 in cell 1 (K..2K) */
+  __host__ __device__ static constexpr bool nz(int o, int j) { return MAT >= QK_SR || (o < K - 1 ? j <= K : (o == K - 1 || j >= K)); }
+  __host__ __device__ static constexpr int idx(int o, int j) {
+    return MAT == QK_MR ? o * N + j
+           : MAT == QK_KR ? M * N + o * N + j
+           : MAT == QK_SR ? 2 * M * N + o * M + j
+                          : 2 * M * N + j * M + o;
+  }
+};
+
+/* The block's shared copy of degree K's factors (CS = 1): each matrix by
+ * columns, so that for one input j the outputs' coefficients are consecutive
+ * (vector loads, the same address across the warp), column stride padded to
+ * 16 bytes: Mr, Kr (N columns each), Sr, then Sr^T (M columns each). */
+template <typename R, int K> struct qk_scoef {
+  static constexpr int M = 2 * K - 1, N = 2 * K + 1, CSTR = (M + 16 / (int)sizeof(R) - 1) / (16 / (int)sizeof(R)) * (16 / (int)sizeof(R));
+  static constexpr int LEN = (2 * N + 2 * M) * CSTR;
+  __host__ __device__ static constexpr int idx(int mat, int o, int j) {
+    return (mat == QK_MR ? 0 : mat == QK_KR ? N * CSTR : mat == QK_SR ? 2 * N * CSTR : (2 * N + M) * CSTR) + j * CSTR + o;
+  }
+  /* fill from the constant bank */
+  __device__ static void fill(R *sc, int tid, int nthr) {
+    for (int e = tid; e < LEN; e += nthr) {
+      const int col = e / CSTR, o = e - col * CSTR;
+      int mat, j;
+      if (col < N) mat = QK_MR, j = col;
+      else if (col < 2 * N) mat = QK_KR, j = col - N;
+      else if (col < 2 * N + M) mat = QK_SR, j = col - 2 * N;
+      else mat = QK_SRT, j = col - 2 * N - M;
+      R v = 0;
+      if (o < M) {
+        const int ri = mat == QK_MR ? o * N + j : mat == QK_KR ? M * N + o * N + j
+                       : mat == QK_SR ? 2 * M * N + o * M + j : 2 * M * N + j * M + o;
+        v = sizeof(R) == 8 ? (R)qk_ref_d[qk_ref_off(K) + ri] : (R)qk_ref_f[qk_ref_off(K) + ri];
       }
-      for (int z = 0; z < I2; z++) {
-        R a = 0, c = 0;
-#pragma unroll
-        for (int j = 0; j < NI; j++) {
-          const int src = DIR == 0 ? (z * I1 + o1) * I0 + j : (z * I1 + j) * I0 + o0;
-          const R v = in1[src];
-          a += prow[j] * v;
-          if (DUAL) c += qrow[j] * v;
-          if (IN2) c += prow[j] * in2[src];
-        }
-        epi((z * O1 + o1) * O0 + o0, o0, o1, z, a, c);
-      }
+      sc[e] = v;
     }
-  } else {
-    constexpr int PLANE = I0 * I1, K = (NI - 1) / 2;
-    for (int t = tid; t < PLANE; t += nthr) {
-      R v1[NI], v2[IN2 ? NI : 1];
+  }
+};
+
+/* coefficient (o, j) of matrix MAT of degree K: constant bank (CS = 0) or
+ * the block's shared copy (CS = 1) */
+template <typename R, int K, int MAT, int CS> __device__ __forceinline__ R qk_rc(const R *sc, int o, int j) {
+  if constexpr (CS == 1) return sc[qk_scoef<R, K>::idx(MAT, o, j)];
+  else if constexpr (sizeof(R) == 8) return qk_ref_d[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
+  else return qk_ref_f[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
+}
+
+/* a[o] = sum_j Mat[o][j] v[j] over the structural nonzeros (unrolled; j
+ * outer, so the M accumulators are independent chains) */
+template <typename R, int K, int MAT, int CS>
+__device__ __forceinline__ void qk_mv(const R *sc, const R *v, R *a) {
+  using A = qk_refmat<K, MAT>;
 #pragma unroll
-      for (int j = 0; j < NI; j++) {
-        v1[j] = in1[j * PLANE + t];
-        if (IN2) v2[j] = in2[j * PLANE + t];
-      }
-#pragma unroll 1
-      for (int o = 0; o < O; o++) {
-        R a = 0, c = 0;
-        const int lo = BAND ? (o < K ? 0 : K) : 0, hi = BAND ? (o >= K - 1 ? NI : K + 1) : NI;
+  for (int o = 0; o < A::M; o++) a[o] = 0;
 #pragma unroll
-        for (int j = 0; j < NI; j++) {
-          if (j < lo || j >= hi) continue;
-          a += P[o * NI + j] * v1[j];
-          if (DUAL) c += Q[o * NI + j] * v1[j];
-          if (IN2) c += P[o * NI + j] * v2[j];
-        }
-        epi(o * PLANE + t, t % I0, t / I0, o, a, c);
-      }
-    }
+  for (int j = 0; j < A::NI; j++)
+#pragma unroll
+    for (int o = 0; o < A::M; o++)
+      if (A::nz(o, j)) a[o] = fma(qk_rc<R, K, MAT, CS>(sc, o, j), v[j], a[o]);
+}
+
+/* Every line along DIR of the boxes I0 x I1 x I2 (x fastest) of the block's P
+ * patches, one per thread in turn: f(pp, i0, i1, i2), the DIR coordinate 0.
+ * Consecutive threads take consecutive lines, the first other dimension
+ * fastest. */
+template <int DIR, int I0, int I1, int I2, int P, int T, class F>
+__device__ __forceinline__ void qk_each_line(F f) {
+  constexpr int A = DIR == 0 ? I1 : I0, B = DIR == 2 ? I1 : I2, LINES = A * B;
+  for (int it = threadIdx.x; it < P * LINES; it += T) {
+    const int pp = it / LINES, l = it - pp * LINES, a = l % A, b = l / A;
+    if constexpr (DIR == 0) f(pp, 0, a, b);
+    else if constexpr (DIR == 1) f(pp, a, 0, b);
+    else f(pp, a, b, 0);
   }
 }
 
-/* RES: localized residual, SOLVE: local solve and update (see the top).
- * rin: interior right-hand side of SOLVE without RES (b, or the residual);
- * rout: interior residual of RES without SOLVE. */
-#define QK_PATCH_MAX_THREADS 512 /* blocks are <= 399 threads (2D k = 10) */
-template <typename R, int DIM, int K, bool RES, bool SOLVE>
-__global__ void __launch_bounds__(QK_PATCH_MAX_THREADS) qk_patch_kernel(const qk_patch_geo g, const qk_fdm_dev<R> F, const R lam, const R omega,
-                                const R *__restrict__ b, R *__restrict__ x, const R *__restrict__ rin,
-                                R *__restrict__ rout) {
+/* patches per block P and threads per block T (the lines of the local-solve
+ * steps, P M^(d-1), fill the warps), and the blocks per SM that the
+ * registers must allow, double / float (B8, B4: shared memory permits that
+ * many; docs/cuda.md) */
+template <int DIM, int K> struct qk_lines_cfg;
+#define QK_LCFG(D, KK, PP, TT, BB8, BB4) \
+  template <> struct qk_lines_cfg<D, KK> { static constexpr int P = PP, T = TT, B8 = BB8, B4 = BB4; };
+QK_LCFG(3, 1, 64, 64, 1, 1) QK_LCFG(3, 2, 14, 128, 8, 8) QK_LCFG(3, 3, 5, 128, 8, 8) QK_LCFG(3, 4, 5, 256, 4, 4)
+QK_LCFG(3, 5, 3, 256, 3, 4) QK_LCFG(3, 6, 1, 128, 4, 8) QK_LCFG(3, 7, 1, 192, 4, 4) QK_LCFG(3, 8, 1, 256, 2, 4)
+QK_LCFG(2, 1, 128, 128, 1, 1) QK_LCFG(2, 2, 42, 128, 1, 1) QK_LCFG(2, 3, 25, 128, 1, 1) QK_LCFG(2, 4, 18, 128, 1, 1)
+QK_LCFG(2, 5, 14, 128, 1, 1) QK_LCFG(2, 6, 11, 128, 1, 1) QK_LCFG(2, 7, 9, 128, 1, 1) QK_LCFG(2, 8, 8, 128, 1, 1)
+QK_LCFG(2, 9, 7, 128, 1, 1) QK_LCFG(2, 10, 6, 128, 1, 1)
+#undef QK_LCFG
+
+/* Shared memory of qk_lines_kernel, per patch: two regions, every
+ * contraction in place (a thread reads its whole line into registers before
+ * it writes the outputs to the same line, and no other thread touches it):
+ *   A (N^d, x fastest): the closed patch X; tM over X (x step); 3D: uM over
+ *     tM (y step);
+ *   B (M, N, NZ) compact: tK (x step); 3D: w over tK (y step); r over w (z
+ *     step; 2D: y step), then the local solve in place in r.
+ * So A is free during the local solve, and the closure of the block's next
+ * patches is copied into it (cp.async) meanwhile. */
+template <int DIM, int K> struct qk_lines_layout {
   using S = qk_patch_sizes<DIM, K>;
-  constexpr int N = S::N, M = S::M, NZ = S::NZ, MZ = S::MZ;
+  static constexpr int N = S::N, M = S::M;
+  static constexpr int ASZ = S::NCL, BOFF = ASZ, PATCH = ASZ + S::TSZ;
+  /* B strides of the local box (x, y, z) */
+  static constexpr int BS1 = M, BS2 = M * N;
+};
+
+/* header: patch origins for two groups of P patches (int64 global index of
+ * the first interior node, -1 for none; int first interior node per
+ * direction), then the CS = 1 coefficient copy, then the P patch buffers */
+__host__ __device__ constexpr size_t qk_lines_hdr(int P) { return ((size_t)2 * P * 20 + 15) / 16 * 16; }
+
+__device__ __forceinline__ void qk_cp_async8(void *sdst, const void *gsrc, bool ok) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(sdst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(s), "l"(gsrc), "r"(ok ? 8 : 0) : "memory");
+}
+__device__ __forceinline__ void qk_cp_async4(void *sdst, const void *gsrc, bool ok) {
+  const unsigned s = (unsigned)__cvta_generic_to_shared(sdst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gsrc), "r"(ok ? 4 : 0) : "memory");
+}
+
+/* Persistent: block i takes the patch groups i, i + gridDim.x, ... of P
+ * patches each. Patches of one color never write what another patch of the
+ * color reads (closures meet on patch boundaries, which are not written), so
+ * the next group's closure can be read while the current group updates x. */
+template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS>
+__global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
+                                  sizeof(R) == 8 ? qk_lines_cfg<DIM, K>::B8 : qk_lines_cfg<DIM, K>::B4)
+    qk_lines_kernel(const qk_patch_geo g, const R *__restrict__ dinv, const qk_hscale<R> hs, const R omega,
+                    const R *__restrict__ b, R *__restrict__ x, const R *__restrict__ rin, R *__restrict__ rout) {
+  using S = qk_patch_sizes<DIM, K>;
+  using Lay = qk_lines_layout<DIM, K>;
+  constexpr int N = S::N, M = S::M, NZ = S::NZ, MZ = S::MZ, P = qk_lines_cfg<DIM, K>::P,
+                T = qk_lines_cfg<DIM, K>::T, PATCH = Lay::PATCH, NCL = S::NCL, NLOC = S::NLOC, BOFF = Lay::BOFF,
+                BS1 = Lay::BS1, BS2 = Lay::BS2;
   extern __shared__ __align__(16) unsigned char qk_smem[];
-  R *coef = reinterpret_cast<R *>(qk_smem);
-  R *cMb[3], *cKb[3], *cS[3], *cST[3];
-  {
-    R *c = coef;
-    for (int d = 0; d < DIM; d++) {
-      if (RES) { cMb[d] = c; c += M * N; cKb[d] = c; c += M * N; }
-      if (SOLVE) { cS[d] = c; c += M * M; cST[d] = c; c += M * M; }
+  int64_t *orgs = reinterpret_cast<int64_t *>(qk_smem);
+  int *oris = reinterpret_cast<int *>(orgs + 2 * P);
+  R *sc = reinterpret_cast<R *>(qk_smem + qk_lines_hdr(P));
+  R *pb = sc + (CS == 1 ? qk_scoef<R, K>::LEN : 0);
+  const int tid = threadIdx.x;
+  const int64_t n0 = g.n0, n1 = g.n1, gs2 = n0 * n1;
+  const int64_t gstride = (int64_t)gridDim.x * P;
+  if constexpr (CS == 1) qk_scoef<R, K>::fill(sc, tid, T);
+  /* origins of group p0 into set bi (threads 0..P-1) */
+  auto origins = [&](int64_t p0, int bi) {
+    if (tid < P) {
+      const int64_t p = p0 + tid;
+      if (p < g.total) {
+        const int64_t v0 = 1 + g.par0 + 2 * (p % g.cnt0), v1 = 1 + g.par1 + 2 * ((p / g.cnt0) % g.cnt1),
+                      v2 = 1 + g.par2 + 2 * (p / (g.cnt0 * g.cnt1));
+        const int64_t s0 = (v0 - 1) * K, s1 = (v1 - 1) * K, s2 = DIM == 3 ? (v2 - 1) * K : 0;
+        orgs[bi * P + tid] = s0 + n0 * (s1 + n1 * s2);
+        oris[3 * (bi * P + tid)] = (int)s0;
+        oris[3 * (bi * P + tid) + 1] = (int)s1;
+        oris[3 * (bi * P + tid) + 2] = (int)s2;
+      } else {
+        orgs[bi * P + tid] = -1;
+      }
     }
-  }
-  const int ncoef = (RES ? S::CRES : 0) + (SOLVE ? S::CSOL : 0);
-  const int tid = threadIdx.x, nthr = blockDim.x;
-  const int btid = threadIdx.y * blockDim.x + threadIdx.x, bthr = blockDim.x * blockDim.y;
-  for (int d = 0; d < DIM; d++) {
-    if (RES)
-      for (int e = btid; e < M * N; e += bthr) {
-        cMb[d][e] = F.Mb[d][e];
-        cKb[d][e] = F.Kb[d][e];
-      }
-    if (SOLVE)
-      for (int e = btid; e < M * M; e += bthr) {
-        cS[d][e] = F.S[d][e];
-        cST[d][e] = F.ST[d][e];
-      }
-  }
-  R *buf1 = coef + ncoef + (size_t)threadIdx.y * S::PATCH, *buf2 = buf1 + S::B1;
+  };
+  /* closures of set bi into the A regions, 0 on Dirichlet nodes (async) */
+  auto gather = [&](int bi) {
+    for (int it = tid; it < P * NCL; it += T) {
+      const int pp = it / NCL, e = it - pp * NCL;
+      if (orgs[bi * P + pp] < 0) continue;
+      const int *oi = oris + 3 * (bi * P + pp);
+      const int j0 = e % N, j1 = (e / N) % N, j2 = e / (N * N);
+      const int64_t i0 = oi[0] - 1 + j0, i1 = oi[1] - 1 + j1, i2 = DIM == 3 ? oi[2] - 1 + j2 : 0;
+      const bool ok = i0 >= 0 && i0 < n0 && i1 >= 0 && i1 < n1 && (DIM == 2 || (i2 >= 0 && i2 < g.n2));
+      const R *src = ok ? x + (i0 + n0 * (i1 + n1 * i2)) : x;
+      if constexpr (sizeof(R) == 8) qk_cp_async8(pb + pp * PATCH + e, src, ok);
+      else qk_cp_async4(pb + pp * PATCH + e, src, ok);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+  };
 
-  const int64_t p = (int64_t)blockIdx.x * blockDim.y + threadIdx.y;
-  const bool active = p < g.total;
-  const int64_t pc = active ? p : 0;
-  const int64_t v0 = 1 + g.par0 + 2 * (pc % g.cnt0), v1 = 1 + g.par1 + 2 * ((pc / g.cnt0) % g.cnt1),
-                v2 = 1 + g.par2 + 2 * (pc / (g.cnt0 * g.cnt1));
-  /* first interior node of the patch */
-  const int64_t s0 = (v0 - 1) * K, s1 = (v1 - 1) * K, s2 = DIM == 3 ? (v2 - 1) * K : 0;
-  const int64_t n0 = g.n0, n1 = g.n1;
-  auto gidx = [&](int o0, int o1, int o2) -> int64_t { return (s0 + o0) + n0 * ((s1 + o1) + n1 * (s2 + o2)); };
-  R *rbuf = DIM == 3 ? buf2 : buf1; /* where RES leaves r / SOLVE starts */
+  int bi = 0;
+  origins((int64_t)blockIdx.x * P, 0);
+  __syncthreads();
+  if constexpr (RES) gather(0);
+  for (int64_t p0 = (int64_t)blockIdx.x * P; p0 < g.total; p0 += gstride, bi ^= 1) {
+    const int64_t *org = orgs + bi * P;
+    const bool next = p0 + gstride < g.total;
+    if constexpr (RES) asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncthreads(); /* X of this group complete; the last group's local solve done */
+    if (next) origins(p0 + gstride, bi ^ 1);
 
-  if (RES) {
-    R *X = buf1;
-    if (active)
-      for (int e = tid; e < S::NCL; e += nthr) {
-        const int j0 = e % N, j1 = (e / N) % N, j2 = e / (N * N);
-        const int64_t i0 = s0 - 1 + j0, i1 = s1 - 1 + j1, i2 = DIM == 3 ? s2 - 1 + j2 : 0;
-        const bool ok = i0 >= 0 && i0 < n0 && i1 >= 0 && i1 < n1 && (DIM == 2 || (i2 >= 0 && i2 < g.n2));
-        X[e] = ok ? x[i0 + n0 * (i1 + n1 * i2)] : R(0);
-      }
-    __syncthreads();
-    /* along x: tM = Mb0 X, tK = Kb0 X (+ lam tM in 2D) */
-    R *tM = buf2, *tK = buf2 + S::TSZ;
-    if (active)
-      qk_contract<R, 0, N, N, NZ, M, true, false, false>(cMb[0], cKb[0], X, nullptr, tid, nthr,
-                                                         [&](int l, int, int, int, R a, R c) {
-                                                           tM[l] = a;
-                                                           tK[l] = DIM == 2 ? c + lam * a : c;
-                                                         });
-    __syncthreads();
-    if constexpr (DIM == 3) {
-      /* along y: uM = Mb1 tM, w = Kb1 tM + Mb1 tK + lam uM */
-      R *uM = buf1, *w = buf1 + S::USZ;
-      if (active)
-        qk_contract<R, 1, M, N, N, M, true, true, false>(cMb[1], cKb[1], tM, tK, tid, nthr,
-                                                         [&](int l, int, int, int, R a, R c) {
-                                                           uM[l] = a;
-                                                           w[l] = c + lam * a;
-                                                         });
+    if constexpr (RES) {
+      /* along x: tM = h0 Mr X (in place in A), tK = Kr X / h0 (+ lam tM in 2D) into B */
+      qk_each_line<0, N, N, NZ, P, T>([&](int pp, int, int i1, int i2) {
+        if (org[pp] < 0) return;
+        R *X = pb + pp * PATCH + (i2 * N + i1) * N;
+        R v[N], a[M], c[M];
+#pragma unroll
+        for (int j = 0; j < N; j++) v[j] = X[j];
+        qk_mv<R, K, QK_MR, CS>(sc, v, a);
+        qk_mv<R, K, QK_KR, CS>(sc, v, c);
+        R *tK = pb + pp * PATCH + BOFF + (i2 * N + i1) * M;
+#pragma unroll
+        for (int o = 0; o < M; o++) {
+          const R am = hs.h[0] * a[o];
+          X[o] = am;
+          tK[o] = DIM == 2 ? hs.ih[0] * c[o] + hs.lam * am : hs.ih[0] * c[o];
+        }
+      });
       __syncthreads();
-      /* along z: r = b - (Kb2 uM + Mb2 w) */
-      if (active)
-        qk_contract<R, 2, M, M, N, M, true, true, true>(cMb[2], cKb[2], uM, w, tid, nthr,
-                                                         [&](int l, int o0, int o1, int o2, R, R c) {
-                                                           const int64_t gi = gidx(o0, o1, o2);
-                                                           const R r = b[gi] - c;
-                                                           if (SOLVE) rbuf[l] = r;
-                                                           else rout[gi] = r;
-                                                         });
-    } else {
-      /* along y: r = b - (Kb1 tM + Mb1 tK) */
-      if (active)
-        qk_contract<R, 1, M, N, 1, M, true, true, false>(cMb[1], cKb[1], tM, tK, tid, nthr,
-                                                          [&](int l, int o0, int o1, int o2, R, R c) {
-                                                            const int64_t gi = gidx(o0, o1, o2);
-                                                            const R r = b[gi] - c;
-                                                            if (SOLVE) rbuf[l] = r;
-                                                            else rout[gi] = r;
-                                                          });
-    }
-    __syncthreads();
-  }
-  if (!SOLVE) return;
-  if (!RES) {
-    if (active)
-      for (int e = tid; e < S::NLOC; e += nthr) {
-        const int o0 = e % M, o1 = (e / M) % M, o2 = e / (M * M);
-        rbuf[e] = rin[gidx(o0, o1, o2)];
+      if constexpr (DIM == 3) {
+        /* along y: uM = h1 Mr tM (in place in A), w = Kr tM / h1 + h1 Mr tK + lam uM (in place in B) */
+        qk_each_line<1, M, N, N, P, T>([&](int pp, int i0, int, int i2) {
+          if (org[pp] < 0) return;
+          R *tM = pb + pp * PATCH + i2 * N * N + i0, *tK = pb + pp * PATCH + BOFF + i2 * N * M + i0;
+          R v[N], a[M], c[M];
+#pragma unroll
+          for (int j = 0; j < N; j++) v[j] = tM[j * N];
+          qk_mv<R, K, QK_MR, CS>(sc, v, a);
+          qk_mv<R, K, QK_KR, CS>(sc, v, c);
+#pragma unroll
+          for (int o = 0; o < M; o++) {
+            const R um = hs.h[1] * a[o];
+            tM[o * N] = um;
+            c[o] = hs.ih[1] * c[o] + hs.lam * um;
+          }
+#pragma unroll
+          for (int j = 0; j < N; j++) v[j] = tK[j * M];
+          qk_mv<R, K, QK_MR, CS>(sc, v, a);
+#pragma unroll
+          for (int o = 0; o < M; o++) tK[o * M] = fma(hs.h[1], a[o], c[o]);
+        });
+        __syncthreads();
+        /* along z: r = b - (Kr uM / h2 + h2 Mr w) (in place in B), or to rout */
+        qk_each_line<2, M, M, N, P, T>([&](int pp, int i0, int i1, int) {
+          if (org[pp] < 0) return;
+          const int64_t gi = org[pp] + i0 + n0 * i1;
+          R bv[M];
+#pragma unroll
+          for (int o = 0; o < M; o++) bv[o] = b[gi + o * gs2];
+          const R *uM = pb + pp * PATCH + i1 * N + i0;
+          R *w = pb + pp * PATCH + BOFF + i1 * M + i0;
+          R v[N], a[M], c[M];
+#pragma unroll
+          for (int j = 0; j < N; j++) v[j] = uM[j * N * N];
+          qk_mv<R, K, QK_KR, CS>(sc, v, c);
+#pragma unroll
+          for (int j = 0; j < N; j++) v[j] = w[j * BS2];
+          qk_mv<R, K, QK_MR, CS>(sc, v, a);
+#pragma unroll
+          for (int o = 0; o < M; o++) {
+            const R ro = bv[o] - (hs.ih[2] * c[o] + hs.h[2] * a[o]);
+            if (SOLVE) w[o * BS2] = ro;
+            else rout[gi + o * gs2] = ro;
+          }
+        });
+      } else {
+        /* along y: r = b - (Kr tM / h1 + h1 Mr tK) (in place in B), or to rout */
+        qk_each_line<1, M, N, 1, P, T>([&](int pp, int i0, int, int) {
+          if (org[pp] < 0) return;
+          const int64_t gi = org[pp] + i0;
+          R bv[M];
+#pragma unroll
+          for (int o = 0; o < M; o++) bv[o] = b[gi + o * n0];
+          const R *tM = pb + pp * PATCH + i0;
+          R *tK = pb + pp * PATCH + BOFF + i0;
+          R v[N], a[M], c[M];
+#pragma unroll
+          for (int j = 0; j < N; j++) v[j] = tM[j * N];
+          qk_mv<R, K, QK_KR, CS>(sc, v, c);
+#pragma unroll
+          for (int j = 0; j < N; j++) v[j] = tK[j * M];
+          qk_mv<R, K, QK_MR, CS>(sc, v, a);
+#pragma unroll
+          for (int o = 0; o < M; o++) {
+            const R ro = bv[o] - (hs.ih[1] * c[o] + hs.h[1] * a[o]);
+            if (SOLVE) tK[o * M] = ro;
+            else rout[gi + o * n0] = ro;
+          }
+        });
       }
-    __syncthreads();
+      __syncthreads(); /* A is free: the next group's closure */
+      if (next) gather(bi ^ 1);
+    } else {
+      for (int it = tid; it < P * NLOC; it += T) {
+        const int pp = it / NLOC, e = it - pp * NLOC;
+        if (org[pp] < 0) continue;
+        const int o0 = e % M, o1 = (e / M) % M, o2 = e / (M * M);
+        pb[pp * PATCH + BOFF + o0 + BS1 * o1 + BS2 * o2] = rin[org[pp] + o0 + n0 * (o1 + n1 * o2)];
+      }
+      __syncthreads();
+    }
+    if constexpr (SOLVE) {
+      /* y = (prod_d 1/h_d) Sr D^{-1} Sr^T r by directions, in place in B;
+       * x_int += omega y */
+      constexpr int LAST = DIM - 1;
+      const int64_t glast = DIM == 3 ? gs2 : n0;
+      /* MODE 0: plain; 1: times D^{-1} / prod h (last direction of S^T);
+       * 2: x_int += omega y (last direction of S) */
+      auto step = [&](auto dirc, auto matc, auto modec) {
+        constexpr int DIR = decltype(dirc)::value, MAT = decltype(matc)::value, MODE = decltype(modec)::value;
+        constexpr int ST = DIR == 0 ? 1 : DIR == 1 ? BS1 : BS2;
+        constexpr int DST = DIR == 0 ? 1 : DIR == 1 ? M : M * M;
+        qk_each_line<DIR, M, M, MZ, P, T>([&](int pp, int i0, int i1, int i2) {
+          if (org[pp] < 0) return;
+          R e[MODE ? M : 1];
+          int64_t gi = 0;
+          if constexpr (MODE == 1) {
+#pragma unroll
+            for (int o = 0; o < M; o++) e[o] = dinv[i0 + M * (i1 + M * i2) + o * DST];
+          } else if constexpr (MODE == 2) {
+            gi = org[pp] + i0 + n0 * (i1 + n1 * i2);
+#pragma unroll
+            for (int o = 0; o < M; o++) e[o] = x[gi + o * glast];
+          }
+          R *line = pb + pp * PATCH + BOFF + i0 + BS1 * i1 + BS2 * i2;
+          R v[M], a[M];
+#pragma unroll
+          for (int j = 0; j < M; j++) v[j] = line[j * ST];
+          qk_mv<R, K, MAT, CS>(sc, v, a);
+#pragma unroll
+          for (int o = 0; o < M; o++) {
+            if constexpr (MODE == 0) line[o * ST] = a[o];
+            else if constexpr (MODE == 1) line[o * ST] = a[o] * hs.sfac * e[o];
+            else x[gi + o * glast] = e[o] + omega * a[o];
+          }
+        });
+      };
+      using D0 = std::integral_constant<int, 0>;
+      using D1 = std::integral_constant<int, 1>;
+      using DL = std::integral_constant<int, LAST>;
+      using MS = std::integral_constant<int, QK_SR>;
+      using MT = std::integral_constant<int, QK_SRT>;
+      using PLAIN = std::integral_constant<int, 0>;
+      using DIAG = std::integral_constant<int, 1>;
+      using UPD = std::integral_constant<int, 2>;
+      step(D0(), MT(), PLAIN());
+      __syncthreads();
+      if constexpr (DIM == 3) {
+        step(D1(), MT(), PLAIN());
+        __syncthreads();
+      }
+      step(DL(), MT(), DIAG());
+      __syncthreads();
+      step(D0(), MS(), PLAIN());
+      __syncthreads();
+      if constexpr (DIM == 3) {
+        step(D1(), MS(), PLAIN());
+        __syncthreads();
+      }
+      step(DL(), MS(), UPD());
+    }
   }
-  /* y = S D^{-1} S^T r, x_int += omega y; ping-pong between rbuf and the other buffer */
-  R *u = rbuf, *t = rbuf == buf1 ? buf2 : buf1;
-  const R *dinv = F.dinv;
-  auto store = [&](R *dst) { return [=](int l, int, int, int, R a, R) { dst[l] = a; }; };
-  if constexpr (DIM == 3) {
-    if (active) qk_contract<R, 0, M, M, M, M, false, false, false>(cST[0], nullptr, u, nullptr, tid, nthr, store(t));
-    __syncthreads();
-    if (active) qk_contract<R, 1, M, M, M, M, false, false, false>(cST[1], nullptr, t, nullptr, tid, nthr, store(u));
-    __syncthreads();
-    if (active)
-      qk_contract<R, 2, M, M, M, M, false, false, false>(cST[2], nullptr, u, nullptr, tid, nthr,
-                                                         [&](int l, int, int, int, R a, R) { t[l] = a * dinv[l]; });
-    __syncthreads();
-    if (active) qk_contract<R, 0, M, M, M, M, false, false, false>(cS[0], nullptr, t, nullptr, tid, nthr, store(u));
-    __syncthreads();
-    if (active) qk_contract<R, 1, M, M, M, M, false, false, false>(cS[1], nullptr, u, nullptr, tid, nthr, store(t));
-    __syncthreads();
-    if (active)
-      qk_contract<R, 2, M, M, M, M, false, false, false>(cS[2], nullptr, t, nullptr, tid, nthr,
-                                                         [&](int, int o0, int o1, int o2, R a, R) {
-                                                           x[gidx(o0, o1, o2)] += omega * a;
-                                                         });
-  } else {
-    if (active) qk_contract<R, 0, M, M, 1, M, false, false, false>(cST[0], nullptr, u, nullptr, tid, nthr, store(t));
-    __syncthreads();
-    if (active)
-      qk_contract<R, 1, M, M, 1, M, false, false, false>(cST[1], nullptr, t, nullptr, tid, nthr,
-                                                         [&](int l, int, int, int, R a, R) { u[l] = a * dinv[l]; });
-    __syncthreads();
-    if (active) qk_contract<R, 0, M, M, 1, M, false, false, false>(cS[0], nullptr, u, nullptr, tid, nthr, store(t));
-    __syncthreads();
-    if (active)
-      qk_contract<R, 1, M, M, 1, M, false, false, false>(cS[1], nullptr, t, nullptr, tid, nthr,
-                                                         [&](int, int o0, int o1, int o2, R a, R) {
-                                                           x[gidx(o0, o1, o2)] += omega * a;
-                                                         });
-  }
-  (void)MZ;
+  (void)NZ;
 }
 
 /* ------------------------------------------------------------ launching */
 
 enum { QK_PATCH_FUSED = 0, QK_PATCH_RES = 1, QK_PATCH_SOLVE = 2 };
 
-template <typename R, int DIM, int K, bool RES, bool SOLVE>
-static hpmg_error launch_one(const qk_patch_geo &g, const qk_fdm_dev<R> &F, R lam, R omega, const R *b, R *x,
-                             const R *rin, R *rout) {
+template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS>
+static hpmg_error launch_lines(const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega, const R *b,
+                               R *x, const R *rin, R *rout) {
   using S = qk_patch_sizes<DIM, K>;
-  const int tp = RES ? S::TP_RES : S::TP_SOL;
-  const size_t coef = (size_t)((RES ? S::CRES : 0) + (SOLVE ? S::CSOL : 0)) * sizeof(R);
-  const size_t per = (size_t)S::PATCH * sizeof(R);
-  /* patches per block: ~128+ threads, at most 96 KB of shared memory */
-  int P = tp >= 128 ? 1 : (128 + tp - 1) / tp;
-  while (P > 1 && coef + P * per > 96 * 1024) P--;
-  const size_t smem = coef + P * per;
-  static size_t attr_set = 0; /* per instantiation */
-  if (smem > 48 * 1024 && smem > attr_set) {
-    QK_CU(cudaFuncSetAttribute(qk_patch_kernel<R, DIM, K, RES, SOLVE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               (int)smem));
-    attr_set = smem;
+  using C = qk_lines_cfg<DIM, K>;
+  const size_t smem =
+      qk_lines_hdr(C::P) + ((CS == 1 ? qk_scoef<R, K>::LEN : 0) + (size_t)C::P * qk_lines_layout<DIM, K>::PATCH) * sizeof(R);
+  static int resident = 0; /* blocks per device that run at once (per instantiation) */
+  if (!resident) {
+    auto kern = qk_lines_kernel<R, DIM, K, RES, SOLVE, CS>;
+    if (smem > 48 * 1024)
+      QK_CU(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    int per_sm = 0, dev = 0, sms = 0;
+    QK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, C::T, smem));
+    QK_CU(cudaGetDevice(&dev));
+    QK_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (per_sm < 1) return hpmg_error_set(HPMG_ERR_BACKEND, "patch smoother: kernel does not fit on an SM");
+    resident = per_sm * sms;
   }
-  const int64_t blocks = (g.total + P - 1) / P;
-  if (blocks > 0x7fffffff) return hpmg_error_set(HPMG_ERR_BACKEND, "patch smoother: %lld blocks", (long long)blocks);
-  qk_patch_kernel<R, DIM, K, RES, SOLVE><<<(unsigned)blocks, dim3(tp, P), smem>>>(g, F, lam, omega, b, x, rin, rout);
+  const int64_t groups = (g.total + C::P - 1) / C::P;
+  const int64_t blocks = groups < resident ? groups : resident;
+  qk_lines_kernel<R, DIM, K, RES, SOLVE, CS><<<(unsigned)blocks, C::T, smem>>>(g, dinv, hs, omega, b, x, rin, rout);
   QK_LAUNCH();
   return HPMG_SUCCESS;
 }
 
-template <typename R, int DIM, int K>
-static hpmg_error launch_k(int which, const qk_patch_geo &g, const qk_fdm_dev<R> &F, R lam, R omega, const R *b,
-                           R *x, const R *rin, R *rout) {
+template <typename R, int DIM, int K, int CS>
+static hpmg_error launch_lines_k(int which, const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega,
+                                 const R *b, R *x, const R *rin, R *rout) {
   switch (which) {
-  case QK_PATCH_FUSED: return launch_one<R, DIM, K, true, true>(g, F, lam, omega, b, x, rin, rout);
-  case QK_PATCH_RES: return launch_one<R, DIM, K, true, false>(g, F, lam, omega, b, x, rin, rout);
-  default: return launch_one<R, DIM, K, false, true>(g, F, lam, omega, b, x, rin, rout);
+  case QK_PATCH_FUSED: return launch_lines<R, DIM, K, true, true, CS>(g, dinv, hs, omega, b, x, rin, rout);
+  case QK_PATCH_RES: return launch_lines<R, DIM, K, true, false, CS>(g, dinv, hs, omega, b, x, rin, rout);
+  default: return launch_lines<R, DIM, K, false, true, CS>(g, dinv, hs, omega, b, x, rin, rout);
   }
 }
 
+/* coefficients from the constant bank up to k = 5, from shared memory above
+ * (there the constant cache misses; bench/results/session11, docs/cuda.md) */
+template <int DIM, int K> constexpr int qk_lines_cs() { return DIM == 3 && K >= 6 ? 1 : 0; }
+
+template <typename R> static const qk_hscale<R> &hscale(const hpmg_cuda_patch p);
+template <> const qk_hscale<double> &hscale<double>(const hpmg_cuda_patch p) { return p->hs_d; }
+template <> const qk_hscale<float> &hscale<float>(const hpmg_cuda_patch p) { return p->hs_f; }
+
 template <typename R>
-static hpmg_error launch(const hpmg_cuda_patch p, int which, const qk_patch_geo &g, const qk_fdm_dev<R> &F, R omega,
-                         const R *b, R *x, const R *rin, R *rout) {
-  const R lam = (R)(p->dop ? p->dop->lambda : 0.0);
+static hpmg_error launch(const hpmg_cuda_patch p, int which, const qk_patch_geo &g, R omega, const R *b, R *x,
+                         const R *rin, R *rout) {
+  const qk_hscale<R> &hs = hscale<R>(p);
+  const R *dinv = (const R *)(sizeof(R) == 8 ? p->dinv_d : p->dinv_f);
 #define QK_PCASE(D, KK) \
-  case KK: return launch_k<R, D, KK>(which, g, F, lam, omega, b, x, rin, rout);
+  case KK: return launch_lines_k<R, D, KK, qk_lines_cs<D, KK>()>(which, g, dinv, hs, omega, b, x, rin, rout);
   if (p->dim == 2) {
     switch (p->k) {
       QK_PCASE(2, 1) QK_PCASE(2, 2) QK_PCASE(2, 3) QK_PCASE(2, 4) QK_PCASE(2, 5)
@@ -352,6 +523,32 @@ static hpmg_error launch(const hpmg_cuda_patch p, int which, const qk_patch_geo 
 }
 
 /* ------------------------------------------------------------ entry points */
+
+/* The h = 1 reference factors of degree k into the constant bank, once per
+ * process (they depend on k only). */
+static hpmg_error upload_ref(int k) {
+  static std::mutex mu;
+  static bool done[QK_PATCH_MAX_K2 + 1];
+  std::lock_guard<std::mutex> lock(mu);
+  if (done[k]) return HPMG_SUCCESS;
+  const double one[3] = {1.0, 1.0, 1.0};
+  hpmg_fdm fdm;
+  HPMG_CALL(hpmg_fdm_setup(2, k, one, 0.0, &fdm));
+  const int m = 2 * k - 1, n = 2 * k + 1, len = qk_ref_len(k);
+  double rd[qk_ref_len(QK_PATCH_MAX_K2)];
+  float rf[qk_ref_len(QK_PATCH_MAX_K2)];
+  for (int i = 0; i < m * n; i++) {
+    rd[i] = fdm.dbl.Mb[0][i];
+    rd[m * n + i] = fdm.dbl.Kb[0][i];
+  }
+  for (int i = 0; i < m * m; i++) rd[2 * m * n + i] = fdm.dbl.S[0][i];
+  hpmg_fdm_free(&fdm);
+  for (int i = 0; i < len; i++) rf[i] = (float)rd[i];
+  QK_CU(cudaMemcpyToSymbol(qk_ref_d, rd, len * sizeof(double), qk_ref_off(k) * sizeof(double)));
+  QK_CU(cudaMemcpyToSymbol(qk_ref_f, rf, len * sizeof(float), qk_ref_off(k) * sizeof(float)));
+  done[k] = true;
+  return HPMG_SUCCESS;
+}
 
 extern "C" hpmg_error hpmg_cuda_patch_check(int dim, int k, hpmg_patch_mode mode, hpmg_local_solver local,
                                             hpmg_patch_kernel kernel) {
@@ -375,8 +572,8 @@ extern "C" hpmg_error hpmg_cuda_patch_check(int dim, int k, hpmg_patch_mode mode
 extern "C" void hpmg_cuda_patch_destroy(hpmg_cuda_patch *pp) {
   hpmg_cuda_patch p = *pp;
   if (!p) return;
-  hpmg_cuda_free(p->mem_d);
-  hpmg_cuda_free(p->mem_f);
+  hpmg_cuda_free(p->dinv_d);
+  hpmg_cuda_free(p->dinv_f);
   free(p);
   *pp = NULL;
 }
@@ -403,29 +600,34 @@ extern "C" hpmg_error hpmg_cuda_patch_create(const hpmg_laplace *op, hpmg_cuda_o
     p->n[d] = g->n[d];
     p->nv[d] = d < g->dim ? g->cells[d] - 1 : 1;
   }
-  /* factors on the host (fdm.c), both precisions, one transfer each */
+  double sf = 1.0;
+  for (int d = 0; d < 3; d++) {
+    const double h = d < g->dim ? g->h[d] : 1.0;
+    p->hs_d.h[d] = h;
+    p->hs_d.ih[d] = 1.0 / h;
+    p->hs_f.h[d] = (float)h;
+    p->hs_f.ih[d] = (float)(1.0 / h);
+    sf /= h;
+  }
+  p->hs_d.lam = op->lambda;
+  p->hs_f.lam = (float)op->lambda;
+  p->hs_d.sfac = sf;
+  p->hs_f.sfac = (float)sf;
+  /* the level's D^{-1} (fdm.c) in both precisions; the 1D factors are the
+   * degree's reference ones in the constant bank */
   hpmg_fdm fdm;
-  hpmg_error e = hpmg_fdm_setup(g->dim, g->k, g->h, op->lambda, &fdm);
+  hpmg_error e = upload_ref(g->k);
+  if (!e) e = hpmg_fdm_setup(g->dim, g->k, g->h, op->lambda, &fdm);
   if (e) {
     free(p);
     return e;
   }
-  e = hpmg_cuda_malloc(fdm.block_len * sizeof(double), &p->mem_d);
-  if (!e) e = hpmg_cuda_malloc(fdm.block_len * sizeof(float), &p->mem_f);
-  if (!e) e = hpmg_cuda_upload(p->mem_d, fdm.block_d, fdm.block_len * sizeof(double));
-  if (!e) e = hpmg_cuda_upload(p->mem_f, fdm.block_f, fdm.block_len * sizeof(float));
-  if (!e) {
-    const double *bd = (const double *)p->mem_d;
-    const float *bf = (const float *)p->mem_f;
-#define QK_REBASE(field) \
-  p->d.field = bd + (fdm.dbl.field - fdm.block_d); \
-  p->f.field = bf + (fdm.flt.field - fdm.block_f);
-    for (int d = 0; d < g->dim; d++) {
-      QK_REBASE(Mb[d]) QK_REBASE(Kb[d]) QK_REBASE(S[d]) QK_REBASE(ST[d])
-    }
-    QK_REBASE(dinv)
-#undef QK_REBASE
-  }
+  size_t nloc = 1;
+  for (int d = 0; d < g->dim; d++) nloc *= (size_t)(2 * g->k - 1);
+  e = hpmg_cuda_malloc(nloc * sizeof(double), &p->dinv_d);
+  if (!e) e = hpmg_cuda_malloc(nloc * sizeof(float), &p->dinv_f);
+  if (!e) e = hpmg_cuda_upload(p->dinv_d, fdm.dbl.dinv, nloc * sizeof(double));
+  if (!e) e = hpmg_cuda_upload(p->dinv_f, fdm.flt.dinv, nloc * sizeof(float));
   hpmg_fdm_free(&fdm);
   if (e) {
     hpmg_cuda_patch_destroy(&p);
@@ -446,7 +648,7 @@ static hpmg_error full_residual(hpmg_cuda_patch p, hpmg_real r, const void *b, c
 }
 
 template <typename R>
-static hpmg_error patch_apply(hpmg_cuda_patch p, const qk_fdm_dev<R> &F, hpmg_real real, const R *b, R *x, R *work,
+static hpmg_error patch_apply(hpmg_cuda_patch p, hpmg_real real, const R *b, R *x, R *work,
                               int x_is_zero, int reverse, int sweeps) {
   const int ncol = 1 << p->dim;
   if (x_is_zero) QK_CU(cudaMemsetAsync(x, 0, (size_t)p->N * sizeof(R)));
@@ -477,17 +679,17 @@ static hpmg_error patch_apply(hpmg_cuda_patch p, const qk_fdm_dev<R> &F, hpmg_re
       g.total = cnt[0] * cnt[1] * cnt[2];
       if (g.total == 0) continue;
       if (add) {
-        HPMG_CALL(launch<R>(p, QK_PATCH_SOLVE, g, F, (R)p->omega, b, x, radd, nullptr));
+        HPMG_CALL(launch<R>(p, QK_PATCH_SOLVE, g, (R)p->omega, b, x, radd, nullptr));
       } else if (zero && cc == 0) { /* x = 0: the local residual is R_j b */
-        HPMG_CALL(launch<R>(p, QK_PATCH_SOLVE, g, F, (R)1, b, x, b, nullptr));
+        HPMG_CALL(launch<R>(p, QK_PATCH_SOLVE, g, (R)1, b, x, b, nullptr));
       } else if (p->kernel == HPMG_PATCH_KERNEL_FUSED) {
-        HPMG_CALL(launch<R>(p, QK_PATCH_FUSED, g, F, (R)1, b, x, nullptr, nullptr));
+        HPMG_CALL(launch<R>(p, QK_PATCH_FUSED, g, (R)1, b, x, nullptr, nullptr));
       } else if (p->kernel == HPMG_PATCH_KERNEL_SEPARATE) {
-        HPMG_CALL(launch<R>(p, QK_PATCH_RES, g, F, (R)1, b, x, nullptr, work));
-        HPMG_CALL(launch<R>(p, QK_PATCH_SOLVE, g, F, (R)1, b, x, work, nullptr));
+        HPMG_CALL(launch<R>(p, QK_PATCH_RES, g, (R)1, b, x, nullptr, work));
+        HPMG_CALL(launch<R>(p, QK_PATCH_SOLVE, g, (R)1, b, x, work, nullptr));
       } else {
         HPMG_CALL(full_residual(p, real, b, x, work));
-        HPMG_CALL(launch<R>(p, QK_PATCH_SOLVE, g, F, (R)1, b, x, work, nullptr));
+        HPMG_CALL(launch<R>(p, QK_PATCH_SOLVE, g, (R)1, b, x, work, nullptr));
       }
     }
   }
@@ -499,8 +701,8 @@ extern "C" hpmg_error hpmg_cuda_patch_apply(hpmg_cuda_patch p, hpmg_real r, cons
   HPMG_CHECK_ARG(p && b && x, "patch smoother: NULL argument");
   if (p->N == 0) return HPMG_SUCCESS;
   if (r == HPMG_REAL_DOUBLE)
-    return patch_apply<double>(p, p->d, r, (const double *)b, (double *)x, (double *)work, x_is_zero, reverse, sweeps);
-  return patch_apply<float>(p, p->f, r, (const float *)b, (float *)x, (float *)work, x_is_zero, reverse, sweeps);
+    return patch_apply<double>(p, r, (const double *)b, (double *)x, (double *)work, x_is_zero, reverse, sweeps);
+  return patch_apply<float>(p, r, (const float *)b, (float *)x, (float *)work, x_is_zero, reverse, sweeps);
 }
 
 extern "C" int64_t hpmg_cuda_patch_matvecs(hpmg_cuda_patch p) { return p->matvecs; }
