@@ -95,17 +95,20 @@ __constant__ double qk_ref_d[QK_REF_LEN];
 __constant__ float qk_ref_f[QK_REF_LEN];
 
 enum { QK_MR = 0, QK_KR = 1, QK_SR = 2, QK_SRT = 3 };
+/* entry (o, j) of matrix mat in degree k's block [Mr (m x n) | Kr (m x n) | Sr (m x m)], row-major;
+ * Sr^T reads Sr transposed */
+__host__ __device__ constexpr int qk_ref_idx(int k, int mat, int o, int j) {
+  return mat == QK_MR ? o * (2 * k + 1) + j
+         : mat == QK_KR ? (2 * k - 1) * (2 * k + 1) + o * (2 * k + 1) + j
+         : mat == QK_SR ? 2 * (2 * k - 1) * (2 * k + 1) + o * (2 * k - 1) + j
+                        : 2 * (2 * k - 1) * (2 * k + 1) + j * (2 * k - 1) + o;
+}
 template <int K, int MAT> struct qk_refmat {
   static constexpr int M = 2 * K - 1, N = 2 * K + 1, NI = MAT < QK_SR ? N : M;
   /* structural nonzero: interior row o < K-1 lies in cell 0 (closed nodes
    * 0..K), row K-1 is the middle vertex (all), rows > K-1 in cell 1 (K..2K) */
   __host__ __device__ static constexpr bool nz(int o, int j) { return MAT >= QK_SR || (o < K - 1 ? j <= K : (o == K - 1 || j >= K)); }
-  __host__ __device__ static constexpr int idx(int o, int j) {
-    return MAT == QK_MR ? o * N + j
-           : MAT == QK_KR ? M * N + o * N + j
-           : MAT == QK_SR ? 2 * M * N + o * M + j
-                          : 2 * M * N + j * M + o;
-  }
+  __host__ __device__ static constexpr int idx(int o, int j) { return qk_ref_idx(K, MAT, o, j); }
 };
 
 /* The block's shared copy of degree K's factors (CS = 1): each matrix by
@@ -129,8 +132,7 @@ template <typename R, int K> struct qk_scoef {
       else mat = QK_SRT, j = col - 2 * N - M;
       R v = 0;
       if (o < M) {
-        const int ri = mat == QK_MR ? o * N + j : mat == QK_KR ? M * N + o * N + j
-                       : mat == QK_SR ? 2 * M * N + o * M + j : 2 * M * N + j * M + o;
+        const int ri = qk_ref_idx(K, mat, o, j);
         v = sizeof(R) == 8 ? (R)qk_ref_d[qk_ref_off(K) + ri] : (R)qk_ref_f[qk_ref_off(K) + ri];
       }
       sc[e] = v;
@@ -241,7 +243,8 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
   R *pb = sc + (CS == 1 ? qk_scoef<R, K>::LEN : 0);
   const int tid = threadIdx.x;
   const int64_t n0 = g.n0, n1 = g.n1, gs2 = n0 * n1;
-  const int64_t gstride = (int64_t)gridDim.x * P;
+  constexpr int LAST = DIM - 1; /* z in 3D, y in 2D */
+  const int64_t glast = DIM == 3 ? gs2 : n0, gstride = (int64_t)gridDim.x * P;
   if constexpr (CS == 1) qk_scoef<R, K>::fill(sc, tid, T);
   /* origins of group p0 into set bi (threads 0..P-1) */
   auto origins = [&](int64_t p0, int bi) {
@@ -329,54 +332,32 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
           for (int o = 0; o < M; o++) tK[o * M] = fma(hs.h[1], a[o], c[o]);
         });
         __syncthreads();
-        /* along z: r = b - (Kr uM / h2 + h2 Mr w) (in place in B), or to rout */
-        qk_each_line<2, M, M, N, P, T>([&](int pp, int i0, int i1, int) {
-          if (org[pp] < 0) return;
-          const int64_t gi = org[pp] + i0 + n0 * i1;
-          R bv[M];
-#pragma unroll
-          for (int o = 0; o < M; o++) bv[o] = b[gi + o * gs2];
-          const R *uM = pb + pp * PATCH + i1 * N + i0;
-          R *w = pb + pp * PATCH + BOFF + i1 * M + i0;
-          R v[N], a[M], c[M];
-#pragma unroll
-          for (int j = 0; j < N; j++) v[j] = uM[j * N * N];
-          qk_mv<R, K, QK_KR, CS>(sc, v, c);
-#pragma unroll
-          for (int j = 0; j < N; j++) v[j] = w[j * BS2];
-          qk_mv<R, K, QK_MR, CS>(sc, v, a);
-#pragma unroll
-          for (int o = 0; o < M; o++) {
-            const R ro = bv[o] - (hs.ih[2] * c[o] + hs.h[2] * a[o]);
-            if (SOLVE) w[o * BS2] = ro;
-            else rout[gi + o * gs2] = ro;
-          }
-        });
-      } else {
-        /* along y: r = b - (Kr tM / h1 + h1 Mr tK) (in place in B), or to rout */
-        qk_each_line<1, M, N, 1, P, T>([&](int pp, int i0, int, int) {
-          if (org[pp] < 0) return;
-          const int64_t gi = org[pp] + i0;
-          R bv[M];
-#pragma unroll
-          for (int o = 0; o < M; o++) bv[o] = b[gi + o * n0];
-          const R *tM = pb + pp * PATCH + i0;
-          R *tK = pb + pp * PATCH + BOFF + i0;
-          R v[N], a[M], c[M];
-#pragma unroll
-          for (int j = 0; j < N; j++) v[j] = tM[j * N];
-          qk_mv<R, K, QK_KR, CS>(sc, v, c);
-#pragma unroll
-          for (int j = 0; j < N; j++) v[j] = tK[j * M];
-          qk_mv<R, K, QK_MR, CS>(sc, v, a);
-#pragma unroll
-          for (int o = 0; o < M; o++) {
-            const R ro = bv[o] - (hs.ih[1] * c[o] + hs.h[1] * a[o]);
-            if (SOLVE) tK[o * M] = ro;
-            else rout[gi + o * n0] = ro;
-          }
-        });
       }
+      /* along the last direction L (z in 3D, y in 2D): r = b - (Kr u / h_L + h_L Mr w)
+       * with u = uM, w (3D) or tM, tK (2D), r in place of w in B, or to rout */
+      constexpr int AST = DIM == 3 ? N * N : N, BST = DIM == 3 ? BS2 : BS1;
+      qk_each_line<LAST, M, DIM == 3 ? M : N, DIM == 3 ? N : 1, P, T>([&](int pp, int i0, int i1, int) {
+        if (org[pp] < 0) return;
+        const int64_t gi = org[pp] + i0 + n0 * i1;
+        R bv[M];
+#pragma unroll
+        for (int o = 0; o < M; o++) bv[o] = b[gi + o * glast];
+        const R *u = pb + pp * PATCH + i1 * N + i0;
+        R *w = pb + pp * PATCH + BOFF + i1 * M + i0;
+        R v[N], a[M], c[M];
+#pragma unroll
+        for (int j = 0; j < N; j++) v[j] = u[j * AST];
+        qk_mv<R, K, QK_KR, CS>(sc, v, c);
+#pragma unroll
+        for (int j = 0; j < N; j++) v[j] = w[j * BST];
+        qk_mv<R, K, QK_MR, CS>(sc, v, a);
+#pragma unroll
+        for (int o = 0; o < M; o++) {
+          const R ro = bv[o] - (hs.ih[LAST] * c[o] + hs.h[LAST] * a[o]);
+          if (SOLVE) w[o * BST] = ro;
+          else rout[gi + o * glast] = ro;
+        }
+      });
       __syncthreads(); /* A is free: the next group's closure */
       if (next) gather(bi ^ 1);
     } else {
@@ -391,8 +372,6 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
     if constexpr (SOLVE) {
       /* y = (prod_d 1/h_d) Sr D^{-1} Sr^T r by directions, in place in B;
        * x_int += omega y */
-      constexpr int LAST = DIM - 1;
-      const int64_t glast = DIM == 3 ? gs2 : n0;
       /* MODE 0: plain; 1: times D^{-1} / prod h (last direction of S^T);
        * 2: x_int += omega y (last direction of S) */
       auto step = [&](auto dirc, auto matc, auto modec) {
