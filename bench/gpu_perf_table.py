@@ -14,10 +14,13 @@ matrix (an interior row couples to its own cells' nodes only):
   words the threads load and store (conflict free)
     gather n^3 | x: n^3 + 2 m n^2 | y: 2 m n^2 + 2 m^2 n | z: 2 m^2 n + m^3
     | FDM: 6 m^3 loads + 5 m^3 stores
-  times the word size, plus for k >= 6 the coefficients: one 16-byte vector
-  load per 2 (double) / 4 (float) FMAs, the same address across the warp, so
-  one 128-byte wavefront per warp = 4 bytes per thread (k <= 5: constant
-  bank, no shared traffic).
+  times the word size, plus for k >= 6 the residual's coefficients (Mr, Kr):
+  one 16-byte vector load per 2 (double) / 4 (float) FMAs, the same address
+  across the warp, so one 128-byte wavefront per warp = 4 bytes per thread
+  (Sr, and everything at k <= 5: constant bank, no shared traffic; since
+  session 12, before that Sr came from the shared copy too at k >= 6).
+  Float fused steps apply the first Sr^T contraction in the residual's last
+  step (one FDM pass fewer, 2 m^3 words); the model keeps the double count.
 Percentages are of the measured roofs of bench/gpu_peak.cu."""
 import json, os, sys
 
@@ -25,10 +28,11 @@ def patch_counts(k):
     """flops, data words, 16-byte coefficient loads (per thread) of one patch"""
     n, m = 2 * k + 1, 2 * k - 1
     z = 2 * k * k + 2 * k - 1
-    fma = 2 * n**2 * z + 3 * m * n * z + 2 * m**2 * z + 6 * m**4
+    res = 2 * n**2 * z + 3 * m * n * z + 2 * m**2 * z
+    fma = res + 6 * m**4
     words = (n**3 + n**3 + 2 * m * n**2 + 2 * m * n**2 + 2 * m**2 * n
              + 2 * m**2 * n + m**3 + 6 * m**3 + 5 * m**3)
-    return 2 * fma, words, fma if k >= 6 else 0
+    return 2 * fma, words, res if k >= 6 else 0
 
 
 def smem_bytes(k, b):

@@ -76,18 +76,21 @@ template <int DIM, int K> struct qk_patch_sizes {
  * j unrolled, and stores them. The matrices are the h = 1 reference factors
  * of the degree (Mr, Kr: interior rows x closed columns of the 1D patch mass
  * and stiffness; Sr: the M-orthonormal eigenvectors), read through
- * compile-time indices: with CS = 0 from the constant bank (uniform-register
- * operands of the FMAs, no per-thread load), with CS = 1 from a shared copy
- * by columns (one vector load, the same address across the warp, per 2
- * (double) or 4 (float) FMAs). The constant cache misses once a degree's
- * factors outgrow it, so CS = 1 above k = 5 (qk_lines_cs). The cells' sizes enter
+ * compile-time indices: with CS = 0 all from the constant bank (a ULDC
+ * into a uniform register per FMA operand in SASS, no per-thread load); with
+ * CS = 1, Mr and Kr from a shared copy by columns (one vector load, the same
+ * address across the warp, per 2 (double) or 4 (float) FMAs) and Sr from the
+ * constant bank. The constant cache misses once a degree's factors outgrow
+ * it, so CS = 1 above k = 5 (qk_lines_cs). The cells' sizes enter
  * as scalars: Mb = h Mr, Kb = Kr / h, S = Sr / sqrt(h) (the same generalized
  * eigenvectors), so the local solve carries 1 / (h0 h1 h2) and D^{-1} is the
  * level's. The structural zeros of Mr and Kr (an interior row couples to the
  * nodes of its own cells only) are skipped at compile time in every
  * direction. Shared memory per thread-line access: a line along x has odd
  * stride (N or M) across threads, along y and z consecutive threads read
- * consecutive words: no bank conflicts. */
+ * consecutive words of one plane, but a warp spans several planes of M
+ * lines each, which can meet in a bank (ncu, 3D k = 5 double: 37% of the
+ * shared wavefronts are conflicts; k = 8: 11%). */
 __host__ __device__ constexpr int qk_ref_len(int k) { return 2 * (2 * k - 1) * (2 * k + 1) + (2 * k - 1) * (2 * k - 1); }
 __host__ __device__ constexpr int qk_ref_off(int k) { return k <= 1 ? 0 : qk_ref_off(k - 1) + qk_ref_len(k - 1); }
 constexpr int QK_REF_LEN = qk_ref_off(QK_PATCH_MAX_K2 + 1);
@@ -111,25 +114,19 @@ template <int K, int MAT> struct qk_refmat {
   __host__ __device__ static constexpr int idx(int o, int j) { return qk_ref_idx(K, MAT, o, j); }
 };
 
-/* The block's shared copy of degree K's factors (CS = 1): each matrix by
- * columns, so that for one input j the outputs' coefficients are consecutive
- * (vector loads, the same address across the warp), column stride padded to
- * 16 bytes: Mr, Kr (N columns each), Sr, then Sr^T (M columns each). */
+/* The block's shared copy of degree K's Mr and Kr (CS = 1): by columns, so
+ * that for one input j the outputs' coefficients are consecutive (vector
+ * loads, the same address across the warp), column stride padded to 16
+ * bytes: Mr, then Kr (N columns each). */
 template <typename R, int K> struct qk_scoef {
   static constexpr int M = 2 * K - 1, N = 2 * K + 1, CSTR = (M + 16 / (int)sizeof(R) - 1) / (16 / (int)sizeof(R)) * (16 / (int)sizeof(R));
-  static constexpr int LEN = (2 * N + 2 * M) * CSTR;
-  __host__ __device__ static constexpr int idx(int mat, int o, int j) {
-    return (mat == QK_MR ? 0 : mat == QK_KR ? N * CSTR : mat == QK_SR ? 2 * N * CSTR : (2 * N + M) * CSTR) + j * CSTR + o;
-  }
+  static constexpr int LEN = 2 * N * CSTR;
+  __host__ __device__ static constexpr int idx(int mat, int o, int j) { return (mat == QK_MR ? 0 : N * CSTR) + j * CSTR + o; }
   /* fill from the constant bank */
   __device__ static void fill(R *sc, int tid, int nthr) {
     for (int e = tid; e < LEN; e += nthr) {
       const int col = e / CSTR, o = e - col * CSTR;
-      int mat, j;
-      if (col < N) mat = QK_MR, j = col;
-      else if (col < 2 * N) mat = QK_KR, j = col - N;
-      else if (col < 2 * N + M) mat = QK_SR, j = col - 2 * N;
-      else mat = QK_SRT, j = col - 2 * N - M;
+      const int mat = col < N ? QK_MR : QK_KR, j = col < N ? col : col - N;
       R v = 0;
       if (o < M) {
         const int ri = qk_ref_idx(K, mat, o, j);
@@ -140,10 +137,10 @@ template <typename R, int K> struct qk_scoef {
   }
 };
 
-/* coefficient (o, j) of matrix MAT of degree K: constant bank (CS = 0) or
- * the block's shared copy (CS = 1) */
+/* coefficient (o, j) of matrix MAT of degree K: the block's shared copy (CS
+ * = 1, Mr and Kr) or the constant bank */
 template <typename R, int K, int MAT, int CS> __device__ __forceinline__ R qk_rc(const R *sc, int o, int j) {
-  if constexpr (CS == 1) return sc[qk_scoef<R, K>::idx(MAT, o, j)];
+  if constexpr (CS == 1 && MAT < QK_SR) return sc[qk_scoef<R, K>::idx(MAT, o, j)];
   else if constexpr (sizeof(R) == 8) return qk_ref_d[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
   else return qk_ref_f[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
 }
@@ -197,7 +194,8 @@ QK_LCFG(2, 9, 7, 128, 1, 1) QK_LCFG(2, 10, 6, 128, 1, 1)
  *   A (N^d, x fastest): the closed patch X; tM over X (x step); 3D: uM over
  *     tM (y step);
  *   B (M, N, NZ) compact: tK (x step); 3D: w over tK (y step); r over w (z
- *     step; 2D: y step), then the local solve in place in r.
+ *     step; 2D: y step; float fused: Sr^T r along that direction), then
+ *     the local solve in place.
  * So A is free during the local solve, and the closure of the block's next
  * patches is copied into it (cp.async) meanwhile. */
 template <int DIM, int K> struct qk_lines_layout {
@@ -244,6 +242,10 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
   const int tid = threadIdx.x;
   const int64_t n0 = g.n0, n1 = g.n1, gs2 = n0 * n1;
   constexpr int LAST = DIM - 1; /* z in 3D, y in 2D */
+  /* fused, float: the residual's last step applies the local solve's first
+   * contraction too (1-3.5% faster; 5-9% slower in double at k = 5, 6, 8:
+   * bench/results/session12) */
+  constexpr bool FZ = RES && SOLVE && sizeof(R) == 4;
   const int64_t glast = DIM == 3 ? gs2 : n0, gstride = (int64_t)gridDim.x * P;
   if constexpr (CS == 1) qk_scoef<R, K>::fill(sc, tid, T);
   /* origins of group p0 into set bi (threads 0..P-1) */
@@ -263,18 +265,36 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
       }
     }
   };
-  /* closures of set bi into the A regions, 0 on Dirichlet nodes (async) */
+  /* closures of set bi into the A regions, 0 on Dirichlet nodes (async).
+   * One thread per column along the last direction (consecutive threads,
+   * consecutive x: coalesced): the column's offsets and range test once, then
+   * N copies at compile-time shared offsets and a running global address;
+   * only the column's two end nodes can leave the mesh along it. (One thread
+   * per node, as before, spent ~70 instructions per node on index
+   * arithmetic, as many as the contractions' FMAs at k = 4.) */
   auto gather = [&](int bi) {
-    for (int it = tid; it < P * NCL; it += T) {
-      const int pp = it / NCL, e = it - pp * NCL;
-      if (orgs[bi * P + pp] < 0) continue;
+    constexpr int NC = NCL / N; /* columns per patch; also the shared stride along the last direction */
+    const int64_t nl = DIM == 3 ? g.n2 : n1;
+    for (int it = tid; it < P * NC; it += T) {
+      const int pp = it / NC, c = it - pp * NC;
+      const int64_t o = orgs[bi * P + pp];
+      if (o < 0) continue;
       const int *oi = oris + 3 * (bi * P + pp);
-      const int j0 = e % N, j1 = (e / N) % N, j2 = e / (N * N);
-      const int64_t i0 = oi[0] - 1 + j0, i1 = oi[1] - 1 + j1, i2 = DIM == 3 ? oi[2] - 1 + j2 : 0;
-      const bool ok = i0 >= 0 && i0 < n0 && i1 >= 0 && i1 < n1 && (DIM == 2 || (i2 >= 0 && i2 < g.n2));
-      const R *src = ok ? x + (i0 + n0 * (i1 + n1 * i2)) : x;
-      if constexpr (sizeof(R) == 8) qk_cp_async8(pb + pp * PATCH + e, src, ok);
-      else qk_cp_async4(pb + pp * PATCH + e, src, ok);
+      const int j0 = DIM == 3 ? c % N : c, j1 = DIM == 3 ? c / N : 0;
+      const int i0 = oi[0] - 1 + j0, i1 = oi[1] - 1 + j1, l0 = oi[LAST] - 1;
+      const bool cok = i0 >= 0 && i0 < n0 && (DIM == 2 || (i1 >= 0 && i1 < n1));
+      /* the column's node 1 (in the mesh if the column is); x itself if not */
+      const R *p = x + (cok ? o + (j0 - 1) + (DIM == 3 ? n0 * (j1 - 1) : 0) : 0);
+      const int64_t st = cok ? glast : 0;
+      R *dst = pb + pp * PATCH + c;
+#pragma unroll
+      for (int t = 0; t < N; t++) {
+        const bool ok = cok && (t > 0 || l0 >= 0) && (t < N - 1 || l0 + N - 1 < nl);
+        const R *src = t == 0 ? (ok ? p - st : x) : t == N - 1 ? (ok ? p + st : x) : p;
+        if constexpr (sizeof(R) == 8) qk_cp_async8(dst + t * NC, src, ok);
+        else qk_cp_async4(dst + t * NC, src, ok);
+        if (t > 0 && t < N - 2) p += st; /* p: node t + 1, up to node N - 2 */
+      }
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
@@ -334,7 +354,9 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
         __syncthreads();
       }
       /* along the last direction L (z in 3D, y in 2D): r = b - (Kr u / h_L + h_L Mr w)
-       * with u = uM, w (3D) or tM, tK (2D), r in place of w in B, or to rout */
+       * with u = uM, w (3D) or tM, tK (2D), in place of w in B, or to rout,
+       * or (FZ) the local solve's first step on the line in registers: Sr^T r
+       * along L in place of w (one pass over B and one barrier fewer) */
       constexpr int AST = DIM == 3 ? N * N : N, BST = DIM == 3 ? BS2 : BS1;
       qk_each_line<LAST, M, DIM == 3 ? M : N, DIM == 3 ? N : 1, P, T>([&](int pp, int i0, int i1, int) {
         if (org[pp] < 0) return;
@@ -352,10 +374,17 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
         for (int j = 0; j < N; j++) v[j] = w[j * BST];
         qk_mv<R, K, QK_MR, CS>(sc, v, a);
 #pragma unroll
-        for (int o = 0; o < M; o++) {
-          const R ro = bv[o] - (hs.ih[LAST] * c[o] + hs.h[LAST] * a[o]);
-          if (SOLVE) w[o * BST] = ro;
-          else rout[gi + o * glast] = ro;
+        for (int o = 0; o < M; o++) a[o] = bv[o] - (hs.ih[LAST] * c[o] + hs.h[LAST] * a[o]);
+        if constexpr (FZ) {
+          qk_mv<R, K, QK_SRT, CS>(sc, a, c);
+#pragma unroll
+          for (int o = 0; o < M; o++) w[o * BST] = c[o];
+        } else if constexpr (SOLVE) {
+#pragma unroll
+          for (int o = 0; o < M; o++) w[o * BST] = a[o];
+        } else {
+#pragma unroll
+          for (int o = 0; o < M; o++) rout[gi + o * glast] = a[o];
         }
       });
       __syncthreads(); /* A is free: the next group's closure */
@@ -372,7 +401,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
     if constexpr (SOLVE) {
       /* y = (prod_d 1/h_d) Sr D^{-1} Sr^T r by directions, in place in B;
        * x_int += omega y */
-      /* MODE 0: plain; 1: times D^{-1} / prod h (last direction of S^T);
+      /* MODE 0: plain; 1: times D^{-1} / prod h (the last step of S^T);
        * 2: x_int += omega y (last direction of S) */
       auto step = [&](auto dirc, auto matc, auto modec) {
         constexpr int DIR = decltype(dirc)::value, MAT = decltype(matc)::value, MODE = decltype(modec)::value;
@@ -411,14 +440,25 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
       using PLAIN = std::integral_constant<int, 0>;
       using DIAG = std::integral_constant<int, 1>;
       using UPD = std::integral_constant<int, 2>;
-      step(D0(), MT(), PLAIN());
-      __syncthreads();
-      if constexpr (DIM == 3) {
-        step(D1(), MT(), PLAIN());
+      if constexpr (FZ) { /* Sr^T along the last direction done with the residual */
+        if constexpr (DIM == 3) {
+          step(D0(), MT(), PLAIN());
+          __syncthreads();
+          step(D1(), MT(), DIAG());
+        } else {
+          step(D0(), MT(), DIAG());
+        }
+        __syncthreads();
+      } else {
+        step(D0(), MT(), PLAIN());
+        __syncthreads();
+        if constexpr (DIM == 3) {
+          step(D1(), MT(), PLAIN());
+          __syncthreads();
+        }
+        step(DL(), MT(), DIAG());
         __syncthreads();
       }
-      step(DL(), MT(), DIAG());
-      __syncthreads();
       step(D0(), MS(), PLAIN());
       __syncthreads();
       if constexpr (DIM == 3) {
@@ -471,8 +511,10 @@ static hpmg_error launch_lines_k(int which, const qk_patch_geo &g, const R *dinv
   }
 }
 
-/* coefficients from the constant bank up to k = 5, from shared memory above
- * (there the constant cache misses; bench/results/session11, docs/cuda.md) */
+/* coefficients from the constant bank up to k = 5; above, Mr and Kr from
+ * the shared copy and Sr from the constant bank (CS = 1). All of them in the
+ * constant bank miss its cache there (1.7-2.5x slower); Sr from the shared
+ * copy too was 1.2-1.4x slower (bench/results/session12, docs/cuda.md) */
 template <int DIM, int K> constexpr int qk_lines_cs() { return DIM == 3 && K >= 6 ? 1 : 0; }
 
 template <typename R> static const qk_hscale<R> &hscale(const hpmg_cuda_patch p);
