@@ -266,13 +266,15 @@ static void auto_policy(void) {
   o.device = HPMG_DEVICE_CUDA; /* default solver AUTO = FMG */
   CHECK(hpmg_default_smoother(3, 5, &o) == HPMG_SMOOTHER_PATCH, "GPU FMG 3D Q5: patch");
   CHECK(hpmg_default_smoother(3, 3, &o) == HPMG_SMOOTHER_PATCH, "GPU FMG 3D Q3: patch");
-  CHECK(hpmg_default_smoother(3, 2, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU FMG 3D Q2: chebyshev");
+  CHECK(hpmg_default_smoother(3, 2, &o) == HPMG_SMOOTHER_PATCH, "GPU FMG 3D Q2: patch");
+  CHECK(hpmg_default_smoother(3, 1, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU FMG 3D Q1: chebyshev");
   CHECK(hpmg_default_smoother(3, 9, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU 3D Q9: chebyshev (no GPU patch kernel)");
   CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_PATCH, "GPU FMG 2D Q8: patch");
   CHECK(hpmg_default_smoother(2, 1, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU FMG 2D Q1: chebyshev");
   o.solver = HPMG_SOLVER_CG;
   CHECK(hpmg_default_smoother(3, 5, &o) == HPMG_SMOOTHER_PATCH, "GPU CG 3D Q5: patch");
-  CHECK(hpmg_default_smoother(3, 4, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU CG 3D Q4: chebyshev");
+  CHECK(hpmg_default_smoother(3, 3, &o) == HPMG_SMOOTHER_PATCH, "GPU CG 3D Q3: patch");
+  CHECK(hpmg_default_smoother(3, 2, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU CG 3D Q2: chebyshev");
   CHECK(hpmg_default_smoother(2, 8, &o) == HPMG_SMOOTHER_CHEBYSHEV, "GPU CG 2D Q8: chebyshev (not measured)");
   o.solver = HPMG_SOLVER_AUTO;
   o.device = HPMG_DEVICE_CPU;

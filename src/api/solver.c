@@ -57,19 +57,22 @@ hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_
    *   faster than the patch smoother in 3D for every k (CG; FMG at 3D Q7 too)
    *   and in 2D up to k = 5; the patch smoother is faster in 2D for k = 6..10.
    * GPU, H200: with FMG (the default solver; bench/results/session3/
-   *   smoother_fmg) the fused patch kernel is faster in 3D for k = 3..8
-   *   (1.3-2.5x) and in 2D at k = 2, 6, 10 (1.2-2.7x; k = 3..9 in between are
-   *   taken as patch, not measured), Chebyshev at 3D k = 1, 2; with CG, GMRES
-   *   or the V-cycle iteration (bench/results/session2_smoother, CG) the patch
-   *   kernel is faster for 3D k = 5..8 only, and 2D is not measured. */
+   *   smoother_fmg, session 12's kernel in bench/results/session12/perf) the
+   *   fused patch kernel is faster in 3D for k = 2..8 (1.4x at k = 2, 2.2x
+   *   at k = 3, 4.0x at k = 7) and in 2D at k = 2, 6, 10 (1.2-2.7x; k = 3..9
+   *   in between are taken as patch, not measured), Chebyshev at 3D k = 1
+   *   (1.5x); with GMRES (session 12, mixed) the patch kernel is faster for
+   *   3D k = 3..8 (1.6x at k = 3, 2.0x at k = 4, 2.6x at k = 5; session 2,
+   *   CG: k = 5..8) and Chebyshev at k = 2 (1.1x), taken for CG and the
+   *   V-cycle iteration too; 2D is not measured there. */
   const hpmg_solver_kind solver = o->solver == HPMG_SOLVER_AUTO ? hpmg_default_solver(dim, degree, o) : o->solver;
   const int patch_ok = !(solver == HPMG_SOLVER_CG && o->pre != o->post);
   if (!patch_ok) return HPMG_SMOOTHER_CHEBYSHEV;
   if (o->device == HPMG_DEVICE_CUDA) {
     if (solver == HPMG_SOLVER_FMG)
-      return (dim == 3 && degree >= 3 && degree <= 8) || (dim == 2 && degree >= 2) ? HPMG_SMOOTHER_PATCH
+      return (dim == 3 && degree >= 2 && degree <= 8) || (dim == 2 && degree >= 2) ? HPMG_SMOOTHER_PATCH
                                                                                   : HPMG_SMOOTHER_CHEBYSHEV;
-    return dim == 3 && degree >= 5 && degree <= 8 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
+    return dim == 3 && degree >= 3 && degree <= 8 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
   }
   return dim == 2 && degree >= 6 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
 }
