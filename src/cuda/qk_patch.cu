@@ -21,9 +21,10 @@
  *
  * Design (docs/cuda.md, "The patch kernel"): one thread per line of every
  * contraction, in registers, with the 1D coefficients at compile-time
- * indices (constant bank, or a per-block shared copy at k >= 6 in 3D); every
- * contraction in place, two shared regions per patch; persistent blocks that
- * copy the next patches' closures (cp.async) during the current local solve.
+ * indices (constant bank; Mr, Kr from a per-block shared copy at k >= 6 in
+ * 3D); every contraction in place, two shared regions per patch; persistent
+ * blocks that copy the next patches' closures (cp.async) during the current
+ * local solve.
  * It replaced (session 11) a kernel with one thread per output entry, the
  * coefficient rows in registers and ping-pong buffers, which was 1.4-2.6x
  * slower (bench/results/session11). */
@@ -434,29 +435,23 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
       };
       using D0 = std::integral_constant<int, 0>;
       using D1 = std::integral_constant<int, 1>;
+      using D2 = std::integral_constant<int, 2>;
       using DL = std::integral_constant<int, LAST>;
       using MS = std::integral_constant<int, QK_SR>;
       using MT = std::integral_constant<int, QK_SRT>;
       using PLAIN = std::integral_constant<int, 0>;
-      using DIAG = std::integral_constant<int, 1>;
       using UPD = std::integral_constant<int, 2>;
-      if constexpr (FZ) { /* Sr^T along the last direction done with the residual */
-        if constexpr (DIM == 3) {
-          step(D0(), MT(), PLAIN());
-          __syncthreads();
-          step(D1(), MT(), DIAG());
-        } else {
-          step(D0(), MT(), DIAG());
-        }
+      /* Sr^T along directions 0..NT-1 (FZ: the last direction's was done
+       * with the residual), D^{-1} in the last of them */
+      constexpr int NT = FZ ? DIM - 1 : DIM;
+      step(D0(), MT(), std::integral_constant<int, NT == 1 ? 1 : 0>());
+      __syncthreads();
+      if constexpr (NT >= 2) {
+        step(D1(), MT(), std::integral_constant<int, NT == 2 ? 1 : 0>());
         __syncthreads();
-      } else {
-        step(D0(), MT(), PLAIN());
-        __syncthreads();
-        if constexpr (DIM == 3) {
-          step(D1(), MT(), PLAIN());
-          __syncthreads();
-        }
-        step(DL(), MT(), DIAG());
+      }
+      if constexpr (NT == 3) {
+        step(D2(), MT(), std::integral_constant<int, 1>());
         __syncthreads();
       }
       step(D0(), MS(), PLAIN());
