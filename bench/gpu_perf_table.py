@@ -21,6 +21,9 @@ matrix (an interior row couples to its own cells' nodes only):
   session 12, before that Sr came from the shared copy too at k >= 6).
   Float fused steps apply the first Sr^T contraction in the residual's last
   step (one FDM pass fewer, 2 m^3 words); the model keeps the double count.
+In double at 3D k >= 7 the contractions run on the FP64 tensor cores
+(session 13), which execute zero-padded blocks; the flops stay this banded
+count, and the shared-memory model stays the CUDA-core kernel's.
 Percentages are of the measured roofs of bench/gpu_peak.cu."""
 import json, os, sys
 

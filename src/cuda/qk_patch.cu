@@ -25,6 +25,8 @@
  * 3D); every contraction in place, two shared regions per patch; persistent
  * blocks that copy the next patches' closures (cp.async) during the current
  * local solve.
+ * In double at 3D k >= 7 the contractions run on the FP64 tensor cores
+ * instead (TC, mma.sync: one warp per 16 lines; session 13).
  * It replaced (session 11) a kernel with one thread per output entry, the
  * coefficient rows in registers and ping-pong buffers, which was 1.4-2.6x
  * slower (bench/results/session11). */
@@ -175,6 +177,168 @@ __device__ __forceinline__ void qk_each_line(F f) {
   }
 }
 
+/* ------------------------------------------ FP64 tensor-core contractions */
+/* With TC (double, 3D, k >= 7; qk_lines_tc), every contraction is a warp-level GEMM
+ * on the FP64 tensor cores (mma.sync m16n8k8 / m16n8k4, sm_90): a warp takes
+ * 16 lines at a time, the MMA's rows; the outputs o are its columns (n, 8 per
+ * tile) and the inputs j its reduction (k, chunks of 8, the remainder <= 4 in
+ * one k4 chunk):
+ *   D[line][o] = sum_j In[line][j] Coef[o][j],  A = In (16 x 8), B = Coef^T.
+ * Fragments (g = lane / 4, t = lane % 4): A a0 = (g, t), a1 = (g + 8, t),
+ * a2 = (g, t + 4), a3 = (g + 8, t + 4); B b0 = (t, g), b1 = (t + 4, g); D
+ * d0 = (g, 2t), d1 = (g, 2t + 1), d2 = (g + 8, 2t), d3 = (g + 8, 2t + 1);
+ * k4: a0 = (g, t), a1 = (g + 8, t), b0 = (t, g). So a lane holds two lines
+ * (slots 0, 1 = g, g + 8) and, per n tile, two outputs of each. The B
+ * fragments of Mr, Kr, Sr, Sr^T (zero-padded) are a per-block shared copy in
+ * fragment order, which the lanes load into registers (16-byte loads,
+ * conflict free) once for the residual's three steps and once per
+ * local-solve step. One warp instruction does 1024 FMAs where the CUDA-core
+ * form needs 32 DFMA and as many ULDC. The kernel is then bound by the
+ * shared-memory pipe (ncu: L1 75% busy at k = 8, a third of the wavefronts
+ * bank conflicts of the in-place stores) and by latency (4 warps per
+ * scheduler), not by the tensor pipe (35% busy); it is faster than the
+ * CUDA-core kernel at k = 7, 8 only, where the padding to 8 x 8 blocks
+ * wastes least (bench/results/session13). */
+template <int NI> struct qk_tcin {
+  static constexpr int C8 = NI / 8 + (NI % 8 > 4 ? 1 : 0), C4 = (NI % 8 >= 1 && NI % 8 <= 4) ? 1 : 0;
+  static constexpr int NA = 4 * C8 + 2 * C4; /* A-fragment doubles per lane */
+  static constexpr int BLK = 64 * C8 + 32 * C4; /* B-fragment doubles of one n tile */
+};
+template <int K> struct qk_tcfrag {
+  static constexpr int M = 2 * K - 1, N = 2 * K + 1, NT = (M + 7) / 8;
+  static constexpr int SZN = NT * qk_tcin<N>::BLK, SZM = NT * qk_tcin<M>::BLK;
+  /* offset of matrix mat (QK_MR, QK_KR, QK_SR, QK_SRT) */
+  __host__ __device__ static constexpr int off(int mat) { return mat == QK_MR ? 0 : mat == QK_KR ? SZN : mat == QK_SR ? 2 * SZN : 2 * SZN + SZM; }
+  static constexpr int LEN = 2 * SZN + 2 * SZM;
+  /* fill from the constant bank (double) */
+  __device__ static void fill(double *fr, int tid, int nthr) {
+    for (int e = tid; e < LEN; e += nthr) {
+      const int mat = e < off(QK_KR) ? QK_MR : e < off(QK_SR) ? QK_KR : e < off(QK_SRT) ? QK_SR : QK_SRT;
+      const int ni = mat < QK_SR ? N : M, c8 = mat < QK_SR ? qk_tcin<N>::C8 : qk_tcin<M>::C8,
+                blk = mat < QK_SR ? qk_tcin<N>::BLK : qk_tcin<M>::BLK;
+      const int rem = e - off(mat), nt = rem / blk, r2 = rem - nt * blk;
+      int lane, j;
+      if (r2 < 64 * c8) {
+        const int kc = r2 / 64, r3 = r2 - 64 * kc;
+        lane = r3 / 2;
+        j = 8 * kc + (lane & 3) + 4 * (r3 & 1);
+      } else {
+        lane = r2 - 64 * c8;
+        j = 8 * c8 + (lane & 3);
+      }
+      const int o = 8 * nt + (lane >> 2);
+      fr[e] = o < M && j < ni ? qk_ref_d[qk_ref_off(K) + qk_ref_idx(K, mat, o, j)] : 0.0;
+    }
+  }
+};
+
+__device__ __forceinline__ void qk_mma884(double (&d)[4], double a0, double a1, double a2, double a3, double b0,
+                                          double b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+               "{%0,%1,%2,%3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#else
+  __trap(); /* launched only on sm_90 and newer (qk_tc_ok) */
+#endif
+}
+__device__ __forceinline__ void qk_mma844(double (&d)[4], double a0, double a1, double b0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a0), "d"(a1), "d"(b0));
+#else
+  __trap();
+#endif
+}
+
+/* A fragments of the lane's two lines p0, p1 (entry j at p[j IST]); 0 past NI */
+template <int NI, int IST>
+__device__ __forceinline__ void qk_tc_load(double (&a)[qk_tcin<NI>::NA], const double *p0, const double *p1, int t) {
+  using I = qk_tcin<NI>;
+  p0 += t * IST;
+  p1 += t * IST;
+#pragma unroll
+  for (int kc = 0; kc < I::C8; kc++) {
+    const bool lo = 8 * kc + t < NI, hi = 8 * kc + 4 + t < NI;
+    a[4 * kc] = lo ? p0[8 * kc * IST] : 0.0;
+    a[4 * kc + 1] = lo ? p1[8 * kc * IST] : 0.0;
+    a[4 * kc + 2] = hi ? p0[(8 * kc + 4) * IST] : 0.0;
+    a[4 * kc + 3] = hi ? p1[(8 * kc + 4) * IST] : 0.0;
+  }
+  if constexpr (I::C4) {
+    const bool ok = 8 * I::C8 + t < NI;
+    a[4 * I::C8] = ok ? p0[8 * I::C8 * IST] : 0.0;
+    a[4 * I::C8 + 1] = ok ? p1[8 * I::C8 * IST] : 0.0;
+  }
+}
+
+/* the B fragments of one matrix in registers (loaded once per step or
+ * phase: reloading them per tile was a third of the shared-memory
+ * wavefronts, and the kernel is bound by the shared-memory pipe) */
+template <int NI, int NT> struct qk_tcb {
+  using I = qk_tcin<NI>;
+  double2 b8[NT][I::C8 ? I::C8 : 1];
+  double b4[NT];
+  __device__ __forceinline__ void load(const double *frag, int lane) {
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++) {
+#pragma unroll
+      for (int kc = 0; kc < I::C8; kc++) b8[nt][kc] = reinterpret_cast<const double2 *>(frag + nt * I::BLK + 64 * kc)[lane];
+      b4[nt] = I::C4 ? frag[nt * I::BLK + 64 * I::C8 + lane] : 0.0;
+    }
+  }
+};
+
+/* d[nt][] = In Coef^T for the NT = ceil(NO / 8) n tiles (d zeroed here) */
+template <int NI, int NT>
+__device__ __forceinline__ void qk_tc_mm(double (&d)[NT][4], const double (&a)[qk_tcin<NI>::NA],
+                                         const qk_tcb<NI, NT> &bf) {
+  using I = qk_tcin<NI>;
+#pragma unroll
+  for (int nt = 0; nt < NT; nt++) {
+    d[nt][0] = d[nt][1] = d[nt][2] = d[nt][3] = 0.0;
+#pragma unroll
+    for (int kc = 0; kc < I::C8; kc++)
+      qk_mma884(d[nt], a[4 * kc], a[4 * kc + 1], a[4 * kc + 2], a[4 * kc + 3], bf.b8[nt][kc].x, bf.b8[nt][kc].y);
+    if constexpr (I::C4) qk_mma844(d[nt], a[4 * I::C8], a[4 * I::C8 + 1], bf.b4[nt]);
+  }
+}
+
+/* The lines along DIR of the boxes I0 x I1 x I2 of the block's P patches
+ * (numbered as in qk_each_line), 16 per warp at a time: f(pp[2], c[2][3],
+ * ok[2]) with the lane's two lines; a line past the end (ok false) is
+ * clamped to the last line, which is in the same tile, for the loads. f
+ * must __syncwarp() between its loads and its in-place stores (the lanes
+ * read each other's lines). MMA row r takes line 4 (r % 4) + r / 4 of the
+ * tile: a half-warp's A-fragment load then reads lines l, l + 4, l + 8,
+ * l + 12 at entries t = 0..3, and with odd line and entry strides (all of
+ * them here) those are 16 distinct 8-byte banks (consecutive rows: 2- to
+ * 4-way conflicts). */
+template <int DIR, int I0, int I1, int I2, int P, int T, class F>
+__device__ __forceinline__ void qk_each_tile(F f) {
+  constexpr int A = DIR == 0 ? I1 : I0, B = DIR == 2 ? I1 : I2, LINES = A * B, TOT = P * LINES,
+                TILES = (TOT + 15) / 16;
+  const int g = (threadIdx.x & 31) >> 2;
+  for (int tile = threadIdx.x >> 5; tile < TILES; tile += T / 32) {
+    int pp[2], c[2][3];
+    bool ok[2];
+#pragma unroll
+    for (int s = 0; s < 2; s++) {
+      const int r = g + 8 * s, it0 = 16 * tile + 4 * (r & 3) + (r >> 2);
+      ok[s] = it0 < TOT;
+      const int it = ok[s] ? it0 : TOT - 1;
+      pp[s] = it / LINES;
+      const int l = it - pp[s] * LINES, a = l % A, b = l / A;
+      c[s][0] = DIR == 0 ? 0 : a;
+      c[s][1] = DIR == 0 ? a : DIR == 1 ? 0 : b;
+      c[s][2] = DIR == 2 ? 0 : b;
+    }
+    f(pp, c, ok);
+  }
+}
+
 /* patches per block P and threads per block T (the lines of the local-solve
  * steps, P M^(d-1), fill the warps), and the blocks per SM that the
  * registers must allow, double / float (B8, B4: shared memory permits that
@@ -221,13 +385,27 @@ __device__ __forceinline__ void qk_cp_async4(void *sdst, const void *gsrc, bool 
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(gsrc), "r"(ok ? 4 : 0) : "memory");
 }
 
+/* dynamic shared memory of qk_lines_kernel, and the blocks per SM the
+ * registers must allow: the configuration's B8 / B4, or fewer where shared
+ * memory (228 KiB per SM, 1 KiB reserved per block) allows fewer anyway */
+template <typename R, int DIM, int K, int CS, int TC> constexpr size_t qk_lines_smem() {
+  return qk_lines_hdr(qk_lines_cfg<DIM, K>::P) +
+         ((TC ? qk_tcfrag<K>::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0) +
+          (size_t)qk_lines_cfg<DIM, K>::P * qk_lines_layout<DIM, K>::PATCH) *
+             sizeof(R);
+}
+template <typename R, int DIM, int K, int CS, int TC> constexpr int qk_lines_minb() {
+  constexpr int b = sizeof(R) == 8 ? qk_lines_cfg<DIM, K>::B8 : qk_lines_cfg<DIM, K>::B4;
+  constexpr int s = (int)(228 * 1024 / (qk_lines_smem<R, DIM, K, CS, TC>() + 1024));
+  return s < 1 ? 1 : s < b ? s : b;
+}
+
 /* Persistent: block i takes the patch groups i, i + gridDim.x, ... of P
  * patches each. Patches of one color never write what another patch of the
  * color reads (closures meet on patch boundaries, which are not written), so
  * the next group's closure can be read while the current group updates x. */
-template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS>
-__global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
-                                  sizeof(R) == 8 ? qk_lines_cfg<DIM, K>::B8 : qk_lines_cfg<DIM, K>::B4)
+template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS, int TC>
+__global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM, K, CS, TC>()))
     qk_lines_kernel(const qk_patch_geo g, const R *__restrict__ dinv, const qk_hscale<R> hs, const R omega,
                     const R *__restrict__ b, R *__restrict__ x, const R *__restrict__ rin, R *__restrict__ rout) {
   using S = qk_patch_sizes<DIM, K>;
@@ -239,8 +417,12 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
   int64_t *orgs = reinterpret_cast<int64_t *>(qk_smem);
   int *oris = reinterpret_cast<int *>(orgs + 2 * P);
   R *sc = reinterpret_cast<R *>(qk_smem + qk_lines_hdr(P));
-  R *pb = sc + (CS == 1 ? qk_scoef<R, K>::LEN : 0);
+  R *pb = sc + (TC ? qk_tcfrag<K>::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0);
   const int tid = threadIdx.x;
+  const int lane = tid & 31, tq = lane & 3; /* TC: the lane's k / n index in its MMA fragments */
+  constexpr int NT = qk_tcfrag<K>::NT;        /* TC: n tiles of M outputs */
+  const double *fr = reinterpret_cast<const double *>(sc); /* TC: the B fragments */
+  static_assert(!TC || (sizeof(R) == 8 && DIM == 3), "tensor-core contractions: double, 3D");
   const int64_t n0 = g.n0, n1 = g.n1, gs2 = n0 * n1;
   constexpr int LAST = DIM - 1; /* z in 3D, y in 2D */
   /* fused, float: the residual's last step applies the local solve's first
@@ -248,7 +430,8 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
    * bench/results/session12) */
   constexpr bool FZ = RES && SOLVE && sizeof(R) == 4;
   const int64_t glast = DIM == 3 ? gs2 : n0, gstride = (int64_t)gridDim.x * P;
-  if constexpr (CS == 1) qk_scoef<R, K>::fill(sc, tid, T);
+  if constexpr (TC) qk_tcfrag<K>::fill(reinterpret_cast<double *>(sc), tid, T);
+  else if constexpr (CS == 1) qk_scoef<R, K>::fill(sc, tid, T);
   /* origins of group p0 into set bi (threads 0..P-1) */
   auto origins = [&](int64_t p0, int bi) {
     if (tid < P) {
@@ -312,7 +495,40 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
     if (next) origins(p0 + gstride, bi ^ 1);
 
     if constexpr (RES) {
+      /* TC: the B fragments of Mr and Kr for the residual's three steps */
+      [[maybe_unused]] qk_tcb<N, TC ? NT : 1> BM, BK;
+      if constexpr (TC) {
+        BM.load(fr + qk_tcfrag<K>::off(QK_MR), lane);
+        BK.load(fr + qk_tcfrag<K>::off(QK_KR), lane);
+      }
       /* along x: tM = h0 Mr X (in place in A), tK = Kr X / h0 (+ lam tM in 2D) into B */
+      if constexpr (TC) {
+        qk_each_tile<0, N, N, NZ, P, T>([&](auto &pp, auto &c, auto &ok) {
+          double *X[2], *tK[2];
+          bool v[2];
+#pragma unroll
+          for (int s = 0; s < 2; s++) {
+            X[s] = pb + pp[s] * PATCH + (c[s][2] * N + c[s][1]) * N;
+            tK[s] = pb + pp[s] * PATCH + BOFF + (c[s][2] * N + c[s][1]) * M;
+            v[s] = ok[s] && org[pp[s]] >= 0;
+          }
+          double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
+          qk_tc_load<N, 1>(a, X[0], X[1], tq);
+          qk_tc_mm<N, NT>(dm, a, BM);
+          qk_tc_mm<N, NT>(dk, a, BK);
+          __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
+#pragma unroll
+          for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+              const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
+              if (v[s] && o < M) {
+                X[s][o] = hs.h[0] * dm[nt][e];
+                tK[s][o] = hs.ih[0] * dk[nt][e];
+              }
+            }
+        });
+      } else
       qk_each_line<0, N, N, NZ, P, T>([&](int pp, int, int i1, int i2) {
         if (org[pp] < 0) return;
         R *X = pb + pp * PATCH + (i2 * N + i1) * N;
@@ -332,6 +548,42 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
       __syncthreads();
       if constexpr (DIM == 3) {
         /* along y: uM = h1 Mr tM (in place in A), w = Kr tM / h1 + h1 Mr tK + lam uM (in place in B) */
+        if constexpr (TC) {
+          qk_each_tile<1, M, N, N, P, T>([&](auto &pp, auto &c, auto &ok) {
+            double *tM[2], *tK[2];
+            bool v[2];
+#pragma unroll
+            for (int s = 0; s < 2; s++) {
+              tM[s] = pb + pp[s] * PATCH + c[s][2] * N * N + c[s][0];
+              tK[s] = pb + pp[s] * PATCH + BOFF + c[s][2] * N * M + c[s][0];
+              v[s] = ok[s] && org[pp[s]] >= 0;
+            }
+            double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
+            qk_tc_load<N, N>(a, tM[0], tM[1], tq);
+            qk_tc_mm<N, NT>(dm, a, BM);
+            qk_tc_mm<N, NT>(dk, a, BK);
+            __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+              for (int e = 0; e < 4; e++) {
+                const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
+                const double um = hs.h[1] * dm[nt][e];
+                dk[nt][e] = hs.ih[1] * dk[nt][e] + hs.lam * um;
+                if (v[s] && o < M) tM[s][o * N] = um;
+              }
+            qk_tc_load<N, M>(a, tK[0], tK[1], tq);
+            qk_tc_mm<N, NT>(dm, a, BM);
+            __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+              for (int e = 0; e < 4; e++) {
+                const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
+                if (v[s] && o < M) tK[s][o * M] = fma(hs.h[1], dm[nt][e], dk[nt][e]);
+              }
+          });
+        } else
         qk_each_line<1, M, N, N, P, T>([&](int pp, int i0, int, int i2) {
           if (org[pp] < 0) return;
           R *tM = pb + pp * PATCH + i2 * N * N + i0, *tK = pb + pp * PATCH + BOFF + i2 * N * M + i0;
@@ -359,6 +611,46 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
        * or (FZ) the local solve's first step on the line in registers: Sr^T r
        * along L in place of w (one pass over B and one barrier fewer) */
       constexpr int AST = DIM == 3 ? N * N : N, BST = DIM == 3 ? BS2 : BS1;
+      if constexpr (TC) {
+        qk_each_tile<LAST, M, M, N, P, T>([&](auto &pp, auto &c, auto &ok) {
+          const double *u[2];
+          double *w[2];
+          int64_t gi[2];
+          bool v[2];
+#pragma unroll
+          for (int s = 0; s < 2; s++) {
+            u[s] = pb + pp[s] * PATCH + c[s][1] * N + c[s][0];
+            w[s] = pb + pp[s] * PATCH + BOFF + c[s][1] * M + c[s][0];
+            v[s] = ok[s] && org[pp[s]] >= 0;
+            gi[s] = v[s] ? org[pp[s]] + c[s][0] + n0 * c[s][1] : 0;
+          }
+          double bv[NT][4];
+#pragma unroll
+          for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+              const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
+              bv[nt][e] = v[s] && o < M ? b[gi[s] + o * glast] : 0.0;
+            }
+          double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
+          qk_tc_load<N, AST>(a, u[0], u[1], tq);
+          qk_tc_mm<N, NT>(dk, a, BK);
+          qk_tc_load<N, BST>(a, w[0], w[1], tq);
+          qk_tc_mm<N, NT>(dm, a, BM);
+          __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
+#pragma unroll
+          for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+              const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
+              const double r = bv[nt][e] - (hs.ih[LAST] * dk[nt][e] + hs.h[LAST] * dm[nt][e]);
+              if (v[s] && o < M) {
+                if constexpr (SOLVE) w[s][o * BST] = r;
+                else rout[gi[s] + o * glast] = r;
+              }
+            }
+        });
+      } else
       qk_each_line<LAST, M, DIM == 3 ? M : N, DIM == 3 ? N : 1, P, T>([&](int pp, int i0, int i1, int) {
         if (org[pp] < 0) return;
         const int64_t gi = org[pp] + i0 + n0 * i1;
@@ -408,6 +700,50 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
         constexpr int DIR = decltype(dirc)::value, MAT = decltype(matc)::value, MODE = decltype(modec)::value;
         constexpr int ST = DIR == 0 ? 1 : DIR == 1 ? BS1 : BS2;
         constexpr int DST = DIR == 0 ? 1 : DIR == 1 ? M : M * M;
+        if constexpr (TC) {
+          qk_tcb<M, NT> BS;
+          BS.load(fr + qk_tcfrag<K>::off(MAT), lane);
+          qk_each_tile<DIR, M, M, MZ, P, T>([&](auto &pp, auto &c, auto &ok) {
+            double *line[2];
+            int64_t gi[2];
+            bool v[2];
+#pragma unroll
+            for (int s = 0; s < 2; s++) {
+              line[s] = pb + pp[s] * PATCH + BOFF + c[s][0] + BS1 * c[s][1] + BS2 * c[s][2];
+              v[s] = ok[s] && org[pp[s]] >= 0;
+              gi[s] = MODE == 2 && v[s] ? org[pp[s]] + c[s][0] + n0 * (c[s][1] + n1 * c[s][2]) : 0;
+            }
+            [[maybe_unused]] double e2[NT][4];
+            if constexpr (MODE) {
+#pragma unroll
+              for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                  const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
+                  const bool ve = v[s] && o < M;
+                  if constexpr (MODE == 1)
+                    e2[nt][e] = ve ? dinv[c[s][0] + M * (c[s][1] + M * c[s][2]) + o * DST] : 0.0;
+                  else
+                    e2[nt][e] = ve ? x[gi[s] + o * glast] : 0.0;
+                }
+            }
+            double a[qk_tcin<M>::NA], d[NT][4];
+            qk_tc_load<M, ST>(a, line[0], line[1], tq);
+            qk_tc_mm<M, NT>(d, a, BS);
+            __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+              for (int e = 0; e < 4; e++) {
+                const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
+                if (v[s] && o < M) {
+                  if constexpr (MODE == 0) line[s][o * ST] = d[nt][e];
+                  else if constexpr (MODE == 1) line[s][o * ST] = d[nt][e] * hs.sfac * e2[nt][e];
+                  else x[gi[s] + o * glast] = e2[nt][e] + omega * d[nt][e];
+                }
+              }
+          });
+        } else
         qk_each_line<DIR, M, M, MZ, P, T>([&](int pp, int i0, int i1, int i2) {
           if (org[pp] < 0) return;
           R e[MODE ? M : 1];
@@ -441,16 +777,16 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
       using MT = std::integral_constant<int, QK_SRT>;
       using PLAIN = std::integral_constant<int, 0>;
       using UPD = std::integral_constant<int, 2>;
-      /* Sr^T along directions 0..NT-1 (FZ: the last direction's was done
+      /* Sr^T along directions 0..NTD-1 (FZ: the last direction's was done
        * with the residual), D^{-1} in the last of them */
-      constexpr int NT = FZ ? DIM - 1 : DIM;
-      step(D0(), MT(), std::integral_constant<int, NT == 1 ? 1 : 0>());
+      constexpr int NTD = FZ ? DIM - 1 : DIM;
+      step(D0(), MT(), std::integral_constant<int, NTD == 1 ? 1 : 0>());
       __syncthreads();
-      if constexpr (NT >= 2) {
-        step(D1(), MT(), std::integral_constant<int, NT == 2 ? 1 : 0>());
+      if constexpr (NTD >= 2) {
+        step(D1(), MT(), std::integral_constant<int, NTD == 2 ? 1 : 0>());
         __syncthreads();
       }
-      if constexpr (NT == 3) {
+      if constexpr (NTD == 3) {
         step(D2(), MT(), std::integral_constant<int, 1>());
         __syncthreads();
       }
@@ -470,16 +806,15 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T,
 
 enum { QK_PATCH_FUSED = 0, QK_PATCH_RES = 1, QK_PATCH_SOLVE = 2 };
 
-template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS>
+template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS, int TC>
 static hpmg_error launch_lines(const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega, const R *b,
                                R *x, const R *rin, R *rout) {
   using S = qk_patch_sizes<DIM, K>;
   using C = qk_lines_cfg<DIM, K>;
-  const size_t smem =
-      qk_lines_hdr(C::P) + ((CS == 1 ? qk_scoef<R, K>::LEN : 0) + (size_t)C::P * qk_lines_layout<DIM, K>::PATCH) * sizeof(R);
+  const size_t smem = qk_lines_smem<R, DIM, K, CS, TC>();
   static int resident = 0; /* blocks per device that run at once (per instantiation) */
   if (!resident) {
-    auto kern = qk_lines_kernel<R, DIM, K, RES, SOLVE, CS>;
+    auto kern = qk_lines_kernel<R, DIM, K, RES, SOLVE, CS, TC>;
     if (smem > 48 * 1024)
       QK_CU(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 0, dev = 0, sms = 0;
@@ -491,19 +826,45 @@ static hpmg_error launch_lines(const qk_patch_geo &g, const R *dinv, const qk_hs
   }
   const int64_t groups = (g.total + C::P - 1) / C::P;
   const int64_t blocks = groups < resident ? groups : resident;
-  qk_lines_kernel<R, DIM, K, RES, SOLVE, CS><<<(unsigned)blocks, C::T, smem>>>(g, dinv, hs, omega, b, x, rin, rout);
+  qk_lines_kernel<R, DIM, K, RES, SOLVE, CS, TC><<<(unsigned)blocks, C::T, smem>>>(g, dinv, hs, omega, b, x, rin, rout);
   QK_LAUNCH();
   return HPMG_SUCCESS;
 }
 
-template <typename R, int DIM, int K, int CS>
+template <typename R, int DIM, int K, int CS, int TC>
 static hpmg_error launch_lines_k(int which, const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega,
                                  const R *b, R *x, const R *rin, R *rout) {
   switch (which) {
-  case QK_PATCH_FUSED: return launch_lines<R, DIM, K, true, true, CS>(g, dinv, hs, omega, b, x, rin, rout);
-  case QK_PATCH_RES: return launch_lines<R, DIM, K, true, false, CS>(g, dinv, hs, omega, b, x, rin, rout);
-  default: return launch_lines<R, DIM, K, false, true, CS>(g, dinv, hs, omega, b, x, rin, rout);
+  case QK_PATCH_FUSED: return launch_lines<R, DIM, K, true, true, CS, TC>(g, dinv, hs, omega, b, x, rin, rout);
+  case QK_PATCH_RES: return launch_lines<R, DIM, K, true, false, CS, TC>(g, dinv, hs, omega, b, x, rin, rout);
+  default: return launch_lines<R, DIM, K, false, true, CS, TC>(g, dinv, hs, omega, b, x, rin, rout);
   }
+}
+
+/* FP64 tensor cores for the contractions: double, 3D, k >= 7 (measured
+ * faster there and slower below: bench/results/session13), on sm_90 or
+ * newer; HPMG_PATCH_TC=0 in the environment selects the CUDA-core kernel
+ * (for comparisons) */
+static bool qk_tc_on() {
+  static int on = -1;
+  if (on < 0) {
+    int dev = 0, major = 0;
+    const char *env = getenv("HPMG_PATCH_TC");
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+      major = 0;
+    on = major >= 9 && !(env && env[0] == '0');
+  }
+  return on;
+}
+template <typename R, int DIM, int K> constexpr bool qk_lines_tc() { return sizeof(R) == 8 && DIM == 3 && K >= 7; }
+
+template <typename R, int DIM, int K, int CS>
+static hpmg_error launch_deg(int which, const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega,
+                             const R *b, R *x, const R *rin, R *rout) {
+  if constexpr (qk_lines_tc<R, DIM, K>())
+    if (qk_tc_on()) return launch_lines_k<R, DIM, K, 0, 1>(which, g, dinv, hs, omega, b, x, rin, rout);
+  return launch_lines_k<R, DIM, K, CS, 0>(which, g, dinv, hs, omega, b, x, rin, rout);
 }
 
 /* coefficients from the constant bank up to k = 5; above, Mr and Kr from
@@ -522,7 +883,7 @@ static hpmg_error launch(const hpmg_cuda_patch p, int which, const qk_patch_geo 
   const qk_hscale<R> &hs = hscale<R>(p);
   const R *dinv = (const R *)(sizeof(R) == 8 ? p->dinv_d : p->dinv_f);
 #define QK_PCASE(D, KK) \
-  case KK: return launch_lines_k<R, D, KK, qk_lines_cs<D, KK>()>(which, g, dinv, hs, omega, b, x, rin, rout);
+  case KK: return launch_deg<R, D, KK, qk_lines_cs<D, KK>()>(which, g, dinv, hs, omega, b, x, rin, rout);
   if (p->dim == 2) {
     switch (p->k) {
       QK_PCASE(2, 1) QK_PCASE(2, 2) QK_PCASE(2, 3) QK_PCASE(2, 4) QK_PCASE(2, 5)
