@@ -235,19 +235,18 @@ template <int K> struct qk_tcfrag {
 __device__ __forceinline__ void qk_mma884(double (&d)[4], double a0, double a1, double a2, double a3, double b0,
                                           double b1) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-               "{%0,%1,%2,%3};\n"
-               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-               : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
 #else
-  __trap(); /* launched only on sm_90 and newer (qk_tc_ok) */
+  __trap(); /* launched only on sm_90 and newer (qk_tc_on) */
 #endif
 }
 __device__ __forceinline__ void qk_mma844(double (&d)[4], double a0, double a1, double b0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-               : "d"(a0), "d"(a1), "d"(b0));
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a0), "d"(a1), "d"(b0));
 #else
   __trap();
 #endif
@@ -306,10 +305,23 @@ __device__ __forceinline__ void qk_tc_mm(double (&d)[NT][4], const double (&a)[q
   }
 }
 
+/* f(nt, e, s, o, ok) for every accumulator entry d[nt][e] of the lane: output
+ * o of its line s (slot 0, 1), ok if the line is valid (v[s]) and o < M */
+template <int NT, int M, class F> __device__ __forceinline__ void qk_tc_outs(int t, const bool (&v)[2], F f) {
+#pragma unroll
+  for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+    for (int e = 0; e < 4; e++) {
+      const int s = e >> 1, o = 8 * nt + 2 * t + (e & 1);
+      f(nt, e, s, o, v[s] && o < M);
+    }
+}
+
 /* The lines along DIR of the boxes I0 x I1 x I2 of the block's P patches
  * (numbered as in qk_each_line), 16 per warp at a time: f(pp[2], c[2][3],
- * ok[2]) with the lane's two lines; a line past the end (ok false) is
- * clamped to the last line, which is in the same tile, for the loads. f
+ * v[2]) with the lane's two lines, v: the line exists and its patch is
+ * present (org >= 0); a line past the end is clamped to the last line,
+ * which is in the same tile, for the loads. f
  * must __syncwarp() between its loads and its in-place stores (the lanes
  * read each other's lines). MMA row r takes line 4 (r % 4) + r / 4 of the
  * tile: a half-warp's A-fragment load then reads lines l, l + 4, l + 8,
@@ -317,25 +329,26 @@ __device__ __forceinline__ void qk_tc_mm(double (&d)[NT][4], const double (&a)[q
  * them here) those are 16 distinct 8-byte banks (consecutive rows: 2- to
  * 4-way conflicts). */
 template <int DIR, int I0, int I1, int I2, int P, int T, class F>
-__device__ __forceinline__ void qk_each_tile(F f) {
+__device__ __forceinline__ void qk_each_tile(const int64_t *org, F f) {
   constexpr int A = DIR == 0 ? I1 : I0, B = DIR == 2 ? I1 : I2, LINES = A * B, TOT = P * LINES,
                 TILES = (TOT + 15) / 16;
   const int g = (threadIdx.x & 31) >> 2;
   for (int tile = threadIdx.x >> 5; tile < TILES; tile += T / 32) {
     int pp[2], c[2][3];
-    bool ok[2];
+    bool v[2];
 #pragma unroll
     for (int s = 0; s < 2; s++) {
       const int r = g + 8 * s, it0 = 16 * tile + 4 * (r & 3) + (r >> 2);
-      ok[s] = it0 < TOT;
-      const int it = ok[s] ? it0 : TOT - 1;
+      const bool ok = it0 < TOT;
+      const int it = ok ? it0 : TOT - 1;
       pp[s] = it / LINES;
       const int l = it - pp[s] * LINES, a = l % A, b = l / A;
       c[s][0] = DIR == 0 ? 0 : a;
       c[s][1] = DIR == 0 ? a : DIR == 1 ? 0 : b;
       c[s][2] = DIR == 2 ? 0 : b;
+      v[s] = ok && org[pp[s]] >= 0;
     }
-    f(pp, c, ok);
+    f(pp, c, v);
   }
 }
 
@@ -497,36 +510,28 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
     if constexpr (RES) {
       /* TC: the B fragments of Mr and Kr for the residual's three steps */
       [[maybe_unused]] qk_tcb<N, TC ? NT : 1> BM, BK;
+      /* along x: tM = h0 Mr X (in place in A), tK = Kr X / h0 (+ lam tM in 2D) into B */
       if constexpr (TC) {
         BM.load(fr + qk_tcfrag<K>::off(QK_MR), lane);
         BK.load(fr + qk_tcfrag<K>::off(QK_KR), lane);
-      }
-      /* along x: tM = h0 Mr X (in place in A), tK = Kr X / h0 (+ lam tM in 2D) into B */
-      if constexpr (TC) {
-        qk_each_tile<0, N, N, NZ, P, T>([&](auto &pp, auto &c, auto &ok) {
+        qk_each_tile<0, N, N, NZ, P, T>(org, [&](auto &pp, auto &c, auto &v) {
           double *X[2], *tK[2];
-          bool v[2];
 #pragma unroll
           for (int s = 0; s < 2; s++) {
             X[s] = pb + pp[s] * PATCH + (c[s][2] * N + c[s][1]) * N;
             tK[s] = pb + pp[s] * PATCH + BOFF + (c[s][2] * N + c[s][1]) * M;
-            v[s] = ok[s] && org[pp[s]] >= 0;
           }
           double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
           qk_tc_load<N, 1>(a, X[0], X[1], tq);
           qk_tc_mm<N, NT>(dm, a, BM);
           qk_tc_mm<N, NT>(dk, a, BK);
           __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
-#pragma unroll
-          for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-              const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
-              if (v[s] && o < M) {
-                X[s][o] = hs.h[0] * dm[nt][e];
-                tK[s][o] = hs.ih[0] * dk[nt][e];
-              }
+          qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+            if (ok) {
+              X[s][o] = hs.h[0] * dm[nt][e];
+              tK[s][o] = hs.ih[0] * dk[nt][e];
             }
+          });
         });
       } else
       qk_each_line<0, N, N, NZ, P, T>([&](int pp, int, int i1, int i2) {
@@ -549,39 +554,29 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
       if constexpr (DIM == 3) {
         /* along y: uM = h1 Mr tM (in place in A), w = Kr tM / h1 + h1 Mr tK + lam uM (in place in B) */
         if constexpr (TC) {
-          qk_each_tile<1, M, N, N, P, T>([&](auto &pp, auto &c, auto &ok) {
+          qk_each_tile<1, M, N, N, P, T>(org, [&](auto &pp, auto &c, auto &v) {
             double *tM[2], *tK[2];
-            bool v[2];
 #pragma unroll
             for (int s = 0; s < 2; s++) {
               tM[s] = pb + pp[s] * PATCH + c[s][2] * N * N + c[s][0];
               tK[s] = pb + pp[s] * PATCH + BOFF + c[s][2] * N * M + c[s][0];
-              v[s] = ok[s] && org[pp[s]] >= 0;
             }
             double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
             qk_tc_load<N, N>(a, tM[0], tM[1], tq);
             qk_tc_mm<N, NT>(dm, a, BM);
             qk_tc_mm<N, NT>(dk, a, BK);
             __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
-#pragma unroll
-            for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-              for (int e = 0; e < 4; e++) {
-                const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
-                const double um = hs.h[1] * dm[nt][e];
-                dk[nt][e] = hs.ih[1] * dk[nt][e] + hs.lam * um;
-                if (v[s] && o < M) tM[s][o * N] = um;
-              }
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+              const double um = hs.h[1] * dm[nt][e];
+              dk[nt][e] = hs.ih[1] * dk[nt][e] + hs.lam * um;
+              if (ok) tM[s][o * N] = um;
+            });
             qk_tc_load<N, M>(a, tK[0], tK[1], tq);
             qk_tc_mm<N, NT>(dm, a, BM);
             __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
-#pragma unroll
-            for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-              for (int e = 0; e < 4; e++) {
-                const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
-                if (v[s] && o < M) tK[s][o * M] = fma(hs.h[1], dm[nt][e], dk[nt][e]);
-              }
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+              if (ok) tK[s][o * M] = fma(hs.h[1], dm[nt][e], dk[nt][e]);
+            });
           });
         } else
         qk_each_line<1, M, N, N, P, T>([&](int pp, int i0, int, int i2) {
@@ -612,43 +607,33 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
        * along L in place of w (one pass over B and one barrier fewer) */
       constexpr int AST = DIM == 3 ? N * N : N, BST = DIM == 3 ? BS2 : BS1;
       if constexpr (TC) {
-        qk_each_tile<LAST, M, M, N, P, T>([&](auto &pp, auto &c, auto &ok) {
+        qk_each_tile<LAST, M, M, N, P, T>(org, [&](auto &pp, auto &c, auto &v) {
           const double *u[2];
           double *w[2];
           int64_t gi[2];
-          bool v[2];
 #pragma unroll
           for (int s = 0; s < 2; s++) {
             u[s] = pb + pp[s] * PATCH + c[s][1] * N + c[s][0];
             w[s] = pb + pp[s] * PATCH + BOFF + c[s][1] * M + c[s][0];
-            v[s] = ok[s] && org[pp[s]] >= 0;
             gi[s] = v[s] ? org[pp[s]] + c[s][0] + n0 * c[s][1] : 0;
           }
           double bv[NT][4];
-#pragma unroll
-          for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-              const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
-              bv[nt][e] = v[s] && o < M ? b[gi[s] + o * glast] : 0.0;
-            }
+          qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+            bv[nt][e] = ok ? b[gi[s] + o * glast] : 0.0;
+          });
           double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
           qk_tc_load<N, AST>(a, u[0], u[1], tq);
           qk_tc_mm<N, NT>(dk, a, BK);
           qk_tc_load<N, BST>(a, w[0], w[1], tq);
           qk_tc_mm<N, NT>(dm, a, BM);
           __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
-#pragma unroll
-          for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-              const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
-              const double r = bv[nt][e] - (hs.ih[LAST] * dk[nt][e] + hs.h[LAST] * dm[nt][e]);
-              if (v[s] && o < M) {
-                if constexpr (SOLVE) w[s][o * BST] = r;
-                else rout[gi[s] + o * glast] = r;
-              }
+          qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+            const double r = bv[nt][e] - (hs.ih[LAST] * dk[nt][e] + hs.h[LAST] * dm[nt][e]);
+            if (ok) {
+              if constexpr (SOLVE) w[s][o * BST] = r;
+              else rout[gi[s] + o * glast] = r;
             }
+          });
         });
       } else
       qk_each_line<LAST, M, DIM == 3 ? M : N, DIM == 3 ? N : 1, P, T>([&](int pp, int i0, int i1, int) {
@@ -703,45 +688,34 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
         if constexpr (TC) {
           qk_tcb<M, NT> BS;
           BS.load(fr + qk_tcfrag<K>::off(MAT), lane);
-          qk_each_tile<DIR, M, M, MZ, P, T>([&](auto &pp, auto &c, auto &ok) {
+          qk_each_tile<DIR, M, M, MZ, P, T>(org, [&](auto &pp, auto &c, auto &v) {
             double *line[2];
             int64_t gi[2];
-            bool v[2];
 #pragma unroll
             for (int s = 0; s < 2; s++) {
               line[s] = pb + pp[s] * PATCH + BOFF + c[s][0] + BS1 * c[s][1] + BS2 * c[s][2];
-              v[s] = ok[s] && org[pp[s]] >= 0;
               gi[s] = MODE == 2 && v[s] ? org[pp[s]] + c[s][0] + n0 * (c[s][1] + n1 * c[s][2]) : 0;
             }
             [[maybe_unused]] double e2[NT][4];
             if constexpr (MODE) {
-#pragma unroll
-              for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                  const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
-                  const bool ve = v[s] && o < M;
-                  if constexpr (MODE == 1)
-                    e2[nt][e] = ve ? dinv[c[s][0] + M * (c[s][1] + M * c[s][2]) + o * DST] : 0.0;
-                  else
-                    e2[nt][e] = ve ? x[gi[s] + o * glast] : 0.0;
-                }
+              qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+                if constexpr (MODE == 1)
+                  e2[nt][e] = ok ? dinv[c[s][0] + M * (c[s][1] + M * c[s][2]) + o * DST] : 0.0;
+                else
+                  e2[nt][e] = ok ? x[gi[s] + o * glast] : 0.0;
+              });
             }
             double a[qk_tcin<M>::NA], d[NT][4];
             qk_tc_load<M, ST>(a, line[0], line[1], tq);
             qk_tc_mm<M, NT>(d, a, BS);
             __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
-#pragma unroll
-            for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-              for (int e = 0; e < 4; e++) {
-                const int s = e >> 1, o = 8 * nt + 2 * tq + (e & 1);
-                if (v[s] && o < M) {
-                  if constexpr (MODE == 0) line[s][o * ST] = d[nt][e];
-                  else if constexpr (MODE == 1) line[s][o * ST] = d[nt][e] * hs.sfac * e2[nt][e];
-                  else x[gi[s] + o * glast] = e2[nt][e] + omega * d[nt][e];
-                }
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+              if (ok) {
+                if constexpr (MODE == 0) line[s][o * ST] = d[nt][e];
+                else if constexpr (MODE == 1) line[s][o * ST] = d[nt][e] * hs.sfac * e2[nt][e];
+                else x[gi[s] + o * glast] = e2[nt][e] + omega * d[nt][e];
               }
+            });
           });
         } else
         qk_each_line<DIR, M, M, MZ, P, T>([&](int pp, int i0, int i1, int i2) {
