@@ -188,46 +188,74 @@ __device__ __forceinline__ void qk_each_line(F f) {
  * a2 = (g, t + 4), a3 = (g + 8, t + 4); B b0 = (t, g), b1 = (t + 4, g); D
  * d0 = (g, 2t), d1 = (g, 2t + 1), d2 = (g + 8, 2t), d3 = (g + 8, 2t + 1);
  * k4: a0 = (g, t), a1 = (g + 8, t), b0 = (t, g). So a lane holds two lines
- * (slots 0, 1 = g, g + 8) and, per n tile, two outputs of each. The B
- * fragments of Mr, Kr, Sr, Sr^T (zero-padded) are a per-block shared copy in
- * fragment order, which the lanes load into registers (16-byte loads,
- * conflict free) once for the residual's three steps and once per
- * local-solve step. One warp instruction does 1024 FMAs where the CUDA-core
- * form needs 32 DFMA and as many ULDC. The kernel is then bound by the
- * shared-memory pipe (ncu: L1 75% busy at k = 8, a third of the wavefronts
- * bank conflicts of the in-place stores) and by latency (4 warps per
- * scheduler), not by the tensor pipe (35% busy); it is faster than the
+ * (slots 0, 1 = g, g + 8) and, per n tile, two outputs of each; in a chunk
+ * of 8 its k slots t, t + 4 take the inputs 2t, 2t + 1 (qk_tc_load). The B
+ * fragments (zero-padded; qk_tcfrag) are a per-block shared copy in fragment
+ * order, which the lanes load into registers (16-byte loads, conflict free)
+ * once per residual step or set of local-solve steps. One warp instruction
+ * does 1024 FMAs where the CUDA-core form needs 32 DFMA and as many ULDC.
+ * Session 14 made the shared accesses conflict-free (row order of
+ * qk_each_tile, input order above, padded rows) and folded the scalars into
+ * the fragments at k = 8: 20.7 -> 18.2 ms per fused step, 46% of the FP64
+ * peak. What remains is latency (4 warps per scheduler at k = 8: stalls on
+ * global loads, fixed-latency dependencies, barriers, the tensor pipe 41%
+ * busy), not the shared-memory pipe. The tensor cores are faster than the
  * CUDA-core kernel at k = 7, 8 only, where the padding to 8 x 8 blocks
- * wastes least (bench/results/session13). */
+ * wastes least (bench/results/session13, session14). */
 template <int NI> struct qk_tcin {
   static constexpr int C8 = NI / 8 + (NI % 8 > 4 ? 1 : 0), C4 = (NI % 8 >= 1 && NI % 8 <= 4) ? 1 : 0;
   static constexpr int NA = 4 * C8 + 2 * C4; /* A-fragment doubles per lane */
   static constexpr int BLK = 64 * C8 + 32 * C4; /* B-fragment doubles of one n tile */
 };
-template <int K> struct qk_tcfrag {
+/* The block's B fragments: Mr, Kr (N inputs), Sr^T, Sr (M inputs), in
+ * fragment order. With FOLD (k = 8; qk_tc_fold) the level's scalars are
+ * folded in, so that no epilogue rescales the accumulators: one copy per
+ * set, h0 Mr, Kr / h0 (x step); h1 Mr, Kr / h1 (y); -h2 Mr, -Kr / h2 (z,
+ * accumulating onto b); Sr^T; Sr; omega / (h0 h1 h2) Sr (the last step,
+ * accumulating onto x). Without FOLD one unscaled copy serves the sets of a
+ * matrix, and the epilogues scale (at k = 7 the folded form, 12 KB more
+ * shared memory per block, was 1.1x slower; at k = 8 1.05x faster:
+ * bench/results/session14). */
+enum { QK_TMX = 0, QK_TKX, QK_TMY, QK_TKY, QK_TMZ, QK_TKZ, QK_TST, QK_TS, QK_TSU, QK_TSETS };
+template <int K> __host__ __device__ constexpr bool qk_tc_fold() { return K >= 8; }
+template <int K, bool FOLD> struct qk_tcfrag {
   static constexpr int M = 2 * K - 1, N = 2 * K + 1, NT = (M + 7) / 8;
   static constexpr int SZN = NT * qk_tcin<N>::BLK, SZM = NT * qk_tcin<M>::BLK;
-  /* offset of matrix mat (QK_MR, QK_KR, QK_SR, QK_SRT) */
-  __host__ __device__ static constexpr int off(int mat) { return mat == QK_MR ? 0 : mat == QK_KR ? SZN : mat == QK_SR ? 2 * SZN : 2 * SZN + SZM; }
-  static constexpr int LEN = 2 * SZN + 2 * SZM;
+  static constexpr int NSN = FOLD ? 6 : 2, NSM = FOLD ? 3 : 2; /* stored copies */
+  /* offset of stored copy st (N-input copies first) */
+  __host__ __device__ static constexpr int soff(int st) { return st < NSN ? st * SZN : NSN * SZN + (st - NSN) * SZM; }
+  /* offset of the copy that serves set */
+  __host__ __device__ static constexpr int off(int set) {
+    return set < QK_TST ? soff(FOLD ? set : set & 1) : soff(NSN + (FOLD || set == QK_TST ? set - QK_TST : 1));
+  }
+  static constexpr int LEN = soff(NSN + NSM);
   /* fill from the constant bank (double) */
-  __device__ static void fill(double *fr, int tid, int nthr) {
+  __device__ static void fill(double *fr, int tid, int nthr, const qk_hscale<double> &hs, double omega) {
     for (int e = tid; e < LEN; e += nthr) {
-      const int mat = e < off(QK_KR) ? QK_MR : e < off(QK_SR) ? QK_KR : e < off(QK_SRT) ? QK_SR : QK_SRT;
+      int st = 0;
+#pragma unroll
+      for (int q = 1; q < NSN + NSM; q++) st += e >= soff(q);
+      const int set = st < NSN ? st : QK_TST + st - NSN;
+      const int mat = set < QK_TST ? (set & 1 ? QK_KR : QK_MR) : set == QK_TST ? QK_SRT : QK_SR;
+      const int d = set >> 1;
+      /* no dynamic index into hs (it would copy the parameters to local memory) */
+      const double hd = d == 0 ? hs.h[0] : d == 1 ? hs.h[1] : -hs.h[2],
+                   ihd = d == 0 ? hs.ih[0] : d == 1 ? hs.ih[1] : -hs.ih[2];
+      const double scale = !FOLD ? 1.0 : set < QK_TST ? (set & 1 ? ihd : hd) : set == QK_TSU ? omega * hs.sfac : 1.0;
       const int ni = mat < QK_SR ? N : M, c8 = mat < QK_SR ? qk_tcin<N>::C8 : qk_tcin<M>::C8,
                 blk = mat < QK_SR ? qk_tcin<N>::BLK : qk_tcin<M>::BLK;
-      const int rem = e - off(mat), nt = rem / blk, r2 = rem - nt * blk;
+      const int rem = e - soff(st), nt = rem / blk, r2 = rem - nt * blk;
       int lane, j;
       if (r2 < 64 * c8) {
         const int kc = r2 / 64, r3 = r2 - 64 * kc;
         lane = r3 / 2;
-        j = 8 * kc + (lane & 3) + 4 * (r3 & 1);
+        j = 8 * kc + 2 * (lane & 3) + (r3 & 1); /* k slots t, t + 4 <-> inputs 2t, 2t + 1 */
       } else {
         lane = r2 - 64 * c8;
         j = 8 * c8 + (lane & 3);
       }
       const int o = 8 * nt + (lane >> 2);
-      fr[e] = o < M && j < ni ? qk_ref_d[qk_ref_off(K) + qk_ref_idx(K, mat, o, j)] : 0.0;
+      fr[e] = o < M && j < ni ? scale * qk_ref_d[qk_ref_off(K) + qk_ref_idx(K, mat, o, j)] : 0.0;
     }
   }
 };
@@ -252,24 +280,29 @@ __device__ __forceinline__ void qk_mma844(double (&d)[4], double a0, double a1, 
 #endif
 }
 
-/* A fragments of the lane's two lines p0, p1 (entry j at p[j IST]); 0 past NI */
+/* A fragments of the lane's two lines p0, p1 (entry j at p[j IST]); 0 past NI
+ * and on invalid lines (v: no load, so a padding row costs no wavefront).
+ * In a chunk of 8 the k slots t, t + 4 take the inputs 2t, 2t + 1 (the
+ * order of the reduction is free; B is filled to match), so loads and
+ * stores both touch entries 2t + e of the half-warp's lines (qk_each_tile). */
 template <int NI, int IST>
-__device__ __forceinline__ void qk_tc_load(double (&a)[qk_tcin<NI>::NA], const double *p0, const double *p1, int t) {
+__device__ __forceinline__ void qk_tc_load(double (&a)[qk_tcin<NI>::NA], const double *p0, const double *p1, int t,
+                                           const bool (&v)[2]) {
   using I = qk_tcin<NI>;
-  p0 += t * IST;
-  p1 += t * IST;
 #pragma unroll
   for (int kc = 0; kc < I::C8; kc++) {
-    const bool lo = 8 * kc + t < NI, hi = 8 * kc + 4 + t < NI;
-    a[4 * kc] = lo ? p0[8 * kc * IST] : 0.0;
-    a[4 * kc + 1] = lo ? p1[8 * kc * IST] : 0.0;
-    a[4 * kc + 2] = hi ? p0[(8 * kc + 4) * IST] : 0.0;
-    a[4 * kc + 3] = hi ? p1[(8 * kc + 4) * IST] : 0.0;
+    const int j = 8 * kc + 2 * t;
+    const bool lo = j < NI, hi = j + 1 < NI;
+    a[4 * kc] = lo && v[0] ? p0[j * IST] : 0.0;
+    a[4 * kc + 1] = lo && v[1] ? p1[j * IST] : 0.0;
+    a[4 * kc + 2] = hi && v[0] ? p0[(j + 1) * IST] : 0.0;
+    a[4 * kc + 3] = hi && v[1] ? p1[(j + 1) * IST] : 0.0;
   }
   if constexpr (I::C4) {
-    const bool ok = 8 * I::C8 + t < NI;
-    a[4 * I::C8] = ok ? p0[8 * I::C8 * IST] : 0.0;
-    a[4 * I::C8 + 1] = ok ? p1[8 * I::C8 * IST] : 0.0;
+    const int j = 8 * I::C8 + t;
+    const bool ok = j < NI;
+    a[4 * I::C8] = ok && v[0] ? p0[j * IST] : 0.0;
+    a[4 * I::C8 + 1] = ok && v[1] ? p1[j * IST] : 0.0;
   }
 }
 
@@ -290,14 +323,14 @@ template <int NI, int NT> struct qk_tcb {
   }
 };
 
-/* d[nt][] = In Coef^T for the NT = ceil(NO / 8) n tiles (d zeroed here) */
-template <int NI, int NT>
+/* d[nt][] = In Coef^T for the NT = ceil(NO / 8) n tiles (ACC: d += In Coef^T) */
+template <int NI, int NT, bool ACC = false>
 __device__ __forceinline__ void qk_tc_mm(double (&d)[NT][4], const double (&a)[qk_tcin<NI>::NA],
                                          const qk_tcb<NI, NT> &bf) {
   using I = qk_tcin<NI>;
 #pragma unroll
   for (int nt = 0; nt < NT; nt++) {
-    d[nt][0] = d[nt][1] = d[nt][2] = d[nt][3] = 0.0;
+    if constexpr (!ACC) d[nt][0] = d[nt][1] = d[nt][2] = d[nt][3] = 0.0;
 #pragma unroll
     for (int kc = 0; kc < I::C8; kc++)
       qk_mma884(d[nt], a[4 * kc], a[4 * kc + 1], a[4 * kc + 2], a[4 * kc + 3], bf.b8[nt][kc].x, bf.b8[nt][kc].y);
@@ -320,33 +353,44 @@ template <int NT, int M, class F> __device__ __forceinline__ void qk_tc_outs(int
 /* The lines along DIR of the boxes I0 x I1 x I2 of the block's P patches
  * (numbered as in qk_each_line), 16 per warp at a time: f(pp[2], c[2][3],
  * v[2]) with the lane's two lines, v: the line exists and its patch is
- * present (org >= 0); a line past the end is clamped to the last line,
- * which is in the same tile, for the loads. f
- * must __syncwarp() between its loads and its in-place stores (the lanes
- * read each other's lines). MMA row r takes line 4 (r % 4) + r / 4 of the
- * tile: a half-warp's A-fragment load then reads lines l, l + 4, l + 8,
- * l + 12 at entries t = 0..3, and with odd line and entry strides (all of
- * them here) those are 16 distinct 8-byte banks (consecutive rows: 2- to
- * 4-way conflicts). */
+ * present (org >= 0); an invalid line's coordinates are clamped to a valid
+ * line (its loads are skipped, qk_tc_load). f must __syncwarp() between its
+ * loads and its in-place stores (the lanes read each other's lines).
+ * MMA row r = 4m + i (i < 4) takes line 2m + (i & 1) + 8 (i >> 1) of the
+ * tile, so a half-warp (rows 4m..4m + 3 of one slot) holds lines
+ * l, l + 1, l + 8, l + 9, and its loads and stores touch their entries
+ * 2t + e (t = 0..3; qk_tc_load). With odd line and entry strides (all of
+ * them here) those 16 words fall in 16 distinct 8-byte banks: the even
+ * pair of lines takes half the banks and the odd pair the other half.
+ * (Session 13 had lines l, l + 4, l + 8, l + 12 and entries t: conflict-free
+ * loads, but every store, entries 2t, met 2-way conflicts.) That holds while
+ * the tile's lines have equidistant bases, i.e. lie in one row of the box; a
+ * tile across two rows of A < 16 lines has conflicts, so rows of A < 16
+ * lines are padded to 16 (one row per tile, padding rows invalid) where that
+ * adds at most one tile in 16 (AP; session 14: where it adds more, as for
+ * the y step at k = 7, 13 -> 15 tiles, the extra tiles cost more than the
+ * conflicts). */
 template <int DIR, int I0, int I1, int I2, int P, int T, class F>
 __device__ __forceinline__ void qk_each_tile(const int64_t *org, F f) {
-  constexpr int A = DIR == 0 ? I1 : I0, B = DIR == 2 ? I1 : I2, LINES = A * B, TOT = P * LINES,
-                TILES = (TOT + 15) / 16;
+  constexpr int A = DIR == 0 ? I1 : I0, B = DIR == 2 ? I1 : I2;
+  constexpr int TU = (P * A * B + 15) / 16, TP = P * B; /* tiles unpadded, padded */
+  constexpr bool PAD = A < 16 && 16 * TP <= 17 * TU;
+  constexpr int AP = PAD ? 16 : A, LINES = AP * B, TOT = P * LINES, TILES = (TOT + 15) / 16;
   const int g = (threadIdx.x & 31) >> 2;
   for (int tile = threadIdx.x >> 5; tile < TILES; tile += T / 32) {
     int pp[2], c[2][3];
     bool v[2];
 #pragma unroll
     for (int s = 0; s < 2; s++) {
-      const int r = g + 8 * s, it0 = 16 * tile + 4 * (r & 3) + (r >> 2);
+      const int r = g + 8 * s, it0 = 16 * tile + 2 * (r >> 2) + (r & 1) + 8 * ((r >> 1) & 1);
       const bool ok = it0 < TOT;
       const int it = ok ? it0 : TOT - 1;
       pp[s] = it / LINES;
-      const int l = it - pp[s] * LINES, a = l % A, b = l / A;
+      const int l = it - pp[s] * LINES, a0 = l % AP, a = a0 < A ? a0 : A - 1, b = l / AP;
       c[s][0] = DIR == 0 ? 0 : a;
       c[s][1] = DIR == 0 ? a : DIR == 1 ? 0 : b;
       c[s][2] = DIR == 2 ? 0 : b;
-      v[s] = ok && org[pp[s]] >= 0;
+      v[s] = ok && a0 < A && org[pp[s]] >= 0;
     }
     f(pp, c, v);
   }
@@ -403,7 +447,7 @@ __device__ __forceinline__ void qk_cp_async4(void *sdst, const void *gsrc, bool 
  * memory (228 KiB per SM, 1 KiB reserved per block) allows fewer anyway */
 template <typename R, int DIM, int K, int CS, int TC> constexpr size_t qk_lines_smem() {
   return qk_lines_hdr(qk_lines_cfg<DIM, K>::P) +
-         ((TC ? qk_tcfrag<K>::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0) +
+         ((TC ? qk_tcfrag<K, qk_tc_fold<K>()>::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0) +
           (size_t)qk_lines_cfg<DIM, K>::P * qk_lines_layout<DIM, K>::PATCH) *
              sizeof(R);
 }
@@ -430,10 +474,11 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
   int64_t *orgs = reinterpret_cast<int64_t *>(qk_smem);
   int *oris = reinterpret_cast<int *>(orgs + 2 * P);
   R *sc = reinterpret_cast<R *>(qk_smem + qk_lines_hdr(P));
-  R *pb = sc + (TC ? qk_tcfrag<K>::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0);
+  using TF = qk_tcfrag<K, qk_tc_fold<K>()>; /* TC: the B fragments */
+  R *pb = sc + (TC ? TF::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0);
   const int tid = threadIdx.x;
   const int lane = tid & 31, tq = lane & 3; /* TC: the lane's k / n index in its MMA fragments */
-  constexpr int NT = qk_tcfrag<K>::NT;        /* TC: n tiles of M outputs */
+  constexpr int NT = TF::NT;        /* TC: n tiles of M outputs */
   const double *fr = reinterpret_cast<const double *>(sc); /* TC: the B fragments */
   static_assert(!TC || (sizeof(R) == 8 && DIM == 3), "tensor-core contractions: double, 3D");
   const int64_t n0 = g.n0, n1 = g.n1, gs2 = n0 * n1;
@@ -442,8 +487,9 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
    * contraction too (1-3.5% faster; 5-9% slower in double at k = 5, 6, 8:
    * bench/results/session12) */
   constexpr bool FZ = RES && SOLVE && sizeof(R) == 4;
+  constexpr bool FOLD = qk_tc_fold<K>(); /* TC: scalars in the fragments (qk_tcfrag) */
   const int64_t glast = DIM == 3 ? gs2 : n0, gstride = (int64_t)gridDim.x * P;
-  if constexpr (TC) qk_tcfrag<K>::fill(reinterpret_cast<double *>(sc), tid, T);
+  if constexpr (TC) TF::fill(reinterpret_cast<double *>(sc), tid, T, hs, omega);
   else if constexpr (CS == 1) qk_scoef<R, K>::fill(sc, tid, T);
   /* origins of group p0 into set bi (threads 0..P-1) */
   auto origins = [&](int64_t p0, int bi) {
@@ -508,12 +554,12 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
     if (next) origins(p0 + gstride, bi ^ 1);
 
     if constexpr (RES) {
-      /* TC: the B fragments of Mr and Kr for the residual's three steps */
+      /* TC: the B fragments of Mr and Kr (FOLD: scaled, per step) */
       [[maybe_unused]] qk_tcb<N, TC ? NT : 1> BM, BK;
       /* along x: tM = h0 Mr X (in place in A), tK = Kr X / h0 (+ lam tM in 2D) into B */
       if constexpr (TC) {
-        BM.load(fr + qk_tcfrag<K>::off(QK_MR), lane);
-        BK.load(fr + qk_tcfrag<K>::off(QK_KR), lane);
+        BM.load(fr + TF::off(QK_TMX), lane);
+        BK.load(fr + TF::off(QK_TKX), lane);
         qk_each_tile<0, N, N, NZ, P, T>(org, [&](auto &pp, auto &c, auto &v) {
           double *X[2], *tK[2];
 #pragma unroll
@@ -522,15 +568,20 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
             tK[s] = pb + pp[s] * PATCH + BOFF + (c[s][2] * N + c[s][1]) * M;
           }
           double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
-          qk_tc_load<N, 1>(a, X[0], X[1], tq);
+          qk_tc_load<N, 1>(a, X[0], X[1], tq, v);
           qk_tc_mm<N, NT>(dm, a, BM);
           qk_tc_mm<N, NT>(dk, a, BK);
+          if constexpr (!FOLD)
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) {
+              dm[nt][e] *= hs.h[0];
+              dk[nt][e] *= hs.ih[0];
+            });
           __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
           qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-            if (ok) {
-              X[s][o] = hs.h[0] * dm[nt][e];
-              tK[s][o] = hs.ih[0] * dk[nt][e];
-            }
+            if (ok) X[s][o] = dm[nt][e];
+          });
+          qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+            if (ok) tK[s][o] = dk[nt][e];
           });
         });
       } else
@@ -554,6 +605,10 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
       if constexpr (DIM == 3) {
         /* along y: uM = h1 Mr tM (in place in A), w = Kr tM / h1 + h1 Mr tK + lam uM (in place in B) */
         if constexpr (TC) {
+          if constexpr (FOLD) { /* else the x step's serve */
+            BM.load(fr + TF::off(QK_TMY), lane);
+            BK.load(fr + TF::off(QK_TKY), lane);
+          }
           qk_each_tile<1, M, N, N, P, T>(org, [&](auto &pp, auto &c, auto &v) {
             double *tM[2], *tK[2];
 #pragma unroll
@@ -562,20 +617,31 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
               tK[s] = pb + pp[s] * PATCH + BOFF + c[s][2] * N * M + c[s][0];
             }
             double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
-            qk_tc_load<N, N>(a, tM[0], tM[1], tq);
+            qk_tc_load<N, N>(a, tM[0], tM[1], tq, v);
             qk_tc_mm<N, NT>(dm, a, BM);
             qk_tc_mm<N, NT>(dk, a, BK);
-            __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
-            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-              const double um = hs.h[1] * dm[nt][e];
-              dk[nt][e] = hs.ih[1] * dk[nt][e] + hs.lam * um;
-              if (ok) tM[s][o * N] = um;
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) {
+              if constexpr (!FOLD) {
+                dm[nt][e] *= hs.h[1];
+                dk[nt][e] = hs.ih[1] * dk[nt][e] + hs.lam * dm[nt][e];
+              } else {
+                dk[nt][e] = fma(hs.lam, dm[nt][e], dk[nt][e]);
+              }
             });
-            qk_tc_load<N, M>(a, tK[0], tK[1], tq);
-            qk_tc_mm<N, NT>(dm, a, BM);
             __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
             qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-              if (ok) tK[s][o * M] = fma(hs.h[1], dm[nt][e], dk[nt][e]);
+              if (ok) tM[s][o * N] = dm[nt][e];
+            });
+            qk_tc_load<N, M>(a, tK[0], tK[1], tq, v);
+            if constexpr (FOLD) {
+              qk_tc_mm<N, NT, true>(dk, a, BM);
+            } else {
+              qk_tc_mm<N, NT>(dm, a, BM);
+              qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) { dk[nt][e] = fma(hs.h[1], dm[nt][e], dk[nt][e]); });
+            }
+            __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+              if (ok) tK[s][o * M] = dk[nt][e];
             });
           });
         } else
@@ -607,6 +673,10 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
        * along L in place of w (one pass over B and one barrier fewer) */
       constexpr int AST = DIM == 3 ? N * N : N, BST = DIM == 3 ? BS2 : BS1;
       if constexpr (TC) {
+        if constexpr (FOLD) { /* else the x step's serve */
+          BM.load(fr + TF::off(QK_TMZ), lane);
+          BK.load(fr + TF::off(QK_TKZ), lane);
+        }
         qk_each_tile<LAST, M, M, N, P, T>(org, [&](auto &pp, auto &c, auto &v) {
           const double *u[2];
           double *w[2];
@@ -617,23 +687,38 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
             w[s] = pb + pp[s] * PATCH + BOFF + c[s][1] * M + c[s][0];
             gi[s] = v[s] ? org[pp[s]] + c[s][0] + n0 * c[s][1] : 0;
           }
-          double bv[NT][4];
+          /* r = b - Kr u / h2 - h2 Mr w; FOLD: the MMAs accumulate onto b (negated fragments) */
+          double dm[NT][4];
+          [[maybe_unused]] double bv[NT][4];
           qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-            bv[nt][e] = ok ? b[gi[s] + o * glast] : 0.0;
+            if constexpr (FOLD) dm[nt][e] = ok ? b[gi[s] + o * glast] : 0.0;
+            else bv[nt][e] = ok ? b[gi[s] + o * glast] : 0.0;
           });
-          double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
-          qk_tc_load<N, AST>(a, u[0], u[1], tq);
-          qk_tc_mm<N, NT>(dk, a, BK);
-          qk_tc_load<N, BST>(a, w[0], w[1], tq);
-          qk_tc_mm<N, NT>(dm, a, BM);
-          __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
-          qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-            const double r = bv[nt][e] - (hs.ih[LAST] * dk[nt][e] + hs.h[LAST] * dm[nt][e]);
-            if (ok) {
-              if constexpr (SOLVE) w[s][o * BST] = r;
-              else rout[gi[s] + o * glast] = r;
-            }
-          });
+          double a[qk_tcin<N>::NA];
+          qk_tc_load<N, AST>(a, u[0], u[1], tq, v);
+          if constexpr (FOLD) {
+            qk_tc_mm<N, NT, true>(dm, a, BK);
+            qk_tc_load<N, BST>(a, w[0], w[1], tq, v);
+            qk_tc_mm<N, NT, true>(dm, a, BM);
+          } else {
+            double dk[NT][4];
+            qk_tc_mm<N, NT>(dk, a, BK);
+            qk_tc_load<N, BST>(a, w[0], w[1], tq, v);
+            qk_tc_mm<N, NT>(dm, a, BM);
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) {
+              dm[nt][e] = bv[nt][e] - (hs.ih[LAST] * dk[nt][e] + hs.h[LAST] * dm[nt][e]);
+            });
+          }
+          if constexpr (SOLVE) {
+            __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+              if (ok) w[s][o * BST] = dm[nt][e];
+            });
+          } else {
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+              if (ok) rout[gi[s] + o * glast] = dm[nt][e];
+            });
+          }
         });
       } else
       qk_each_line<LAST, M, DIM == 3 ? M : N, DIM == 3 ? N : 1, P, T>([&](int pp, int i0, int i1, int) {
@@ -681,13 +766,11 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
        * x_int += omega y */
       /* MODE 0: plain; 1: times D^{-1} / prod h (the last step of S^T);
        * 2: x_int += omega y (last direction of S) */
-      auto step = [&](auto dirc, auto matc, auto modec) {
-        constexpr int DIR = decltype(dirc)::value, MAT = decltype(matc)::value, MODE = decltype(modec)::value;
+      auto step = [&](auto dirc, auto matc, auto modec, [[maybe_unused]] const auto &BS) {
+        [[maybe_unused]] constexpr int DIR = decltype(dirc)::value, MAT = decltype(matc)::value, MODE = decltype(modec)::value;
         constexpr int ST = DIR == 0 ? 1 : DIR == 1 ? BS1 : BS2;
         constexpr int DST = DIR == 0 ? 1 : DIR == 1 ? M : M * M;
         if constexpr (TC) {
-          qk_tcb<M, NT> BS;
-          BS.load(fr + qk_tcfrag<K>::off(MAT), lane);
           qk_each_tile<DIR, M, M, MZ, P, T>(org, [&](auto &pp, auto &c, auto &v) {
             double *line[2];
             int64_t gi[2];
@@ -705,17 +788,31 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
                   e2[nt][e] = ok ? x[gi[s] + o * glast] : 0.0;
               });
             }
-            double a[qk_tcin<M>::NA], d[NT][4];
-            qk_tc_load<M, ST>(a, line[0], line[1], tq);
-            qk_tc_mm<M, NT>(d, a, BS);
-            __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
-            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-              if (ok) {
-                if constexpr (MODE == 0) line[s][o * ST] = d[nt][e];
-                else if constexpr (MODE == 1) line[s][o * ST] = d[nt][e] * hs.sfac * e2[nt][e];
-                else x[gi[s] + o * glast] = e2[nt][e] + omega * d[nt][e];
+            double a[qk_tcin<M>::NA];
+            [[maybe_unused]] double d[NT][4];
+            qk_tc_load<M, ST>(a, line[0], line[1], tq, v);
+            if constexpr (MODE == 2) {
+              /* x += omega / (h0 h1 h2) Sr line: the MMAs accumulate onto x (scaled fragments) */
+              if constexpr (FOLD) {
+                qk_tc_mm<M, NT, true>(e2, a, BS);
+                qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+                  if (ok) x[gi[s] + o * glast] = e2[nt][e];
+                });
+              } else {
+                qk_tc_mm<M, NT>(d, a, BS);
+                qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+                  if (ok) x[gi[s] + o * glast] = e2[nt][e] + omega * d[nt][e];
+                });
               }
-            });
+            } else {
+              qk_tc_mm<M, NT>(d, a, BS);
+              if constexpr (MODE == 1) /* FOLD: 1 / (h0 h1 h2) is in the last step's fragments */
+                qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) { d[nt][e] *= (FOLD ? 1.0 : hs.sfac) * e2[nt][e]; });
+              __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
+              qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+                if (ok) line[s][o * ST] = d[nt][e];
+              });
+            }
           });
         } else
         qk_each_line<DIR, M, M, MZ, P, T>([&](int pp, int i0, int i1, int i2) {
@@ -754,23 +851,28 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
       /* Sr^T along directions 0..NTD-1 (FZ: the last direction's was done
        * with the residual), D^{-1} in the last of them */
       constexpr int NTD = FZ ? DIM - 1 : DIM;
-      step(D0(), MT(), std::integral_constant<int, NTD == 1 ? 1 : 0>());
+      /* TC: the B fragments of Sr^T, then Sr, in registers for their steps */
+      [[maybe_unused]] qk_tcb<M, TC ? NT : 1> BS;
+      if constexpr (TC) BS.load(fr + TF::off(QK_TST), lane);
+      step(D0(), MT(), std::integral_constant<int, NTD == 1 ? 1 : 0>(), BS);
       __syncthreads();
       if constexpr (NTD >= 2) {
-        step(D1(), MT(), std::integral_constant<int, NTD == 2 ? 1 : 0>());
+        step(D1(), MT(), std::integral_constant<int, NTD == 2 ? 1 : 0>(), BS);
         __syncthreads();
       }
       if constexpr (NTD == 3) {
-        step(D2(), MT(), std::integral_constant<int, 1>());
+        step(D2(), MT(), std::integral_constant<int, 1>(), BS);
         __syncthreads();
       }
-      step(D0(), MS(), PLAIN());
+      if constexpr (TC) BS.load(fr + TF::off(QK_TS), lane);
+      step(D0(), MS(), PLAIN(), BS);
       __syncthreads();
       if constexpr (DIM == 3) {
-        step(D1(), MS(), PLAIN());
+        step(D1(), MS(), PLAIN(), BS);
         __syncthreads();
       }
-      step(DL(), MS(), UPD());
+      if constexpr (TC) BS.load(fr + TF::off(QK_TSU), lane);
+      step(DL(), MS(), UPD(), BS);
     }
   }
   (void)NZ;
