@@ -259,6 +259,7 @@ template <int K, bool FOLD> struct qk_tcfrag {
     }
   }
 };
+template <int K> using qk_tcf = qk_tcfrag<K, qk_tc_fold<K>()>; /* degree K's fragments */
 
 __device__ __forceinline__ void qk_mma884(double (&d)[4], double a0, double a1, double a2, double a3, double b0,
                                           double b1) {
@@ -336,6 +337,23 @@ __device__ __forceinline__ void qk_tc_mm(double (&d)[NT][4], const double (&a)[q
       qk_mma884(d[nt], a[4 * kc], a[4 * kc + 1], a[4 * kc + 2], a[4 * kc + 3], bf.b8[nt][kc].x, bf.b8[nt][kc].y);
     if constexpr (I::C4) qk_mma844(d[nt], a[4 * I::C8], a[4 * I::C8 + 1], bf.b4[nt]);
   }
+}
+
+/* dm = h Mr In, dk = Kr In / h for the tile's A fragments a (FOLD: h is in
+ * the fragments BM, BK already); the first two residual steps */
+template <int NI, int NT, bool FOLD>
+__device__ __forceinline__ void qk_tc_mk(double (&dm)[NT][4], double (&dk)[NT][4], const double (&a)[qk_tcin<NI>::NA],
+                                         const qk_tcb<NI, NT> &BM, const qk_tcb<NI, NT> &BK, double h, double ih) {
+  qk_tc_mm<NI, NT>(dm, a, BM);
+  qk_tc_mm<NI, NT>(dk, a, BK);
+  if constexpr (!FOLD)
+#pragma unroll
+    for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+      for (int e = 0; e < 4; e++) {
+        dm[nt][e] *= h;
+        dk[nt][e] *= ih;
+      }
 }
 
 /* f(nt, e, s, o, ok) for every accumulator entry d[nt][e] of the lane: output
@@ -447,7 +465,7 @@ __device__ __forceinline__ void qk_cp_async4(void *sdst, const void *gsrc, bool 
  * memory (228 KiB per SM, 1 KiB reserved per block) allows fewer anyway */
 template <typename R, int DIM, int K, int CS, int TC> constexpr size_t qk_lines_smem() {
   return qk_lines_hdr(qk_lines_cfg<DIM, K>::P) +
-         ((TC ? qk_tcfrag<K, qk_tc_fold<K>()>::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0) +
+         ((TC ? qk_tcf<K>::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0) +
           (size_t)qk_lines_cfg<DIM, K>::P * qk_lines_layout<DIM, K>::PATCH) *
              sizeof(R);
 }
@@ -474,7 +492,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
   int64_t *orgs = reinterpret_cast<int64_t *>(qk_smem);
   int *oris = reinterpret_cast<int *>(orgs + 2 * P);
   R *sc = reinterpret_cast<R *>(qk_smem + qk_lines_hdr(P));
-  using TF = qk_tcfrag<K, qk_tc_fold<K>()>; /* TC: the B fragments */
+  using TF = qk_tcf<K>; /* TC: the B fragments */
   R *pb = sc + (TC ? TF::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0);
   const int tid = threadIdx.x;
   const int lane = tid & 31, tq = lane & 3; /* TC: the lane's k / n index in its MMA fragments */
@@ -569,19 +587,13 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
           }
           double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
           qk_tc_load<N, 1>(a, X[0], X[1], tq, v);
-          qk_tc_mm<N, NT>(dm, a, BM);
-          qk_tc_mm<N, NT>(dk, a, BK);
-          if constexpr (!FOLD)
-            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) {
-              dm[nt][e] *= hs.h[0];
-              dk[nt][e] *= hs.ih[0];
-            });
+          qk_tc_mk<N, NT, FOLD>(dm, dk, a, BM, BK, hs.h[0], hs.ih[0]);
           __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
           qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-            if (ok) X[s][o] = dm[nt][e];
-          });
-          qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-            if (ok) tK[s][o] = dk[nt][e];
+            if (ok) {
+              X[s][o] = dm[nt][e];
+              tK[s][o] = dk[nt][e];
+            }
           });
         });
       } else
@@ -618,16 +630,8 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
             }
             double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
             qk_tc_load<N, N>(a, tM[0], tM[1], tq, v);
-            qk_tc_mm<N, NT>(dm, a, BM);
-            qk_tc_mm<N, NT>(dk, a, BK);
-            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) {
-              if constexpr (!FOLD) {
-                dm[nt][e] *= hs.h[1];
-                dk[nt][e] = hs.ih[1] * dk[nt][e] + hs.lam * dm[nt][e];
-              } else {
-                dk[nt][e] = fma(hs.lam, dm[nt][e], dk[nt][e]);
-              }
-            });
+            qk_tc_mk<N, NT, FOLD>(dm, dk, a, BM, BK, hs.h[1], hs.ih[1]);
+            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) { dk[nt][e] = fma(hs.lam, dm[nt][e], dk[nt][e]); });
             __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
             qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
               if (ok) tM[s][o * N] = dm[nt][e];
