@@ -43,7 +43,11 @@ const char *hpmg_error_name(hpmg_error code);
 
 /* ---------------------------------------------------------------- problem */
 
-typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1 } hpmg_rhs_kind;
+/* SINE: f from the manufactured solution prod sin(pi x_d / box_d), b = load vector of f.
+ * ONE: f = 1, b = load vector of f (b_i = integral of phi_i).
+ * VECTOR_ONE: b_i = 1 for every unknown, the algebraic right-hand side of paper 000's
+ * Tables 1-3 (the authors' code sets the vector to 1; docs/patch.md). */
+typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2 } hpmg_rhs_kind;
 
 typedef struct {
   int dim;          /* 2 or 3 (default 3) */

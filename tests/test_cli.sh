@@ -121,6 +121,10 @@ n=$((n+1))
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['solver']=='fmg' and d['converged']" "$tmp/json"; then
   echo "ok   --solver auto (the default) runs and reports fmg"; else echo "FAIL: --solver auto"; cat "$tmp/json" "$tmp/err"; fail=$((fail+1)); fi
 n=$((n+1))
+"$HPMG" solve --dim 2 --degree 3 --refine 5 --rhs vector-one --solver fmg --smoother patch --json >"$tmp/json" 2>"$tmp/err"
+if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['rhs']=='vector-one' and d['converged'] and d['iterations']==2 and d['l2_error']==-1 and abs(d['residual0']**2-d['dofs'])<1e-6*d['dofs']" "$tmp/json"; then
+  echo "ok   --rhs vector-one: ||b||^2 = unknowns, 2 FMG cycles at 2D Q3 (paper 000 Table 1: 3)"; else echo "FAIL: --rhs vector-one"; cat "$tmp/json" "$tmp/err"; fail=$((fail+1)); fi
+n=$((n+1))
 if "$HPMG" --help | grep -q -- "--precision" && "$HPMG" solve --help | grep -q -- "--smoother"; then echo "ok   --help"; else echo "FAIL: --help"; fail=$((fail+1)); fi
 echo "$((n-fail)) passed, $fail failed"
 [ $fail -eq 0 ]

@@ -13,6 +13,9 @@
 int hpmg_cli_fd(int argc, char **argv);
 int hpmg_solver_history(hpmg_solver s, const double **h);
 
+/* --rhs names, indexed by hpmg_rhs_kind */
+static const char *const rhss[] = {"sine", "one", "vector-one"};
+
 enum { EXIT_BAD_INPUT = 2, EXIT_NO_MEMORY = 3, EXIT_FAILED = 1 };
 
 static void usage(FILE *f) {
@@ -32,7 +35,8 @@ static void usage(FILE *f) {
           "  --refine L            uniform refinements of the coarse mesh (default %d)\n"
           "  --box Lx,Ly[,Lz]      domain lengths, anisotropic cells allowed (default 1,1,1)\n"
           "  --lambda v            coefficient of the mass term, >= 0 (default 0: Poisson)\n"
-          "  --rhs sine|one        manufactured sine solution, or f = 1 (default sine)\n"
+          "  --rhs sine|one|vector-one  manufactured sine solution, f = 1 (load vector), or b_i = 1 for\n"
+          "                        every unknown (paper 000 Tables 1-3) (default sine)\n"
           "  --disc fe|fd          Q_k finite elements (default) or finite differences (see --disc fd --help)\n"
           "Multigrid:\n"
           "  --smoother chebyshev|jacobi|gs|sgs|patch   (default: the fastest measured: patch for 2D k >= 6 on\n"
@@ -146,7 +150,7 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
          "\"transfer_s\":%.6f,\"coarse_s\":%.6f,\"krylov_s\":%.6f,\"solve_s\":%.6f,\"dofs_per_s\":%.6e,"
          "\"matvecs\":%lld,\"status\":%d,\"history\":[",
          so->device == HPMG_DEVICE_CUDA ? "cuda" : "cpu", po->dim, po->degree, po->coarse, po->refine, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda,
-         po->rhs == HPMG_RHS_ONE ? "one" : "sine", solvers[so->solver], so->restart, smoothers[sm],
+         rhss[po->rhs], solvers[so->solver], so->restart, smoothers[sm],
          sm == HPMG_SMOOTHER_PATCH ? modes[so->patch_mode] : "none", sm == HPMG_SMOOTHER_PATCH ? porders[so->patch_order] : "none",
          (long long)so->patch_batch, sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
          sm == HPMG_SMOOTHER_PATCH ? pkernels[so->patch_kernel] : "none", so->cheby_degree,
@@ -191,7 +195,7 @@ static int solve_fe(int argc, char **argv) {
       {"profile", 0, 0, O_PROFILE}, {0, 0, 0, 0}};
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
                     *solvers[] = {"cg", "vcycle", "gmres", "fmg", "auto"}, *precs[] = {"double", "float", "mixed"},
-                    *rhss[] = {"sine", "one"}, *devices[] = {"cpu", "cuda"}, *discs[] = {"fe", "fd"},
+                    *devices[] = {"cpu", "cuda"}, *discs[] = {"fe", "fd"},
                     *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
                     *orders[] = {"zorder", "lexicographic", "hierarchical"},
                     *pkernels[] = {"fused", "separate", "global"};
@@ -207,7 +211,7 @@ static int solve_fe(int argc, char **argv) {
     case O_REFINE: rc = parse_int("--refine", optarg, &po.refine); refine_set = 1; break;
     case O_BOX: box_arg = optarg; break;
     case O_LAMBDA: rc = parse_double("--lambda", optarg, &po.lambda); break;
-    case O_RHS: rc = parse_choice("--rhs", optarg, rhss, 2, &v); po.rhs = v; break;
+    case O_RHS: rc = parse_choice("--rhs", optarg, rhss, 3, &v); po.rhs = v; break;
     case O_SMOOTHER: rc = parse_choice("--smoother", optarg, smoothers, 5, &v); so.smoother = v; break;
     case O_PMODE: rc = parse_choice("--patch-mode", optarg, modes, 2, &v); so.patch_mode = v; patch_set = 1; break;
     case O_LOCAL: rc = parse_choice("--local-solver", optarg, locals, 2, &v); so.local_solver = v; patch_set = 1; break;
@@ -344,7 +348,7 @@ static int solve_fe(int argc, char **argv) {
   if (se) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
   double l2 = NAN, maxerr = NAN;
   if (se == HPMG_SUCCESS || se == HPMG_ERR_NOT_CONVERGED) hpmg_problem_error(prob, x, &l2, &maxerr);
-  if (po.rhs != HPMG_RHS_SINE) l2 = maxerr = NAN; /* no closed-form solution for f = 1 */
+  if (po.rhs != HPMG_RHS_SINE) l2 = maxerr = NAN; /* no closed-form solution for f = 1 or b = 1 */
   if (json) {
     print_json(&po, &so, solver, &st, isnan(l2) ? -1 : l2, isnan(maxerr) ? -1 : maxerr, total, status);
   } else {

@@ -33,7 +33,8 @@ hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
   for (int d = 0; d < o->dim; d++)
     HPMG_CHECK_ARG(o->box[d] > 0 && isfinite(o->box[d]), "--box lengths must be positive and finite (got %g)", o->box[d]);
   HPMG_CHECK_ARG(o->lambda >= 0 && isfinite(o->lambda), "--lambda must be >= 0 and finite (got %g)", o->lambda);
-  HPMG_CHECK_ARG(o->rhs == HPMG_RHS_SINE || o->rhs == HPMG_RHS_ONE, "unknown right-hand side kind %d", (int)o->rhs);
+  HPMG_CHECK_ARG(o->rhs == HPMG_RHS_SINE || o->rhs == HPMG_RHS_ONE || o->rhs == HPMG_RHS_VECTOR_ONE,
+                 "unknown right-hand side kind %d", (int)o->rhs);
   /* cells per direction and node counts must fit the index types */
   double cells = (double)o->coarse * ldexp(1.0, o->refine);
   HPMG_CHECK_ARG(cells * o->degree < 2147483647.0,
@@ -110,11 +111,18 @@ static double exact_1d(const hpmg_problem_options *o, int d, double x) {
   return d < o->dim ? sin(M_PI * x / o->box[d]) : 1.0;
 }
 
-/* Built-in load vector: both right-hand sides are separable, f = c prod g_d(x_d),
- * so b = c (bz (x) by (x) bx) with b_d = B_d^T (w g_d) by (k+1)-point Gauss. */
+/* Built-in right-hand side. VECTOR_ONE is the vector of ones itself; the other two are
+ * load vectors of separable f = c prod g_d(x_d), so b = c (bz (x) by (x) bx) with
+ * b_d = B_d^T (w g_d) by (k+1)-point Gauss. */
 hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b) {
   const hpmg_grid *g = &p->g;
   const hpmg_problem_options *o = &p->o;
+  if (o->rhs == HPMG_RHS_VECTOR_ONE) {
+    const int64_t n = g->n[0] * g->n[1] * g->n[2];
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++) b[i] = 1.0;
+    return HPMG_SUCCESS;
+  }
   quad3 q;
   double *bd[3] = {0};
   hpmg_error e = quad3_init(g, g->k + 1, &q);
