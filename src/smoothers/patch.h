@@ -16,9 +16,11 @@
  * Multiplicative mode (paper 000 Algorithm 3): per color, per patch,
  *   r_j = R_j b - Abar_j Rbar_j x   (localized residual from the closed patch)
  *   x  += R_j^T A_j^{-1} r_j        (fdm or dense local solve)
- * Pre-smoothing runs the colors forward, post-smoothing backward, so the
+ * Pre-smoothing runs the colors forward. Post-smoothing runs them forward too
+ * (paper 000's cycle, for GMRES, FMG and the V-cycle iteration), or backward
+ * when the cycle must be symmetric (CG: mg option symmetric): then the
  * post-smoother is the A-adjoint of the pre-smoother and a V-cycle with equal
- * pre/post counts is symmetric (usable inside CG).
+ * pre/post counts is symmetric.
  *
  * Additive mode: r = b - A x once per step (one global matvec), then
  *   x += omega sum_j R_j^T A_j^{-1} R_j r.
