@@ -87,6 +87,17 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['device']=='cuda' and d['converged']" "$tmp/gpu"; then
       echo "ok   --device cuda $extra"; else echo "FAIL: --device cuda $extra"; cat "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
   done
+  for sv in cg gmres fmg vcycle; do
+    n=$((n+1))
+    "$HPMG" solve --dim 3 --degree 3 --refine 3 --smoother chebyshev --solver $sv --json >"$tmp/cpu" 2>"$tmp/err"
+    if "$HPMG" solve --device cuda --dim 3 --degree 3 --refine 3 --smoother chebyshev --solver $sv --json >"$tmp/gpu" 2>>"$tmp/err" &&
+       python3 -c "
+import json,sys
+c=json.load(open(sys.argv[1])); g=json.load(open(sys.argv[2])); hc=c['history']; hg=g['history']
+assert g['converged'] and len(hg)==g['iterations']+1 and len(hg)==len(hc), (len(hg), len(hc))
+assert all(abs(a-b)<=(1e-6 if a>1e-8*hc[0] else 1e-3)*abs(a) for a,b in zip(hc,hg)), (hc, hg)" "$tmp/cpu" "$tmp/gpu"; then
+      echo "ok   --device cuda --solver $sv: residual history = the CPU's"; else echo "FAIL: --device cuda --solver $sv history"; cat "$tmp/cpu" "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
+  done
   for pk in fused separate global; do
     n=$((n+1))
     if "$HPMG" solve --device cuda --dim 3 --degree 3 --refine 2 --smoother patch --patch-kernel $pk --json >"$tmp/gpu" 2>"$tmp/err" &&

@@ -474,7 +474,7 @@ void hpmg_solver_get_stats(hpmg_solver s, hpmg_stats *st) {
 
 /* Residual history of the last solve (internal, for the CLI's JSON). */
 int hpmg_solver_history(hpmg_solver s, const double **h) {
+  if (s->cuda) return hpmg_cuda_solver_history(s->cuda, h);
   *h = s->history;
-  if (s->cuda) return 0; /* the GPU path keeps no per-iteration history yet */
   return s->nhistory;
 }

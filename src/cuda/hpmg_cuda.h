@@ -52,6 +52,9 @@ void hpmg_cuda_solver_destroy(hpmg_cuda_solver *s);
  * CPU solver does. */
 hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b, double *x, int device_ptrs);
 void hpmg_cuda_solver_get_stats(hpmg_cuda_solver s, hpmg_stats *st);
+/* Residual norm per outer iteration of the last solve (entry 0: the initial one,
+ * as the CPU solver's history); returns the number of entries. */
+int hpmg_cuda_solver_history(hpmg_cuda_solver s, const double **h);
 int64_t hpmg_cuda_solver_num_dofs(hpmg_cuda_solver s);
 /* lambda_max used by the Chebyshev smoother of level l (1 = coarsest smoothed
  * level, nlevels-1 = finest); 0 for levels without smoother. */
@@ -157,6 +160,7 @@ static inline hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double
   (void)s; (void)b; (void)x; (void)dp; return hpmg_cuda_no_build();
 }
 static inline void hpmg_cuda_solver_get_stats(hpmg_cuda_solver s, hpmg_stats *st) { (void)s; (void)st; }
+static inline int hpmg_cuda_solver_history(hpmg_cuda_solver s, const double **h) { (void)s; *h = NULL; return 0; }
 static inline int64_t hpmg_cuda_solver_num_dofs(hpmg_cuda_solver s) { (void)s; return 0; }
 static inline double hpmg_cuda_solver_lambda_max(hpmg_cuda_solver s, int l) { (void)s; (void)l; return 0; }
 static inline int hpmg_cuda_solver_num_levels(hpmg_cuda_solver s) { (void)s; return 0; }

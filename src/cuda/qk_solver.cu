@@ -58,7 +58,15 @@ struct hpmg_cuda_solver_s {
   double t_op, t_smooth, t_transfer, t_coarse;
   int64_t outer_matvecs, mg_matvecs;
   hpmg_stats st;
+  double *hist; /* residual norm per outer iteration of the last solve (0 = initial) */
+  int nhist;
 };
+
+/* record iteration it's residual norm (the CPU solver's monitor) */
+static void hrec(hpmg_cuda_solver s, int it, double rn) {
+  if (it >= 0 && it <= s->so.maxit + 1) s->hist[it] = rn;
+  s->nhist = it + 1 < s->so.maxit + 2 ? it + 1 : s->so.maxit + 2;
+}
 
 static double qk_now(int sync) {
   if (sync) cudaDeviceSynchronize();
@@ -160,6 +168,7 @@ extern "C" void hpmg_cuda_solver_destroy(hpmg_cuda_solver *sp) {
     hpmg_cuda_free(L->own_x);
   }
   free(s->lv);
+  free(s->hist);
   hpmg_cuda_free(s->cinv);
   for (int i = 0; i < 5; i++) hpmg_cuda_free(s->cw[i]);
   for (int i = 0; i < 4; i++) hpmg_cuda_free(s->w[i]);
@@ -234,6 +243,12 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   const double t0 = qk_now(1);
   s->po = *po;
   s->so = *so;
+  s->hist = (double *)calloc((size_t)(so->maxit > 0 ? so->maxit : 0) + 2, sizeof(double));
+  if (!s->hist) {
+    free(s);
+    *out = NULL;
+    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the residual history");
+  }
   s->smoother = so->smoother == HPMG_SMOOTHER_JACOBI || so->smoother == HPMG_SMOOTHER_PATCH ? so->smoother
                                                                                            : HPMG_SMOOTHER_CHEBYSHEV;
   s->real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
@@ -543,6 +558,7 @@ static hpmg_error pcg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
   info->iterations = 0;
   info->converged = rn == 0.0;
   HPMG_CALL(hpmg_check_residual(rn, 0));
+  hrec(s, 0, rn);
   if (s->so.verbose) printf("  iter     residual    rel.resid\n     0  %11.4e  %11.4e\n", rn, 1.0);
   if (info->converged) return HPMG_SUCCESS;
   HPMG_CALL(precondition(s, r, z));
@@ -567,6 +583,7 @@ static hpmg_error pcg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
     info->iterations = it;
     info->rnorm = rn;
     HPMG_CALL(hpmg_check_residual(rn, it));
+    hrec(s, it, rn);
     if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, rn, rn / r0);
     if (rn <= s->so.tol * r0) {
       info->converged = 1;
@@ -595,6 +612,7 @@ static hpmg_error richardson(hpmg_cuda_solver s, const void *b, void *x, hpmg_kr
     if (it == 0) r0 = info->r0 = rn;
     info->rnorm = rn;
     info->iterations = it;
+    hrec(s, it, rn);
     if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, rn, r0 > 0 ? rn / r0 : 0.0);
     if (rn <= s->so.tol * r0) {
       info->converged = 1;
@@ -639,6 +657,7 @@ static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_
     HPMG_CALL(hpmg_check_residual(beta, it));
     if (it == 0) {
       r0 = info->r0 = beta;
+      hrec(s, 0, beta);
       if (s->so.verbose) printf("  iter     residual    rel.resid\n     0  %11.4e  %11.4e\n", beta, 1.0);
     }
     info->rnorm = beta;
@@ -671,6 +690,7 @@ static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_
       HPMG_CALL(hpmg_check_residual(res, it));
       info->iterations = it;
       info->rnorm = res;
+      hrec(s, it, res);
       if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, res, res / r0);
       done = res <= rtol * r0 || it >= maxit || j == m || hn == 0.0;
       if (rho == 0.0)
@@ -751,6 +771,7 @@ static hpmg_error fmg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
     if (!isfinite(rn)) return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g after %d V-cycles", rn, it);
     info->rnorm = rn;
     info->iterations = it;
+    hrec(s, it, rn);
     if (s->so.verbose) {
       if (it == 0) printf("  iter     residual    rel.resid\n");
       printf("  %4d  %11.4e  %11.4e\n", it, rn, rn / r0);
@@ -790,6 +811,7 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
   }
   s->t_op = s->t_smooth = s->t_transfer = s->t_coarse = 0;
   s->outer_matvecs = s->mg_matvecs = 0;
+  s->nhist = 0;
   for (int l = 0; l < s->nlevels; l++) s->lv[l].matvecs = 0, s->lv[l].ts = s->lv[l].to = s->lv[l].tt = 0;
   hpmg_krylov_info info;
   memset(&info, 0, sizeof info);
@@ -846,6 +868,11 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
 }
 
 extern "C" void hpmg_cuda_solver_get_stats(hpmg_cuda_solver s, hpmg_stats *st) { *st = s->st; }
+
+extern "C" int hpmg_cuda_solver_history(hpmg_cuda_solver s, const double **h) {
+  *h = s->hist;
+  return s->nhist;
+}
 extern "C" int64_t hpmg_cuda_solver_num_dofs(hpmg_cuda_solver s) { return s->st.dofs; }
 extern "C" int hpmg_cuda_solver_num_levels(hpmg_cuda_solver s) { return s->nlevels; }
 extern "C" double hpmg_cuda_solver_lambda_max(hpmg_cuda_solver s, int l) {
