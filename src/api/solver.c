@@ -366,14 +366,7 @@ void hpmg_solver_destroy(hpmg_solver *sp) {
 
 static void monitor(void *ctx, int it, double rn, double r0) {
   struct hpmg_solver_s *s = ctx;
-  if (it <= s->o.maxit + 1) s->history[it] = rn;
-  s->nhistory = it + 1;
-  if (s->o.verbose) {
-    if (it == 0) printf("  iter     residual    rel.resid   reduction\n");
-    double prev = it > 0 ? s->history[it - 1] : rn;
-    printf("  %4d  %11.4e  %11.4e  %10.4f\n", it, rn, r0 > 0 ? rn / r0 : 0.0, prev > 0 ? rn / prev : 0.0);
-    fflush(stdout);
-  }
+  hpmg_history_record(s->history, &s->nhistory, s->o.maxit + 2, it, rn, r0, s->o.verbose);
 }
 
 hpmg_error hpmg_solver_solve_device(hpmg_solver s, const double *b, double *x) {

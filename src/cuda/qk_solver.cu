@@ -62,10 +62,9 @@ struct hpmg_cuda_solver_s {
   int nhist;
 };
 
-/* record iteration it's residual norm (the CPU solver's monitor) */
-static void hrec(hpmg_cuda_solver s, int it, double rn) {
-  if (it >= 0 && it <= s->so.maxit + 1) s->hist[it] = rn;
-  s->nhist = it + 1 < s->so.maxit + 2 ? it + 1 : s->so.maxit + 2;
+/* iteration it's residual norm: history and --verbose line (the CPU solver's monitor) */
+static void monitor(hpmg_cuda_solver s, int it, double rn, double r0) {
+  hpmg_history_record(s->hist, &s->nhist, s->so.maxit + 2, it, rn, r0, s->so.verbose);
 }
 
 static double qk_now(int sync) {
@@ -558,8 +557,7 @@ static hpmg_error pcg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
   info->iterations = 0;
   info->converged = rn == 0.0;
   HPMG_CALL(hpmg_check_residual(rn, 0));
-  hrec(s, 0, rn);
-  if (s->so.verbose) printf("  iter     residual    rel.resid\n     0  %11.4e  %11.4e\n", rn, 1.0);
+  monitor(s, 0, rn, r0);
   if (info->converged) return HPMG_SUCCESS;
   HPMG_CALL(precondition(s, r, z));
   HPMG_CALL(vcopy(K, n, z, p));
@@ -583,8 +581,7 @@ static hpmg_error pcg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
     info->iterations = it;
     info->rnorm = rn;
     HPMG_CALL(hpmg_check_residual(rn, it));
-    hrec(s, it, rn);
-    if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, rn, rn / r0);
+    monitor(s, it, rn, r0);
     if (rn <= s->so.tol * r0) {
       info->converged = 1;
       return HPMG_SUCCESS;
@@ -612,8 +609,7 @@ static hpmg_error richardson(hpmg_cuda_solver s, const void *b, void *x, hpmg_kr
     if (it == 0) r0 = info->r0 = rn;
     info->rnorm = rn;
     info->iterations = it;
-    hrec(s, it, rn);
-    if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, rn, r0 > 0 ? rn / r0 : 0.0);
+    monitor(s, it, rn, r0);
     if (rn <= s->so.tol * r0) {
       info->converged = 1;
       return HPMG_SUCCESS;
@@ -657,8 +653,7 @@ static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_
     HPMG_CALL(hpmg_check_residual(beta, it));
     if (it == 0) {
       r0 = info->r0 = beta;
-      hrec(s, 0, beta);
-      if (s->so.verbose) printf("  iter     residual    rel.resid\n     0  %11.4e  %11.4e\n", beta, 1.0);
+      monitor(s, 0, beta, r0);
     }
     info->rnorm = beta;
     if (beta <= rtol * r0 || beta == 0.0) {
@@ -690,8 +685,7 @@ static hpmg_error gmres(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_
       HPMG_CALL(hpmg_check_residual(res, it));
       info->iterations = it;
       info->rnorm = res;
-      hrec(s, it, res);
-      if (s->so.verbose) printf("  %4d  %11.4e  %11.4e\n", it, res, res / r0);
+      monitor(s, it, res, r0);
       done = res <= rtol * r0 || it >= maxit || j == m || hn == 0.0;
       if (rho == 0.0)
         return hpmg_error_set(HPMG_ERR_NUMERIC, "GMRES breakdown at iteration %d (singular Hessenberg matrix)", it);
@@ -771,11 +765,7 @@ static hpmg_error fmg(hpmg_cuda_solver s, const void *b, void *x, hpmg_krylov_in
     if (!isfinite(rn)) return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g after %d V-cycles", rn, it);
     info->rnorm = rn;
     info->iterations = it;
-    hrec(s, it, rn);
-    if (s->so.verbose) {
-      if (it == 0) printf("  iter     residual    rel.resid\n");
-      printf("  %4d  %11.4e  %11.4e\n", it, rn, rn / r0);
-    }
+    monitor(s, it, rn, r0);
     if (it > 0 && rn <= s->so.tol * r0) {
       info->converged = 1;
       return HPMG_SUCCESS;

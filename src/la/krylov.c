@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "krylov.h"
@@ -7,6 +8,19 @@ hpmg_error hpmg_check_residual(double v, int it) {
   if (!isfinite(v))
     return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g at iteration %d (NaN/Inf in the iteration)", v, it);
   return HPMG_SUCCESS;
+}
+
+void hpmg_history_record(double *hist, int *n, int cap, int it, double rn, double r0, int verbose) {
+  if (it < cap) {
+    hist[it] = rn;
+    *n = it + 1;
+  }
+  if (verbose) {
+    if (it == 0) printf("  iter     residual    rel.resid   reduction\n");
+    const double prev = it > 0 && it - 1 < cap ? hist[it - 1] : rn;
+    printf("  %4d  %11.4e  %11.4e  %10.4f\n", it, rn, r0 > 0 ? rn / r0 : 0.0, prev > 0 ? rn / prev : 0.0);
+    fflush(stdout);
+  }
 }
 
 hpmg_error hpmg_pcg(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x,

@@ -28,6 +28,11 @@ int hpmg_stagnation(double ring[HPMG_STAGNATION_WINDOW], int it, double rn);
 /* The NOT_CONVERGED error of a solve (stagnated or out of iterations). */
 hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, double tol);
 
+/* The solvers' residual history (CPU monitor and GPU loops alike): hist[it] = rn
+ * while it <= cap - 1, *n = entries kept; verbose: one line per iteration
+ * (residual, relative to r0, reduction against the previous entry). */
+void hpmg_history_record(double *hist, int *n, int cap, int it, double rn, double r0, int verbose);
+
 /* HPMG_ERR_NUMERIC with a message if a residual norm became NaN/Inf at iteration it. */
 hpmg_error hpmg_check_residual(double v, int it);
 
