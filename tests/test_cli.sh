@@ -81,6 +81,12 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
   if "$HPMG" solve --device cuda --dim 3 --degree 3 --refine 3 --json >"$tmp/gpu" 2>"$tmp/err" &&
      python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['device']=='cuda' and d['converged']" "$tmp/gpu"; then
     echo "ok   --device cuda solves on the GPU"; else echo "FAIL: --device cuda"; cat "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
+  # phases and levels are timed on the GPU only with --profile: null without, positive with
+  n=$((n+1))
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['smoother_s'] is None and d['krylov_s'] is None and all(l['smoother_s'] is None and l['operator_s'] is None for l in d['per_level'])" "$tmp/gpu" &&
+     "$HPMG" solve --device cuda --dim 3 --degree 3 --refine 3 --profile --json >"$tmp/gpu" 2>"$tmp/err" &&
+     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['smoother_s']>0 and d['operator_s']>0 and d['per_level'][0]['smoother_s']>0" "$tmp/gpu"; then
+    echo "ok   --device cuda --json: phase times null without --profile, measured with it"; else echo "FAIL: --device cuda phase times"; cat "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
   for extra in "--solver gmres --precision mixed" "--solver fmg --precision float --tol 1e-3" "--solver gmres --restart 2"; do
     n=$((n+1))
     if "$HPMG" solve --device cuda --dim 2 --degree 3 --refine 5 $extra --json >"$tmp/gpu" 2>"$tmp/err" &&

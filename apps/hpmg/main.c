@@ -131,6 +131,13 @@ static int parse_choice(const char *opt, const char *s, const char *const *names
   return EXIT_BAD_INPUT;
 }
 
+/* a time for --json: "null" where it was not measured */
+static const char *json_time(int timed, double t, char *buf) {
+  if (!timed) return "null";
+  snprintf(buf, 32, "%.6f", t);
+  return buf;
+}
+
 static void print_json(const hpmg_problem_options *po, const hpmg_solver_options *so, hpmg_solver solver,
                        const hpmg_stats *st, double l2, double maxerr, int64_t total, int status) {
   static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
@@ -141,13 +148,16 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
   const hpmg_smoother_kind sm = smoother_used(so, po->dim, po->degree);
   const double *h;
   int nh = hpmg_solver_history(solver, &h);
+  /* the GPU times phases and levels only with --profile: null there, not 0 */
+  const int timed = so->device == HPMG_DEVICE_CPU || so->profile;
+  char tb[8][32];
   printf("{\"disc\":\"fe\",\"device\":\"%s\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
          "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\",\"patch_order\":\"%s\",\"patch_batch\":%lld,"
          "\"local_solver\":\"%s\",\"patch_kernel\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
          "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
          "\"iterations\":%d,\"converged\":%s,\"residual0\":%.6e,\"residual\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
-         "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%.6f,\"smoother_s\":%.6f,"
-         "\"transfer_s\":%.6f,\"coarse_s\":%.6f,\"krylov_s\":%.6f,\"solve_s\":%.6f,\"dofs_per_s\":%.6e,"
+         "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%s,\"smoother_s\":%s,"
+         "\"transfer_s\":%s,\"coarse_s\":%s,\"krylov_s\":%s,\"solve_s\":%.6f,\"dofs_per_s\":%.6e,"
          "\"matvecs\":%lld,\"status\":%d,\"history\":[",
          so->device == HPMG_DEVICE_CUDA ? "cuda" : "cpu", po->dim, po->degree, po->coarse, po->refine, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda,
          rhss[po->rhs], solvers[so->solver], so->restart, smoothers[sm],
@@ -156,16 +166,18 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
          sm == HPMG_SMOOTHER_PATCH ? pkernels[so->patch_kernel] : "none", so->cheby_degree,
          so->pre, so->post, precs[so->precision], so->tol, omp_get_max_threads(), (long long)st->dofs,
          (long long)total, st->levels, st->iterations, st->converged ? "true" : "false", st->residual0, st->residual,
-         st->residual0 > 0 ? st->residual / st->residual0 : 0.0, st->rate, l2, maxerr, st->t_setup, st->t_operator,
-         st->t_smoother, st->t_transfer, st->t_coarse, st->t_krylov, st->t_solve,
+         st->residual0 > 0 ? st->residual / st->residual0 : 0.0, st->rate, l2, maxerr, st->t_setup,
+         json_time(timed, st->t_operator, tb[0]), json_time(timed, st->t_smoother, tb[1]),
+         json_time(timed, st->t_transfer, tb[2]), json_time(timed, st->t_coarse, tb[3]),
+         json_time(timed, st->t_krylov, tb[4]), st->t_solve,
          st->t_solve > 0 ? total / st->t_solve : 0.0, (long long)st->operator_applications, status);
   for (int i = 0; i < nh; i++) printf("%s%.6e", i ? "," : "", h[i]);
   printf("],\"per_level\":[");
   for (int l = st->levels - 1, first = 1; l >= 0; l--) {
     if (l >= HPMG_STATS_MAX_LEVELS || st->level_dofs[l] == 0) continue;
-    printf("%s{\"level\":%d,\"dofs\":%lld,\"smoother_s\":%.6f,\"operator_s\":%.6f,\"transfer_s\":%.6f}",
-           first ? "" : ",", l, (long long)st->level_dofs[l], st->t_level_smoother[l], st->t_level_operator[l],
-           st->t_level_transfer[l]);
+    printf("%s{\"level\":%d,\"dofs\":%lld,\"smoother_s\":%s,\"operator_s\":%s,\"transfer_s\":%s}",
+           first ? "" : ",", l, (long long)st->level_dofs[l], json_time(timed, st->t_level_smoother[l], tb[5]),
+           json_time(timed, st->t_level_operator[l], tb[6]), json_time(timed, st->t_level_transfer[l], tb[7]));
     first = 0;
   }
   printf("]}\n");
