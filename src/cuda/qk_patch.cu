@@ -21,8 +21,9 @@
  *
  * Design (docs/cuda.md, "The patch kernel"): one thread per line of every
  * contraction, in registers, with the 1D coefficients at compile-time
- * indices (constant bank; Mr, Kr from a per-block shared copy at k >= 6 in
- * 3D); every contraction in place, two shared regions per patch; persistent
+ * indices (float: FFMA immediates from the generated qk_coef.h; double:
+ * constant bank, Mr, Kr from a per-block shared copy at k >= 6); every
+ * contraction in place, two shared regions per patch; persistent
  * blocks that copy the next patches' closures (cp.async) during the current
  * local solve.
  * In double at 3D k >= 7 the contractions run on the FP64 tensor cores
@@ -35,6 +36,7 @@
 #include <mutex>
 #include <type_traits>
 #include "qk_cuda.h"
+#include "qk_coef.h"
 extern "C" {
 #include "smoothers/fdm.h"
 }
@@ -79,12 +81,16 @@ template <int DIM, int K> struct qk_patch_sizes {
  * j unrolled, and stores them. The matrices are the h = 1 reference factors
  * of the degree (Mr, Kr: interior rows x closed columns of the 1D patch mass
  * and stiffness; Sr: the M-orthonormal eigenvectors), read through
- * compile-time indices: with CS = 0 all from the constant bank (a ULDC
- * into a uniform register per FMA operand in SASS, no per-thread load); with
- * CS = 1, Mr and Kr from a shared copy by columns (one vector load, the same
- * address across the warp, per 2 (double) or 4 (float) FMAs) and Sr from the
- * constant bank. The constant cache misses once a degree's factors outgrow
- * it, so CS = 1 above k = 5 (qk_lines_cs). The cells' sizes enter
+ * compile-time indices. Float: compile-time constants (qk_coef_f, from the
+ * generated qk_coef.h), so that every FFMA carries its coefficient as an
+ * immediate operand and no instruction loads one (session 16: 1.1-1.5x
+ * faster steps from k = 5 on than the constant-bank / shared-copy forms).
+ * Double (DFMA takes no 64-bit immediate): with CS = 0 all from the
+ * constant bank (a ULDC into a uniform register per FMA operand in SASS, no
+ * per-thread load); with CS = 1, Mr and Kr from a shared copy by columns
+ * (one vector load, the same address across the warp, per 2 FMAs) and Sr
+ * from the constant bank. The constant cache misses once a degree's factors
+ * outgrow it, so CS = 1 above k = 5 (qk_lines_cs). The cells' sizes enter
  * as scalars: Mb = h Mr, Kb = Kr / h, S = Sr / sqrt(h) (the same generalized
  * eigenvectors), so the local solve carries 1 / (h0 h1 h2) and D^{-1} is the
  * level's. The structural zeros of Mr and Kr (an interior row couples to the
@@ -98,7 +104,11 @@ __host__ __device__ constexpr int qk_ref_len(int k) { return 2 * (2 * k - 1) * (
 __host__ __device__ constexpr int qk_ref_off(int k) { return k <= 1 ? 0 : qk_ref_off(k - 1) + qk_ref_len(k - 1); }
 constexpr int QK_REF_LEN = qk_ref_off(QK_PATCH_MAX_K2 + 1);
 __constant__ double qk_ref_d[QK_REF_LEN];
-__constant__ float qk_ref_f[QK_REF_LEN];
+/* the same factors as compile-time constants for the float kernel (read with
+ * indices that are constant after unrolling, they fold into the FFMAs);
+ * test_fdm checks qk_coef.h against hpmg_fdm_setup */
+static_assert(QK_COEF_MAX_K == QK_PATCH_MAX_K2 && QK_COEF_LEN == QK_REF_LEN, "regenerate src/cuda/qk_coef.h");
+static __device__ const float qk_coef_f[QK_REF_LEN] = QK_COEF_TABLE;
 
 enum { QK_MR = 0, QK_KR = 1, QK_SR = 2, QK_SRT = 3 };
 /* entry (o, j) of matrix mat in degree k's block [Mr (m x n) | Kr (m x n) | Sr (m x m)], row-major;
@@ -125,27 +135,29 @@ template <typename R, int K> struct qk_scoef {
   static constexpr int M = 2 * K - 1, N = 2 * K + 1, CSTR = (M + 16 / (int)sizeof(R) - 1) / (16 / (int)sizeof(R)) * (16 / (int)sizeof(R));
   static constexpr int LEN = 2 * N * CSTR;
   __host__ __device__ static constexpr int idx(int mat, int o, int j) { return (mat == QK_MR ? 0 : N * CSTR) + j * CSTR + o; }
-  /* fill from the constant bank */
+  /* fill from the constant bank (double only: float reads compile-time constants) */
   __device__ static void fill(R *sc, int tid, int nthr) {
+    static_assert(sizeof(R) == 8, "the shared coefficient copy serves the double kernel");
     for (int e = tid; e < LEN; e += nthr) {
       const int col = e / CSTR, o = e - col * CSTR;
       const int mat = col < N ? QK_MR : QK_KR, j = col < N ? col : col - N;
       R v = 0;
       if (o < M) {
         const int ri = qk_ref_idx(K, mat, o, j);
-        v = sizeof(R) == 8 ? (R)qk_ref_d[qk_ref_off(K) + ri] : (R)qk_ref_f[qk_ref_off(K) + ri];
+        v = qk_ref_d[qk_ref_off(K) + ri];
       }
       sc[e] = v;
     }
   }
 };
 
-/* coefficient (o, j) of matrix MAT of degree K: the block's shared copy (CS
- * = 1, Mr and Kr) or the constant bank */
+/* coefficient (o, j) of matrix MAT of degree K: float, a compile-time
+ * constant; double, the block's shared copy (CS = 1, Mr and Kr) or the
+ * constant bank */
 template <typename R, int K, int MAT, int CS> __device__ __forceinline__ R qk_rc(const R *sc, int o, int j) {
-  if constexpr (CS == 1 && MAT < QK_SR) return sc[qk_scoef<R, K>::idx(MAT, o, j)];
-  else if constexpr (sizeof(R) == 8) return qk_ref_d[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
-  else return qk_ref_f[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
+  if constexpr (sizeof(R) == 4) return qk_coef_f[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
+  else if constexpr (CS == 1 && MAT < QK_SR) return sc[qk_scoef<R, K>::idx(MAT, o, j)];
+  else return qk_ref_d[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
 }
 
 /* a[o] = sum_j Mat[o][j] v[j] over the structural nonzeros (unrolled; j
@@ -947,11 +959,13 @@ static hpmg_error launch_deg(int which, const qk_patch_geo &g, const R *dinv, co
   return launch_lines_k<R, DIM, K, CS, 0>(which, g, dinv, hs, omega, b, x, rin, rout);
 }
 
-/* coefficients from the constant bank up to k = 5; above, Mr and Kr from
- * the shared copy and Sr from the constant bank (CS = 1). All of them in the
- * constant bank miss its cache there (1.7-2.5x slower); Sr from the shared
- * copy too was 1.2-1.4x slower (bench/results/session12, docs/cuda.md) */
-template <int DIM, int K> constexpr int qk_lines_cs() { return DIM == 3 && K >= 6 ? 1 : 0; }
+/* double: coefficients from the constant bank up to k = 5; above, Mr and Kr
+ * from the shared copy and Sr from the constant bank (CS = 1). All of them
+ * in the constant bank miss its cache there (3D: 1.7-2.5x slower; 2D: 1.3-1.5x
+ * at k = 6..10, session 16); Sr from the shared copy too was 1.2-1.4x slower
+ * in 3D (bench/results/session12, session16, docs/cuda.md). float:
+ * compile-time constants (qk_rc), no copy. */
+template <typename R, int DIM, int K> constexpr int qk_lines_cs() { return sizeof(R) == 8 && K >= 6 ? 1 : 0; }
 
 template <typename R> static const qk_hscale<R> &hscale(const hpmg_cuda_patch p);
 template <> const qk_hscale<double> &hscale<double>(const hpmg_cuda_patch p) { return p->hs_d; }
@@ -963,7 +977,7 @@ static hpmg_error launch(const hpmg_cuda_patch p, int which, const qk_patch_geo 
   const qk_hscale<R> &hs = hscale<R>(p);
   const R *dinv = (const R *)(sizeof(R) == 8 ? p->dinv_d : p->dinv_f);
 #define QK_PCASE(D, KK) \
-  case KK: return launch_deg<R, D, KK, qk_lines_cs<D, KK>()>(which, g, dinv, hs, omega, b, x, rin, rout);
+  case KK: return launch_deg<R, D, KK, qk_lines_cs<R, D, KK>()>(which, g, dinv, hs, omega, b, x, rin, rout);
   if (p->dim == 2) {
     switch (p->k) {
       QK_PCASE(2, 1) QK_PCASE(2, 2) QK_PCASE(2, 3) QK_PCASE(2, 4) QK_PCASE(2, 5)
@@ -993,16 +1007,13 @@ static hpmg_error upload_ref(int k) {
   HPMG_CALL(hpmg_fdm_setup(2, k, one, 0.0, &fdm));
   const int m = 2 * k - 1, n = 2 * k + 1, len = qk_ref_len(k);
   double rd[qk_ref_len(QK_PATCH_MAX_K2)];
-  float rf[qk_ref_len(QK_PATCH_MAX_K2)];
   for (int i = 0; i < m * n; i++) {
     rd[i] = fdm.dbl.Mb[0][i];
     rd[m * n + i] = fdm.dbl.Kb[0][i];
   }
   for (int i = 0; i < m * m; i++) rd[2 * m * n + i] = fdm.dbl.S[0][i];
   hpmg_fdm_free(&fdm);
-  for (int i = 0; i < len; i++) rf[i] = (float)rd[i];
   QK_CU(cudaMemcpyToSymbol(qk_ref_d, rd, len * sizeof(double), qk_ref_off(k) * sizeof(double)));
-  QK_CU(cudaMemcpyToSymbol(qk_ref_f, rf, len * sizeof(float), qk_ref_off(k) * sizeof(float)));
   done[k] = true;
   return HPMG_SUCCESS;
 }
