@@ -127,20 +127,24 @@ template <int K, int MAT> struct qk_refmat {
   __host__ __device__ static constexpr int idx(int o, int j) { return qk_ref_idx(K, MAT, o, j); }
 };
 
-/* The block's shared copy of degree K's Mr and Kr (CS = 1): by columns, so
- * that for one input j the outputs' coefficients are consecutive (vector
- * loads, the same address across the warp), column stride padded to 16
- * bytes: Mr, then Kr (N columns each). */
-template <typename R, int K> struct qk_scoef {
+/* The block's shared copy of degree K's Mr and Kr (CS = 1; CS = 2: also Sr
+ * and Sr^T): by columns, so that for one input j the outputs' coefficients
+ * are consecutive (vector loads, the same address across the warp), column
+ * stride padded to 16 bytes: Mr, Kr (N columns each), Sr, Sr^T (M each). */
+template <typename R, int K, int CS> struct qk_scoef {
   static constexpr int M = 2 * K - 1, N = 2 * K + 1, CSTR = (M + 16 / (int)sizeof(R) - 1) / (16 / (int)sizeof(R)) * (16 / (int)sizeof(R));
-  static constexpr int LEN = 2 * N * CSTR;
-  __host__ __device__ static constexpr int idx(int mat, int o, int j) { return (mat == QK_MR ? 0 : N * CSTR) + j * CSTR + o; }
+  static constexpr int LEN = (CS == 2 ? 2 * N + 2 * M : 2 * N) * CSTR;
+  /* first column of matrix mat */
+  __host__ __device__ static constexpr int col0(int mat) {
+    return mat == QK_MR ? 0 : mat == QK_KR ? N : mat == QK_SR ? 2 * N : 2 * N + M;
+  }
+  __host__ __device__ static constexpr int idx(int mat, int o, int j) { return (col0(mat) + j) * CSTR + o; }
   /* fill from the constant bank (double only: float reads compile-time constants) */
   __device__ static void fill(R *sc, int tid, int nthr) {
     static_assert(sizeof(R) == 8, "the shared coefficient copy serves the double kernel");
     for (int e = tid; e < LEN; e += nthr) {
       const int col = e / CSTR, o = e - col * CSTR;
-      const int mat = col < N ? QK_MR : QK_KR, j = col < N ? col : col - N;
+      const int mat = col < N ? QK_MR : col < 2 * N ? QK_KR : col < 2 * N + M ? QK_SR : QK_SRT, j = col - col0(mat);
       R v = 0;
       if (o < M) {
         const int ri = qk_ref_idx(K, mat, o, j);
@@ -156,7 +160,7 @@ template <typename R, int K> struct qk_scoef {
  * constant bank */
 template <typename R, int K, int MAT, int CS> __device__ __forceinline__ R qk_rc(const R *sc, int o, int j) {
   if constexpr (sizeof(R) == 4) return qk_coef_f[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
-  else if constexpr (CS == 1 && MAT < QK_SR) return sc[qk_scoef<R, K>::idx(MAT, o, j)];
+  else if constexpr (CS == 2 || (CS == 1 && MAT < QK_SR)) return sc[qk_scoef<R, K, CS>::idx(MAT, o, j)];
   else return qk_ref_d[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
 }
 
@@ -477,7 +481,7 @@ __device__ __forceinline__ void qk_cp_async4(void *sdst, const void *gsrc, bool 
  * memory (228 KiB per SM, 1 KiB reserved per block) allows fewer anyway */
 template <typename R, int DIM, int K, int CS, int TC> constexpr size_t qk_lines_smem() {
   return qk_lines_hdr(qk_lines_cfg<DIM, K>::P) +
-         ((TC ? qk_tcf<K>::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0) +
+         ((TC ? qk_tcf<K>::LEN : CS ? qk_scoef<R, K, CS>::LEN : 0) +
           (size_t)qk_lines_cfg<DIM, K>::P * qk_lines_layout<DIM, K>::PATCH) *
              sizeof(R);
 }
@@ -505,7 +509,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
   int *oris = reinterpret_cast<int *>(orgs + 2 * P);
   R *sc = reinterpret_cast<R *>(qk_smem + qk_lines_hdr(P));
   using TF = qk_tcf<K>; /* TC: the B fragments */
-  R *pb = sc + (TC ? TF::LEN : CS == 1 ? qk_scoef<R, K>::LEN : 0);
+  R *pb = sc + (TC ? TF::LEN : CS ? qk_scoef<R, K, CS>::LEN : 0);
   const int tid = threadIdx.x;
   const int lane = tid & 31, tq = lane & 3; /* TC: the lane's k / n index in its MMA fragments */
   constexpr int NT = TF::NT;        /* TC: n tiles of M outputs */
@@ -520,7 +524,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
   constexpr bool FOLD = qk_tc_fold<K>(); /* TC: scalars in the fragments (qk_tcfrag) */
   const int64_t glast = DIM == 3 ? gs2 : n0, gstride = (int64_t)gridDim.x * P;
   if constexpr (TC) TF::fill(reinterpret_cast<double *>(sc), tid, T, hs, omega);
-  else if constexpr (CS == 1) qk_scoef<R, K>::fill(sc, tid, T);
+  else if constexpr (CS) qk_scoef<R, K, CS>::fill(sc, tid, T);
   /* origins of group p0 into set bi (threads 0..P-1) */
   auto origins = [&](int64_t p0, int bi) {
     if (tid < P) {
@@ -962,10 +966,13 @@ static hpmg_error launch_deg(int which, const qk_patch_geo &g, const R *dinv, co
 /* double: coefficients from the constant bank up to k = 5; above, Mr and Kr
  * from the shared copy and Sr from the constant bank (CS = 1). All of them
  * in the constant bank miss its cache there (3D: 1.7-2.5x slower; 2D: 1.3-1.5x
- * at k = 6..10, session 16); Sr from the shared copy too was 1.2-1.4x slower
- * in 3D (bench/results/session12, session16, docs/cuda.md). float:
- * compile-time constants (qk_rc), no copy. */
-template <typename R, int DIM, int K> constexpr int qk_lines_cs() { return sizeof(R) == 8 && K >= 6 ? 1 : 0; }
+ * at k = 6..10, session 16). Sr from the shared copy too (CS = 2) was
+ * 1.2-1.4x slower in 3D and 1.1-1.4x slower in 2D up to k = 8, but 1.05x
+ * faster at 2D k = 9 and 1.6x at k = 10 (bench/results/session12,
+ * session16, docs/cuda.md). float: compile-time constants (qk_rc), no copy. */
+template <typename R, int DIM, int K> constexpr int qk_lines_cs() {
+  return sizeof(R) == 4 || K < 6 ? 0 : DIM == 2 && K >= 9 ? 2 : 1;
+}
 
 template <typename R> static const qk_hscale<R> &hscale(const hpmg_cuda_patch p);
 template <> const qk_hscale<double> &hscale<double>(const hpmg_cuda_patch p) { return p->hs_d; }
