@@ -118,9 +118,8 @@ hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b) {
   const hpmg_grid *g = &p->g;
   const hpmg_problem_options *o = &p->o;
   if (o->rhs == HPMG_RHS_VECTOR_ONE) {
-    const int64_t n = g->n[0] * g->n[1] * g->n[2];
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) b[i] = 1.0;
+    for (int64_t i = 0; i < g->N; i++) b[i] = 1.0;
     return HPMG_SUCCESS;
   }
   quad3 q;

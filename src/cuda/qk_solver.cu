@@ -242,12 +242,6 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   const double t0 = qk_now(1);
   s->po = *po;
   s->so = *so;
-  s->hist = (double *)calloc((size_t)(so->maxit > 0 ? so->maxit : 0) + 2, sizeof(double));
-  if (!s->hist) {
-    free(s);
-    *out = NULL;
-    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the residual history");
-  }
   s->smoother = so->smoother == HPMG_SMOOTHER_JACOBI || so->smoother == HPMG_SMOOTHER_PATCH ? so->smoother
                                                                                            : HPMG_SMOOTHER_CHEBYSHEV;
   s->real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
@@ -255,6 +249,8 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   const char *prof = getenv("HPMG_CUDA_PROFILE");
   s->profile = so->profile || (prof && atoi(prof) > 0);
   hpmg_error e = hpmg_problem_create(po, &s->prob);
+  if (!e && !(s->hist = (double *)calloc((size_t)(so->maxit > 0 ? so->maxit : 0) + 2, sizeof(double))))
+    e = hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the residual history");
   const int l0 = first_level(po->degree, po->coarse);
   if (!e && po->refine < l0) e = hpmg_error_set(HPMG_ERR_ARG, "degree 1 on a single coarse cell needs at least one refinement");
   if (e) goto fail;
