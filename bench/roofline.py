@@ -8,12 +8,12 @@ the fused vertex-patch smoothing step, double and float, against measured roofs.
 Inputs (measured on an H200):
   bench/results/session2/gpu_bench.jsonl   operator kernel (scripts/gpu-check): GB/s and
                                            GFLOP/s of the algorithmic count (hpmg_laplace_flops)
-  bench/results/session16/perf/perf.md       fused patch step times, 3D k = 2..8 (the table
+  bench/results/session17/perf/perf.md       fused patch step times, 3D k = 2..8 (the table
                                            printed by scripts/gpu-check-perf)
-  bench/results/session16/perf/peak.json   roofs measured by bench/gpu_peak.cu
+  bench/results/session17/perf/peak.json   roofs measured by bench/gpu_peak.cu
 Patch flops are the kernel's executed count per patch (patch_counts of
-bench/gpu_perf_table.py; in double at k = 7, 8 the FP64 tensor cores execute
-zero-padded 8 x 8 blocks since session 13, and the count stays the banded one), patches = (cells-1)^3 with cells from the unknowns
+bench/gpu_perf_table.py; in double at k = 4, 7, 8 the FP64 tensor cores execute
+zero-padded 8 x 8 blocks (sessions 13, 17), and the count stays the banded one), patches = (cells-1)^3 with cells from the unknowns
 (k cells - 1)^3. Bytes: the minimum a step must move, x read and written and b read
 (3 values per unknown). Prints the table it plots (percent of the measured
 FP64/FP32 roof) and writes the PNG."""
@@ -27,8 +27,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 ops_file = sys.argv[1] if len(sys.argv) > 1 else "bench/results/session2/gpu_bench.jsonl"
-perf_file = sys.argv[2] if len(sys.argv) > 2 else "bench/results/session16/perf/perf.md"
-peak_file = sys.argv[3] if len(sys.argv) > 3 else "bench/results/session16/perf/peak.json"
+perf_file = sys.argv[2] if len(sys.argv) > 2 else "bench/results/session17/perf/perf.md"
+peak_file = sys.argv[3] if len(sys.argv) > 3 else "bench/results/session17/perf/peak.json"
 out = sys.argv[4] if len(sys.argv) > 4 else "docs/roofline_h200.png"
 pk = json.load(open(peak_file))
 PEAK = {"double": pk["fp64_tflops"] * 1e12, "float": pk["fp32_tflops"] * 1e12}

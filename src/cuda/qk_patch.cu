@@ -26,8 +26,8 @@
  * contraction in place, two shared regions per patch; persistent
  * blocks that copy the next patches' closures (cp.async) during the current
  * local solve.
- * In double at 3D k >= 7 the contractions run on the FP64 tensor cores
- * instead (TC, mma.sync: one warp per 16 lines; session 13).
+ * In double at 3D k = 4, 7, 8 the contractions run on the FP64 tensor cores
+ * instead (TC, mma.sync: one warp per 16 lines; sessions 13, 17).
  * It replaced (session 11) a kernel with one thread per output entry, the
  * coefficient rows in registers and ping-pong buffers, which was 1.4-2.6x
  * slower (bench/results/session11). */
@@ -194,7 +194,7 @@ __device__ __forceinline__ void qk_each_line(F f) {
 }
 
 /* ------------------------------------------ FP64 tensor-core contractions */
-/* With TC (double, 3D, k >= 7; qk_lines_tc), every contraction is a warp-level GEMM
+/* With TC (double, 3D, k = 4, 7, 8; qk_lines_tc), every contraction is a warp-level GEMM
  * on the FP64 tensor cores (mma.sync m16n8k8 / m16n8k4, sm_90): a warp takes
  * 16 lines at a time, the MMA's rows; the outputs o are its columns (n, 8 per
  * tile) and the inputs j its reduction (k, chunks of 8, the remainder <= 4 in
@@ -215,25 +215,28 @@ __device__ __forceinline__ void qk_each_line(F f) {
  * the fragments at k = 8: 20.7 -> 18.2 ms per fused step, 46% of the FP64
  * peak. What remains is latency (4 warps per scheduler at k = 8: stalls on
  * global loads, fixed-latency dependencies, barriers, the tensor pipe 41%
- * busy), not the shared-memory pipe. The tensor cores are faster than the
- * CUDA-core kernel at k = 7, 8 only, where the padding to 8 x 8 blocks
- * wastes least (bench/results/session13, session14). */
+ * busy), not the shared-memory pipe. With 2 blocks per SM (128 registers
+ * per thread; qk_lines_minb) the tensor cores are faster than the CUDA-core
+ * kernel at k = 4 (15.8 against 17.2 ms), 7 (109 against 148) and 8 (18.2
+ * against 24.2), and slower at k = 5, 6 (37.4 against 32.2, 70.1 against
+ * 69.0): bench/results/session17. */
 template <int NI> struct qk_tcin {
   static constexpr int C8 = NI / 8 + (NI % 8 > 4 ? 1 : 0), C4 = (NI % 8 >= 1 && NI % 8 <= 4) ? 1 : 0;
   static constexpr int NA = 4 * C8 + 2 * C4; /* A-fragment doubles per lane */
   static constexpr int BLK = 64 * C8 + 32 * C4; /* B-fragment doubles of one n tile */
 };
 /* The block's B fragments: Mr, Kr (N inputs), Sr^T, Sr (M inputs), in
- * fragment order. With FOLD (k = 8; qk_tc_fold) the level's scalars are
+ * fragment order. With FOLD (k >= 7; qk_tc_fold) the level's scalars are
  * folded in, so that no epilogue rescales the accumulators: one copy per
  * set, h0 Mr, Kr / h0 (x step); h1 Mr, Kr / h1 (y); -h2 Mr, -Kr / h2 (z,
  * accumulating onto b); Sr^T; Sr; omega / (h0 h1 h2) Sr (the last step,
  * accumulating onto x). Without FOLD one unscaled copy serves the sets of a
- * matrix, and the epilogues scale (at k = 7 the folded form, 12 KB more
- * shared memory per block, was 1.1x slower; at k = 8 1.05x faster:
- * bench/results/session14). */
+ * matrix, and the epilogues scale. Folded / unfolded, 2 blocks per SM:
+ * k = 4 16.3 / 15.8 ms, k = 7 109 / 124 ms, k = 8 18.2 / 18.2 ms
+ * (bench/results/session17; at 3 blocks per SM and 96 registers, k = 7
+ * folded spilled and was 1.1x slower, session 14). */
 enum { QK_TMX = 0, QK_TKX, QK_TMY, QK_TKY, QK_TMZ, QK_TKZ, QK_TST, QK_TS, QK_TSU, QK_TSETS };
-template <int K> __host__ __device__ constexpr bool qk_tc_fold() { return K >= 8; }
+template <int K> __host__ __device__ constexpr bool qk_tc_fold() { return K >= 7; }
 template <int K, bool FOLD> struct qk_tcfrag {
   static constexpr int M = 2 * K - 1, N = 2 * K + 1, NT = (M + 7) / 8;
   static constexpr int SZN = NT * qk_tcin<N>::BLK, SZM = NT * qk_tcin<M>::BLK;
@@ -477,8 +480,10 @@ __device__ __forceinline__ void qk_cp_async4(void *sdst, const void *gsrc, bool 
 }
 
 /* dynamic shared memory of qk_lines_kernel, and the blocks per SM the
- * registers must allow: the configuration's B8 / B4, or fewer where shared
- * memory (228 KiB per SM, 1 KiB reserved per block) allows fewer anyway */
+ * registers must allow: the configuration's B8 / B4 (TC: 2, so that the
+ * tensor-core kernel has 128 registers per thread and does not spill), or
+ * fewer where shared memory (228 KiB per SM, 1 KiB reserved per block)
+ * allows fewer anyway */
 template <typename R, int DIM, int K, int CS, int TC> constexpr size_t qk_lines_smem() {
   return qk_lines_hdr(qk_lines_cfg<DIM, K>::P) +
          ((TC ? qk_tcf<K>::LEN : CS ? qk_scoef<R, K, CS>::LEN : 0) +
@@ -486,7 +491,7 @@ template <typename R, int DIM, int K, int CS, int TC> constexpr size_t qk_lines_
              sizeof(R);
 }
 template <typename R, int DIM, int K, int CS, int TC> constexpr int qk_lines_minb() {
-  constexpr int b = sizeof(R) == 8 ? qk_lines_cfg<DIM, K>::B8 : qk_lines_cfg<DIM, K>::B4;
+  constexpr int b = TC ? 2 : sizeof(R) == 8 ? qk_lines_cfg<DIM, K>::B8 : qk_lines_cfg<DIM, K>::B4;
   constexpr int s = (int)(228 * 1024 / (qk_lines_smem<R, DIM, K, CS, TC>() + 1024));
   return s < 1 ? 1 : s < b ? s : b;
 }
@@ -937,10 +942,10 @@ static hpmg_error launch_lines_k(int which, const qk_patch_geo &g, const R *dinv
   }
 }
 
-/* FP64 tensor cores for the contractions: double, 3D, k >= 7 (measured
- * faster there and slower below: bench/results/session13), on sm_90 or
- * newer; HPMG_PATCH_TC=0 in the environment selects the CUDA-core kernel
- * (for comparisons) */
+/* FP64 tensor cores for the contractions: double, 3D, k = 4, 7, 8 (measured
+ * faster there and slower at k = 2, 3, 5, 6: bench/results/session13,
+ * session17), on sm_90 or newer; HPMG_PATCH_TC=0 in the environment selects
+ * the CUDA-core kernel (for comparisons) */
 static bool qk_tc_on() {
   static int on = -1;
   if (on < 0) {
@@ -953,7 +958,9 @@ static bool qk_tc_on() {
   }
   return on;
 }
-template <typename R, int DIM, int K> constexpr bool qk_lines_tc() { return sizeof(R) == 8 && DIM == 3 && K >= 7; }
+template <typename R, int DIM, int K> constexpr bool qk_lines_tc() {
+  return sizeof(R) == 8 && DIM == 3 && (K == 4 || K >= 7);
+}
 
 template <typename R, int DIM, int K, int CS>
 static hpmg_error launch_deg(int which, const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega,
