@@ -12,7 +12,7 @@ Inputs (measured on an H200):
                                            printed by scripts/gpu-check-perf)
   bench/results/session17/perf/peak.json   roofs measured by bench/gpu_peak.cu
 Patch flops are the kernel's executed count per patch (patch_counts of
-bench/gpu_perf_table.py; in double at k = 4, 7, 8 the FP64 tensor cores execute
+bench/gpu_perf_table.py; in double at k = 7, 8 the FP64 tensor cores execute
 zero-padded 8 x 8 blocks (sessions 13, 17), and the count stays the banded one), patches = (cells-1)^3 with cells from the unknowns
 (k cells - 1)^3. Bytes: the minimum a step must move, x read and written and b read
 (3 values per unknown). Prints the table it plots (percent of the measured

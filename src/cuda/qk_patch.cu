@@ -26,7 +26,7 @@
  * contraction in place, two shared regions per patch; persistent
  * blocks that copy the next patches' closures (cp.async) during the current
  * local solve.
- * In double at 3D k = 4, 7, 8 the contractions run on the FP64 tensor cores
+ * In double at 3D k >= 7 the contractions run on the FP64 tensor cores
  * instead (TC, mma.sync: one warp per 16 lines; sessions 13, 17).
  * It replaced (session 11) a kernel with one thread per output entry, the
  * coefficient rows in registers and ping-pong buffers, which was 1.4-2.6x
@@ -194,7 +194,7 @@ __device__ __forceinline__ void qk_each_line(F f) {
 }
 
 /* ------------------------------------------ FP64 tensor-core contractions */
-/* With TC (double, 3D, k = 4, 7, 8; qk_lines_tc), every contraction is a warp-level GEMM
+/* With TC (double, 3D, k >= 7; qk_lines_tc), every contraction is a warp-level GEMM
  * on the FP64 tensor cores (mma.sync m16n8k8 / m16n8k4, sm_90): a warp takes
  * 16 lines at a time, the MMA's rows; the outputs o are its columns (n, 8 per
  * tile) and the inputs j its reduction (k, chunks of 8, the remainder <= 4 in
@@ -217,9 +217,9 @@ __device__ __forceinline__ void qk_each_line(F f) {
  * global loads, fixed-latency dependencies, barriers, the tensor pipe 41%
  * busy), not the shared-memory pipe. With 2 blocks per SM (128 registers
  * per thread; qk_lines_minb) the tensor cores are faster than the CUDA-core
- * kernel at k = 4 (15.8 against 17.2 ms), 7 (109 against 148) and 8 (18.2
- * against 24.2), and slower at k = 5, 6 (37.4 against 32.2, 70.1 against
- * 69.0): bench/results/session17. */
+ * kernel at k = 7 (109 against 148 ms) and 8 (18.2 against 24.2), and
+ * slower at k = 4, 5, 6 (15.8 against 13.8 with 3 blocks per SM, 37.4
+ * against 32.2, 70.1 against 69.0): bench/results/session17. */
 template <int NI> struct qk_tcin {
   static constexpr int C8 = NI / 8 + (NI % 8 > 4 ? 1 : 0), C4 = (NI % 8 >= 1 && NI % 8 <= 4) ? 1 : 0;
   static constexpr int NA = 4 * C8 + 2 * C4; /* A-fragment doubles per lane */
@@ -436,11 +436,13 @@ __device__ __forceinline__ void qk_each_tile(const int64_t *org, F f) {
 /* patches per block P and threads per block T (the lines of the local-solve
  * steps, P M^(d-1), fill the warps), and the blocks per SM that the
  * registers must allow, double / float (B8, B4: shared memory permits that
- * many; docs/cuda.md) */
+ * many; docs/cuda.md). Session 17 swept 1..4 for every 3D degree
+ * (bench/results/session17/minb): only 3D k = 4 double changed, 4 -> 3
+ * blocks (64 registers with spills -> 85): 17.2 -> 13.8 ms per step */
 template <int DIM, int K> struct qk_lines_cfg;
 #define QK_LCFG(D, KK, PP, TT, BB8, BB4) \
   template <> struct qk_lines_cfg<D, KK> { static constexpr int P = PP, T = TT, B8 = BB8, B4 = BB4; };
-QK_LCFG(3, 1, 64, 64, 1, 1) QK_LCFG(3, 2, 14, 128, 8, 8) QK_LCFG(3, 3, 5, 128, 8, 8) QK_LCFG(3, 4, 5, 256, 4, 4)
+QK_LCFG(3, 1, 64, 64, 1, 1) QK_LCFG(3, 2, 14, 128, 8, 8) QK_LCFG(3, 3, 5, 128, 8, 8) QK_LCFG(3, 4, 5, 256, 3, 4)
 QK_LCFG(3, 5, 3, 256, 3, 4) QK_LCFG(3, 6, 1, 128, 4, 8) QK_LCFG(3, 7, 1, 192, 4, 4) QK_LCFG(3, 8, 1, 256, 2, 4)
 QK_LCFG(2, 1, 128, 128, 1, 1) QK_LCFG(2, 2, 42, 128, 1, 1) QK_LCFG(2, 3, 25, 128, 1, 1) QK_LCFG(2, 4, 18, 128, 1, 1)
 QK_LCFG(2, 5, 14, 128, 1, 1) QK_LCFG(2, 6, 11, 128, 1, 1) QK_LCFG(2, 7, 9, 128, 1, 1) QK_LCFG(2, 8, 8, 128, 1, 1)
@@ -942,9 +944,9 @@ static hpmg_error launch_lines_k(int which, const qk_patch_geo &g, const R *dinv
   }
 }
 
-/* FP64 tensor cores for the contractions: double, 3D, k = 4, 7, 8 (measured
- * faster there and slower at k = 2, 3, 5, 6: bench/results/session13,
- * session17), on sm_90 or newer; HPMG_PATCH_TC=0 in the environment selects
+/* FP64 tensor cores for the contractions: double, 3D, k >= 7 (measured
+ * faster there and slower below: bench/results/session13, session17), on
+ * sm_90 or newer; HPMG_PATCH_TC=0 in the environment selects
  * the CUDA-core kernel (for comparisons) */
 static bool qk_tc_on() {
   static int on = -1;
@@ -959,7 +961,7 @@ static bool qk_tc_on() {
   return on;
 }
 template <typename R, int DIM, int K> constexpr bool qk_lines_tc() {
-  return sizeof(R) == 8 && DIM == 3 && (K == 4 || K >= 7);
+  return sizeof(R) == 8 && DIM == 3 && K >= 7;
 }
 
 template <typename R, int DIM, int K, int CS>
