@@ -438,15 +438,18 @@ __device__ __forceinline__ void qk_each_tile(const int64_t *org, F f) {
  * registers must allow, double / float (B8, B4: shared memory permits that
  * many; docs/cuda.md). Session 17 swept 1..4 for every 3D degree
  * (bench/results/session17/minb): only 3D k = 4 double changed, 4 -> 3
- * blocks (64 registers with spills -> 85): 17.2 -> 13.8 ms per step */
+ * blocks (64 registers with spills -> 85): 17.2 -> 13.8 ms per step. In 2D
+ * (1 = no cap before; minb2d/) double at k = 6, 7, 9 takes 4 blocks and k = 8
+ * 3: 8.44 -> 7.99, 3.17 -> 3.07, 7.90 -> 7.61, 5.02 -> 4.56 ms; float and the
+ * other degrees within 1% */
 template <int DIM, int K> struct qk_lines_cfg;
 #define QK_LCFG(D, KK, PP, TT, BB8, BB4) \
   template <> struct qk_lines_cfg<D, KK> { static constexpr int P = PP, T = TT, B8 = BB8, B4 = BB4; };
 QK_LCFG(3, 1, 64, 64, 1, 1) QK_LCFG(3, 2, 14, 128, 8, 8) QK_LCFG(3, 3, 5, 128, 8, 8) QK_LCFG(3, 4, 5, 256, 3, 4)
 QK_LCFG(3, 5, 3, 256, 3, 4) QK_LCFG(3, 6, 1, 128, 4, 8) QK_LCFG(3, 7, 1, 192, 4, 4) QK_LCFG(3, 8, 1, 256, 2, 4)
 QK_LCFG(2, 1, 128, 128, 1, 1) QK_LCFG(2, 2, 42, 128, 1, 1) QK_LCFG(2, 3, 25, 128, 1, 1) QK_LCFG(2, 4, 18, 128, 1, 1)
-QK_LCFG(2, 5, 14, 128, 1, 1) QK_LCFG(2, 6, 11, 128, 1, 1) QK_LCFG(2, 7, 9, 128, 1, 1) QK_LCFG(2, 8, 8, 128, 1, 1)
-QK_LCFG(2, 9, 7, 128, 1, 1) QK_LCFG(2, 10, 6, 128, 1, 1)
+QK_LCFG(2, 5, 14, 128, 1, 1) QK_LCFG(2, 6, 11, 128, 4, 1) QK_LCFG(2, 7, 9, 128, 4, 1) QK_LCFG(2, 8, 8, 128, 3, 1)
+QK_LCFG(2, 9, 7, 128, 4, 1) QK_LCFG(2, 10, 6, 128, 1, 1)
 #undef QK_LCFG
 
 /* Shared memory of qk_lines_kernel, per patch: two regions, every
