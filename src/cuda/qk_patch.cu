@@ -226,27 +226,23 @@ template <int NI> struct qk_tcin {
   static constexpr int BLK = 64 * C8 + 32 * C4; /* B-fragment doubles of one n tile */
 };
 /* The block's B fragments: Mr, Kr (N inputs), Sr^T, Sr (M inputs), in
- * fragment order. With FOLD (k >= 7; qk_tc_fold) the level's scalars are
- * folded in, so that no epilogue rescales the accumulators: one copy per
- * set, h0 Mr, Kr / h0 (x step); h1 Mr, Kr / h1 (y); -h2 Mr, -Kr / h2 (z,
- * accumulating onto b); Sr^T; Sr; omega / (h0 h1 h2) Sr (the last step,
- * accumulating onto x). Without FOLD one unscaled copy serves the sets of a
- * matrix, and the epilogues scale. Folded / unfolded, 2 blocks per SM:
- * k = 4 16.3 / 15.8 ms, k = 7 109 / 124 ms, k = 8 18.2 / 18.2 ms
- * (bench/results/session17; at 3 blocks per SM and 96 registers, k = 7
- * folded spilled and was 1.1x slower, session 14). */
+ * fragment order, with the level's scalars folded in, so that no epilogue
+ * rescales the accumulators: one copy per set, h0 Mr, Kr / h0 (x step);
+ * h1 Mr, Kr / h1 (y); -h2 Mr, -Kr / h2 (z, accumulating onto b); Sr^T; Sr;
+ * omega / (h0 h1 h2) Sr (the last step, accumulating onto x). The unfolded
+ * form (one unscaled copy per matrix, scaling epilogues; removed in session
+ * 17, in git history before that) took, at 2 blocks per SM, k = 7 124 ms
+ * against 109 and k = 8 18.2 against 18.2 (k = 4 15.8 against 16.3, but the
+ * CUDA-core kernel's 13.8 beats both there): bench/results/session17. */
 enum { QK_TMX = 0, QK_TKX, QK_TMY, QK_TKY, QK_TMZ, QK_TKZ, QK_TST, QK_TS, QK_TSU, QK_TSETS };
-template <int K> __host__ __device__ constexpr bool qk_tc_fold() { return K >= 7; }
-template <int K, bool FOLD> struct qk_tcfrag {
+template <int K> struct qk_tcfrag {
   static constexpr int M = 2 * K - 1, N = 2 * K + 1, NT = (M + 7) / 8;
   static constexpr int SZN = NT * qk_tcin<N>::BLK, SZM = NT * qk_tcin<M>::BLK;
-  static constexpr int NSN = FOLD ? 6 : 2, NSM = FOLD ? 3 : 2; /* stored copies */
+  static constexpr int NSN = 6, NSM = 3; /* stored copies */
   /* offset of stored copy st (N-input copies first) */
   __host__ __device__ static constexpr int soff(int st) { return st < NSN ? st * SZN : NSN * SZN + (st - NSN) * SZM; }
   /* offset of the copy that serves set */
-  __host__ __device__ static constexpr int off(int set) {
-    return set < QK_TST ? soff(FOLD ? set : set & 1) : soff(NSN + (FOLD || set == QK_TST ? set - QK_TST : 1));
-  }
+  __host__ __device__ static constexpr int off(int set) { return set < QK_TST ? soff(set) : soff(NSN + set - QK_TST); }
   static constexpr int LEN = soff(NSN + NSM);
   /* fill from the constant bank (double) */
   __device__ static void fill(double *fr, int tid, int nthr, const qk_hscale<double> &hs, double omega) {
@@ -260,7 +256,7 @@ template <int K, bool FOLD> struct qk_tcfrag {
       /* no dynamic index into hs (it would copy the parameters to local memory) */
       const double hd = d == 0 ? hs.h[0] : d == 1 ? hs.h[1] : -hs.h[2],
                    ihd = d == 0 ? hs.ih[0] : d == 1 ? hs.ih[1] : -hs.ih[2];
-      const double scale = !FOLD ? 1.0 : set < QK_TST ? (set & 1 ? ihd : hd) : set == QK_TSU ? omega * hs.sfac : 1.0;
+      const double scale = set < QK_TST ? (set & 1 ? ihd : hd) : set == QK_TSU ? omega * hs.sfac : 1.0;
       const int ni = mat < QK_SR ? N : M, c8 = mat < QK_SR ? qk_tcin<N>::C8 : qk_tcin<M>::C8,
                 blk = mat < QK_SR ? qk_tcin<N>::BLK : qk_tcin<M>::BLK;
       const int rem = e - soff(st), nt = rem / blk, r2 = rem - nt * blk;
@@ -278,7 +274,7 @@ template <int K, bool FOLD> struct qk_tcfrag {
     }
   }
 };
-template <int K> using qk_tcf = qk_tcfrag<K, qk_tc_fold<K>()>; /* degree K's fragments */
+template <int K> using qk_tcf = qk_tcfrag<K>; /* degree K's fragments */
 
 __device__ __forceinline__ void qk_mma884(double (&d)[4], double a0, double a1, double a2, double a3, double b0,
                                           double b1) {
@@ -358,21 +354,13 @@ __device__ __forceinline__ void qk_tc_mm(double (&d)[NT][4], const double (&a)[q
   }
 }
 
-/* dm = h Mr In, dk = Kr In / h for the tile's A fragments a (FOLD: h is in
- * the fragments BM, BK already); the first two residual steps */
-template <int NI, int NT, bool FOLD>
+/* dm = h Mr In, dk = Kr In / h for the tile's A fragments a (h is in the
+ * fragments BM, BK); the first two residual steps */
+template <int NI, int NT>
 __device__ __forceinline__ void qk_tc_mk(double (&dm)[NT][4], double (&dk)[NT][4], const double (&a)[qk_tcin<NI>::NA],
-                                         const qk_tcb<NI, NT> &BM, const qk_tcb<NI, NT> &BK, double h, double ih) {
+                                         const qk_tcb<NI, NT> &BM, const qk_tcb<NI, NT> &BK) {
   qk_tc_mm<NI, NT>(dm, a, BM);
   qk_tc_mm<NI, NT>(dk, a, BK);
-  if constexpr (!FOLD)
-#pragma unroll
-    for (int nt = 0; nt < NT; nt++)
-#pragma unroll
-      for (int e = 0; e < 4; e++) {
-        dm[nt][e] *= h;
-        dk[nt][e] *= ih;
-      }
 }
 
 /* f(nt, e, s, o, ok) for every accumulator entry d[nt][e] of the lane: output
@@ -531,7 +519,6 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
    * contraction too (1-3.5% faster; 5-9% slower in double at k = 5, 6, 8:
    * bench/results/session12) */
   constexpr bool FZ = RES && SOLVE && sizeof(R) == 4;
-  constexpr bool FOLD = qk_tc_fold<K>(); /* TC: scalars in the fragments (qk_tcfrag) */
   const int64_t glast = DIM == 3 ? gs2 : n0, gstride = (int64_t)gridDim.x * P;
   if constexpr (TC) TF::fill(reinterpret_cast<double *>(sc), tid, T, hs, omega);
   else if constexpr (CS) qk_scoef<R, K, CS>::fill(sc, tid, T);
@@ -598,7 +585,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
     if (next) origins(p0 + gstride, bi ^ 1);
 
     if constexpr (RES) {
-      /* TC: the B fragments of Mr and Kr (FOLD: scaled, per step) */
+      /* TC: the B fragments of Mr and Kr (scaled, per step) */
       [[maybe_unused]] qk_tcb<N, TC ? NT : 1> BM, BK;
       /* along x: tM = h0 Mr X (in place in A), tK = Kr X / h0 (+ lam tM in 2D) into B */
       if constexpr (TC) {
@@ -613,7 +600,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
           }
           double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
           qk_tc_load<N, 1>(a, X[0], X[1], tq, v);
-          qk_tc_mk<N, NT, FOLD>(dm, dk, a, BM, BK, hs.h[0], hs.ih[0]);
+          qk_tc_mk<N, NT>(dm, dk, a, BM, BK);
           __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
           qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
             if (ok) {
@@ -643,10 +630,8 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
       if constexpr (DIM == 3) {
         /* along y: uM = h1 Mr tM (in place in A), w = Kr tM / h1 + h1 Mr tK + lam uM (in place in B) */
         if constexpr (TC) {
-          if constexpr (FOLD) { /* else the x step's serve */
-            BM.load(fr + TF::off(QK_TMY), lane);
-            BK.load(fr + TF::off(QK_TKY), lane);
-          }
+          BM.load(fr + TF::off(QK_TMY), lane);
+          BK.load(fr + TF::off(QK_TKY), lane);
           qk_each_tile<1, M, N, N, P, T>(org, [&](auto &pp, auto &c, auto &v) {
             double *tM[2], *tK[2];
 #pragma unroll
@@ -656,19 +641,14 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
             }
             double a[qk_tcin<N>::NA], dm[NT][4], dk[NT][4];
             qk_tc_load<N, N>(a, tM[0], tM[1], tq, v);
-            qk_tc_mk<N, NT, FOLD>(dm, dk, a, BM, BK, hs.h[1], hs.ih[1]);
+            qk_tc_mk<N, NT>(dm, dk, a, BM, BK);
             qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) { dk[nt][e] = fma(hs.lam, dm[nt][e], dk[nt][e]); });
             __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
             qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
               if (ok) tM[s][o * N] = dm[nt][e];
             });
             qk_tc_load<N, M>(a, tK[0], tK[1], tq, v);
-            if constexpr (FOLD) {
-              qk_tc_mm<N, NT, true>(dk, a, BM);
-            } else {
-              qk_tc_mm<N, NT>(dm, a, BM);
-              qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) { dk[nt][e] = fma(hs.h[1], dm[nt][e], dk[nt][e]); });
-            }
+            qk_tc_mm<N, NT, true>(dk, a, BM);
             __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
             qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
               if (ok) tK[s][o * M] = dk[nt][e];
@@ -703,10 +683,8 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
        * along L in place of w (one pass over B and one barrier fewer) */
       constexpr int AST = DIM == 3 ? N * N : N, BST = DIM == 3 ? BS2 : BS1;
       if constexpr (TC) {
-        if constexpr (FOLD) { /* else the x step's serve */
-          BM.load(fr + TF::off(QK_TMZ), lane);
-          BK.load(fr + TF::off(QK_TKZ), lane);
-        }
+        BM.load(fr + TF::off(QK_TMZ), lane);
+        BK.load(fr + TF::off(QK_TKZ), lane);
         qk_each_tile<LAST, M, M, N, P, T>(org, [&](auto &pp, auto &c, auto &v) {
           const double *u[2];
           double *w[2];
@@ -717,28 +695,14 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
             w[s] = pb + pp[s] * PATCH + BOFF + c[s][1] * M + c[s][0];
             gi[s] = v[s] ? org[pp[s]] + c[s][0] + n0 * c[s][1] : 0;
           }
-          /* r = b - Kr u / h2 - h2 Mr w; FOLD: the MMAs accumulate onto b (negated fragments) */
+          /* r = b - Kr u / h2 - h2 Mr w: the MMAs accumulate onto b (negated fragments) */
           double dm[NT][4];
-          [[maybe_unused]] double bv[NT][4];
-          qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-            if constexpr (FOLD) dm[nt][e] = ok ? b[gi[s] + o * glast] : 0.0;
-            else bv[nt][e] = ok ? b[gi[s] + o * glast] : 0.0;
-          });
+          qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) { dm[nt][e] = ok ? b[gi[s] + o * glast] : 0.0; });
           double a[qk_tcin<N>::NA];
           qk_tc_load<N, AST>(a, u[0], u[1], tq, v);
-          if constexpr (FOLD) {
-            qk_tc_mm<N, NT, true>(dm, a, BK);
-            qk_tc_load<N, BST>(a, w[0], w[1], tq, v);
-            qk_tc_mm<N, NT, true>(dm, a, BM);
-          } else {
-            double dk[NT][4];
-            qk_tc_mm<N, NT>(dk, a, BK);
-            qk_tc_load<N, BST>(a, w[0], w[1], tq, v);
-            qk_tc_mm<N, NT>(dm, a, BM);
-            qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) {
-              dm[nt][e] = bv[nt][e] - (hs.ih[LAST] * dk[nt][e] + hs.h[LAST] * dm[nt][e]);
-            });
-          }
+          qk_tc_mm<N, NT, true>(dm, a, BK);
+          qk_tc_load<N, BST>(a, w[0], w[1], tq, v);
+          qk_tc_mm<N, NT, true>(dm, a, BM);
           if constexpr (SOLVE) {
             __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
             qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
@@ -823,21 +787,14 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
             qk_tc_load<M, ST>(a, line[0], line[1], tq, v);
             if constexpr (MODE == 2) {
               /* x += omega / (h0 h1 h2) Sr line: the MMAs accumulate onto x (scaled fragments) */
-              if constexpr (FOLD) {
-                qk_tc_mm<M, NT, true>(e2, a, BS);
-                qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-                  if (ok) x[gi[s] + o * glast] = e2[nt][e];
-                });
-              } else {
-                qk_tc_mm<M, NT>(d, a, BS);
-                qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
-                  if (ok) x[gi[s] + o * glast] = e2[nt][e] + omega * d[nt][e];
-                });
-              }
+              qk_tc_mm<M, NT, true>(e2, a, BS);
+              qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
+                if (ok) x[gi[s] + o * glast] = e2[nt][e];
+              });
             } else {
               qk_tc_mm<M, NT>(d, a, BS);
-              if constexpr (MODE == 1) /* FOLD: 1 / (h0 h1 h2) is in the last step's fragments */
-                qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) { d[nt][e] *= (FOLD ? 1.0 : hs.sfac) * e2[nt][e]; });
+              if constexpr (MODE == 1) /* 1 / (h0 h1 h2) is in the last step's fragments */
+                qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int, int, bool) { d[nt][e] *= e2[nt][e]; });
               __syncwarp(); /* the lanes read each other's lines: all loads before the in-place stores */
               qk_tc_outs<NT, M>(tq, v, [&](int nt, int e, int s, int o, bool ok) {
                 if (ok) line[s][o * ST] = d[nt][e];
@@ -963,9 +920,7 @@ static bool qk_tc_on() {
   }
   return on;
 }
-template <typename R, int DIM, int K> constexpr bool qk_lines_tc() {
-  return sizeof(R) == 8 && DIM == 3 && K >= 7;
-}
+template <typename R, int DIM, int K> constexpr bool qk_lines_tc() { return sizeof(R) == 8 && DIM == 3 && K >= 7; }
 
 template <typename R, int DIM, int K, int CS>
 static hpmg_error launch_deg(int which, const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega,
