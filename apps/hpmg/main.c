@@ -13,8 +13,14 @@
 int hpmg_cli_fd(int argc, char **argv);
 int hpmg_solver_history(hpmg_solver s, const double **h);
 
-/* --rhs names, indexed by hpmg_rhs_kind */
-static const char *const rhss[] = {"sine", "one", "vector-one"};
+/* option values, indexed by their enums (parsing and --json share them) */
+static const char *const rhss[] = {"sine", "one", "vector-one"},
+                         *const smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
+                         *const solvers[] = {"cg", "vcycle", "gmres", "fmg", "auto"},
+                         *const precs[] = {"double", "float", "mixed"},
+                         *const modes[] = {"multiplicative", "additive"}, *const locals[] = {"fdm", "dense"},
+                         *const porders[] = {"zorder", "lexicographic", "hierarchical"},
+                         *const pkernels[] = {"fused", "separate", "global"};
 
 enum { EXIT_BAD_INPUT = 2, EXIT_NO_MEMORY = 3, EXIT_FAILED = 1 };
 
@@ -140,11 +146,6 @@ static const char *json_time(int timed, double t, char *buf) {
 
 static void print_json(const hpmg_problem_options *po, const hpmg_solver_options *so, hpmg_solver solver,
                        const hpmg_stats *st, double l2, double maxerr, int64_t total, int status) {
-  static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
-                    *solvers[] = {"cg", "vcycle", "gmres", "fmg", "auto"}, *precs[] = {"double", "float", "mixed"},
-                    *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
-                    *porders[] = {"zorder", "lexicographic", "hierarchical"},
-                    *pkernels[] = {"fused", "separate", "global"};
   const hpmg_smoother_kind sm = smoother_used(so, po->dim, po->degree);
   const double *h;
   int nh = hpmg_solver_history(solver, &h);
@@ -205,12 +206,7 @@ static int solve_fe(int argc, char **argv) {
       {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART},
       {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {"patch-kernel", 1, 0, O_PKERNEL},
       {"profile", 0, 0, O_PROFILE}, {0, 0, 0, 0}};
-  static const char *smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
-                    *solvers[] = {"cg", "vcycle", "gmres", "fmg", "auto"}, *precs[] = {"double", "float", "mixed"},
-                    *devices[] = {"cpu", "cuda"}, *discs[] = {"fe", "fd"},
-                    *modes[] = {"multiplicative", "additive"}, *locals[] = {"fdm", "dense"},
-                    *orders[] = {"zorder", "lexicographic", "hierarchical"},
-                    *pkernels[] = {"fused", "separate", "global"};
+  static const char *const devices[] = {"cpu", "cuda"}, *const discs[] = {"fe", "fd"};
   int c, v;
   opterr = 0;
   optind = 2; /* argv[1] is "solve" */
@@ -228,7 +224,7 @@ static int solve_fe(int argc, char **argv) {
     case O_PMODE: rc = parse_choice("--patch-mode", optarg, modes, 2, &v); so.patch_mode = v; patch_set = 1; break;
     case O_LOCAL: rc = parse_choice("--local-solver", optarg, locals, 2, &v); so.local_solver = v; patch_set = 1; break;
     case O_PDAMP: rc = parse_double("--patch-damping", optarg, &so.patch_damping); patch_set = 1; break;
-    case O_PORDER: rc = parse_choice("--patch-order", optarg, orders, 3, &v); so.patch_order = v; patch_set = 1; break;
+    case O_PORDER: rc = parse_choice("--patch-order", optarg, porders, 3, &v); so.patch_order = v; patch_set = 1; break;
     case O_PBATCH:
       patch_set = 1;
       if (!strcmp(optarg, "auto")) so.patch_batch = 0;
