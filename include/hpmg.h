@@ -116,6 +116,13 @@ typedef enum { HPMG_PATCH_ORDER_ZORDER = 0, HPMG_PATCH_ORDER_LEXICOGRAPHIC, HPMG
  * per color), separate (residual kernel, then local-solve kernel, per color),
  * global (full residual r = b - A x, then local solves, per color). */
 typedef enum { HPMG_PATCH_KERNEL_FUSED = 0, HPMG_PATCH_KERNEL_SEPARATE, HPMG_PATCH_KERNEL_GLOBAL } hpmg_patch_kernel;
+/* Sweep order of point Gauss-Seidel (--smoother gs|sgs; CPU only):
+ * LEXICOGRAPHIC over the unknowns (x fastest), or CELLWISE: deal.II's level
+ * DoF numbering (cells in hierarchical order, coarse cells lexicographic and
+ * children in z-order; each cell numbers its not yet numbered nodes vertices
+ * first, then lines, faces, interior), the order behind paper 000's Table 3
+ * (docs/patch.md). */
+typedef enum { HPMG_GS_ORDER_LEXICOGRAPHIC = 0, HPMG_GS_ORDER_CELLWISE } hpmg_gs_order;
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
 /* Where the solve runs. CUDA: the whole solve on the GPU (CG, V-cycle, GMRES
  * or FMG; Chebyshev, Jacobi or vertex-patch (fdm) smoothing; double, float or
@@ -132,6 +139,7 @@ typedef struct {
   int64_t patch_batch;           /* patches per batch: 0 = auto (sized to the cache
                                     read at run time), -1 = the whole level */
   hpmg_patch_kernel patch_kernel;/* GPU patch kernel variant (default fused) */
+  hpmg_gs_order gs_order;        /* Gauss-Seidel sweep order (default lexicographic) */
   int restart;                   /* GMRES restart length (default 30) */
   int cheby_degree;              /* default 5 */
   double cheby_range;            /* smoothing range lambda_max/lambda_min, default 15 */

@@ -71,6 +71,9 @@ expect_fail 2 solve --restart 10
 expect_fail 2 solve --solver gmres --restart 0
 expect_fail 2 solve --solver fmg --restart 5
 expect_fail 2 solve --device tpu
+expect_fail 2 solve --smoother gs --gs-order spiral
+expect_fail 2 solve --gs-order cellwise
+expect_fail 2 solve --smoother patch --gs-order cellwise
 expect_fail 2 solve --patch-kernel sideways
 expect_fail 2 solve --smoother chebyshev --patch-kernel global
 # GPU patch smoother: dense local solver and 3D degree > 8 are refused (with or without a GPU)
@@ -128,6 +131,18 @@ for args in "--solver gmres --restart 4 --precision mixed" "--solver fmg --rhs o
   "$HPMG" solve --dim 2 --degree 3 --refine 3 --smoother patch $args --json >"$tmp/json" 2>"$tmp/err"
   if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['converged'] and d['smoother']=='patch' and d['relres']<=1e-9" "$tmp/json"; then
     echo "ok   $args"; else echo "FAIL: $args"; cat "$tmp/json" "$tmp/err"; fail=$((fail+1)); fi
+done
+# Gauss-Seidel in both orders: converged, reported, and not the same sweep
+for sm in gs sgs; do
+  n=$((n+1))
+  "$HPMG" solve --dim 3 --degree 2 --refine 2 --smoother $sm --json >"$tmp/lex" 2>"$tmp/err" &&
+  "$HPMG" solve --dim 3 --degree 2 --refine 2 --smoother $sm --gs-order cellwise --json >"$tmp/cw" 2>>"$tmp/err"
+  if python3 -c "
+import json,sys
+a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
+assert a['converged'] and b['converged'] and a['gs_order']=='lexicographic' and b['gs_order']=='cellwise', (a['gs_order'], b['gs_order'])
+assert a['history'][1]!=b['history'][1]" "$tmp/lex" "$tmp/cw"; then
+    echo "ok   --smoother $sm --gs-order lexicographic|cellwise"; else echo "FAIL: --smoother $sm --gs-order"; cat "$tmp/lex" "$tmp/cw" "$tmp/err"; fail=$((fail+1)); fi
 done
 n=$((n+1))
 "$HPMG" solve --dim 2 --degree 1 --refine 3 --json >"$tmp/json" 2>"$tmp/err"

@@ -4,7 +4,9 @@
  * d-dimensional Gauss quadrature of grad(phi_a).grad(phi_b) + lambda phi_a phi_b
  * -- no tensor-product shortcut -- so the Kronecker-sum evaluation is checked
  * against an independent computation. Also: symmetry, float vs double, the
- * fused residual/smoothing modes, Gauss-Seidel against a dense sweep. */
+ * fused residual/smoothing modes, Gauss-Seidel against a dense sweep, and the
+ * cellwise (deal.II level) Gauss-Seidel order: exact small cases, a
+ * permutation on every level shape, the ordered sweep against a dense one. */
 #include <string.h>
 #include "check.h"
 #include "fem/fem.h"
@@ -187,7 +189,103 @@ static int run_cells(int dim, int k, double lambda, int64_t c0, int64_t c1, int6
   return 0;
 }
 
+/* hpmg_grid_cellwise_order: hand-derived small cases (deal.II FE_Q, one coarse
+ * cell refined once), a permutation for many shapes, the ordered sweep equal to
+ * a dense Gauss-Seidel sweep in that order, bad shapes refused. */
+static int cellwise(void) {
+  const double box[3] = {1.0, 1.0, 1.0};
+  hpmg_grid g;
+  int64_t cells[3] = {2, 2, 2}, ord[64];
+  /* 2D Q2, 2x2 cells, 3x3 free nodes (index x + 3y): cell (0,0) numbers its
+   * vertex (2,2), line x=2 node (2,1), line y=2 node (1,2), interior (1,1); cell
+   * (1,0): (3,2), (3,1); cell (0,1): (2,3), (1,3); cell (1,1): (3,3). */
+  const int64_t want2[9] = {4, 1, 3, 0, 5, 2, 7, 6, 8};
+  CHECK_OK(hpmg_grid_init(2, 2, cells, box, &g));
+  CHECK_OK(hpmg_grid_cellwise_order(&g, 1, ord));
+  for (int i = 0; i < 9; i++) CHECK(ord[i] == want2[i], "2D Q2 cellwise order [%d] = %lld, want %lld", i, (long long)ord[i], (long long)want2[i]);
+  /* 3D Q2, 2^3 cells, 27 free nodes (x + 3y + 9z): cell 0 numbers vertex 7
+   * (2,2,2), lines 5, 7, 11 ((2,1,2), (1,2,2), (2,2,1)), faces 1, 3, 5 ((2,1,1),
+   * (1,2,1), (1,1,2)), interior (1,1,1); cell 1 then line 7 (3,2,2), face 3
+   * (3,2,1), face 5 (3,1,2), interior (3,1,1). */
+  const int64_t want3[12] = {13, 10, 12, 4, 1, 3, 9, 0, 14, 5, 11, 2};
+  CHECK_OK(hpmg_grid_init(3, 2, cells, box, &g));
+  CHECK_OK(hpmg_grid_cellwise_order(&g, 1, ord));
+  for (int i = 0; i < 12; i++) CHECK(ord[i] == want3[i], "3D Q2 cellwise order [%d] = %lld, want %lld", i, (long long)ord[i], (long long)want3[i]);
+  /* 3D Q3, 2^3 cells, 125 free nodes (x + 5y + 25z), cell 0 (27 nodes): vertex 7;
+   * lines 5, 7, 11 from their first vertex to their second; faces 1 (u = y,
+   * v = z), 3 (u = z, v = x), 5 (u = x, v = y), u fastest; interior x fastest. */
+  const int64_t want33[27] = {62, 52, 57, 60, 61, 12, 37, 2,  7,  27, 32, 10, 35, 11,
+                              36, 50, 51, 55, 56, 0,  1,  5,  6,  25, 26, 30, 31};
+  CHECK_OK(hpmg_grid_init(3, 3, cells, box, &g));
+  int64_t *o3 = malloc(sizeof(int64_t) * (size_t)g.N);
+  CHECK_OK(hpmg_grid_cellwise_order(&g, 1, o3));
+  for (int i = 0; i < 27; i++) CHECK(o3[i] == want33[i], "3D Q3 cellwise order [%d] = %lld, want %lld", i, (long long)o3[i], (long long)want33[i]);
+  free(o3);
+  /* a permutation of the free nodes for every shape */
+  for (int dim = 2; dim <= 3; dim++)
+    for (int k = 1; k <= 4; k++)
+      for (int64_t c = 1; c <= 3; c++)
+        for (int L = 0; L <= (dim == 2 ? 3 : 2); L++) {
+          int64_t n = c << L, cc[3] = {n, n, n};
+          CHECK_OK(hpmg_grid_init(dim, k, cc, box, &g));
+          if (g.N == 0) continue;
+          int64_t *o = malloc(sizeof(int64_t) * (size_t)g.N);
+          char *hit = calloc((size_t)g.N, 1);
+          CHECK_OK(hpmg_grid_cellwise_order(&g, c, o));
+          int bad = 0;
+          for (int64_t i = 0; i < g.N; i++) {
+            if (o[i] < 0 || o[i] >= g.N || hit[o[i]]) bad++;
+            else hit[o[i]] = 1;
+          }
+          CHECK(bad == 0, "dim %d k %d coarse %lld L %d: cellwise order is not a permutation (%d bad)", dim, k, (long long)c, L, bad);
+          free(o);
+          free(hit);
+        }
+  /* the ordered sweep against a dense Gauss-Seidel sweep in the same order */
+  const int shapes[2][4] = {{2, 3, 1, 2}, {3, 2, 2, 1}}; /* dim, k, coarse, L */
+  for (int t = 0; t < 2; t++) {
+    const int dim = shapes[t][0], k = shapes[t][1];
+    const int64_t n = (int64_t)shapes[t][2] << shapes[t][3], cc[3] = {n, n, n};
+    hpmg_laplace op;
+    CHECK_OK(hpmg_grid_init(dim, k, cc, box, &g));
+    CHECK_OK(hpmg_laplace_create(&g, 0.5, &op));
+    const int64_t N = g.N;
+    double *A = malloc(8 * N * N), *b = malloc(8 * N), *xs = malloc(8 * N), *xg = malloc(8 * N);
+    int64_t *o = malloc(8 * N);
+    CHECK_OK(hpmg_laplace_dense(&op, A));
+    CHECK_OK(hpmg_grid_cellwise_order(&g, shapes[t][2], o));
+    for (int64_t i = 0; i < N; i++) { b[i] = check_rand(); xs[i] = xg[i] = check_rand(); }
+    for (int rev = 0; rev <= 1; rev++) {
+      for (int64_t s = 0; s < N; s++) {
+        const int64_t i = o[rev ? N - 1 - s : s];
+        double r = b[i];
+        for (int64_t j = 0; j < N; j++) r -= A[i * N + j] * xs[j];
+        xs[i] += r / A[i * N + i];
+      }
+      hpmg_laplace_gauss_seidel_ord(&op, HPMG_REAL_DOUBLE, b, xg, o, rev);
+      double de = 0;
+      for (int64_t i = 0; i < N; i++) de = fmax(de, fabs(xs[i] - xg[i]));
+      CHECK(de <= 1e-10 * fmax(1.0, maxabs(N, xs)), "dim %d k %d: ordered Gauss-Seidel (reverse %d) differs by %.3e", dim, k, rev, de);
+    }
+    /* and it is not the lexicographic sweep */
+    hpmg_laplace_gauss_seidel(&op, HPMG_REAL_DOUBLE, b, xs, 0);
+    hpmg_laplace_gauss_seidel_ord(&op, HPMG_REAL_DOUBLE, b, xg, o, 0);
+    double dd = 0;
+    for (int64_t i = 0; i < N; i++) dd = fmax(dd, fabs(xs[i] - xg[i]));
+    CHECK(dd > 1e-8, "dim %d k %d: the cellwise sweep equals the lexicographic one", dim, k);
+    free(A); free(b); free(xs); free(xg); free(o);
+    hpmg_laplace_destroy(&op);
+  }
+  /* shapes that are not coarse * 2^l in every direction are refused */
+  int64_t c32[3] = {3, 2, 2};
+  CHECK_OK(hpmg_grid_init(2, 2, c32, box, &g));
+  CHECK(hpmg_grid_cellwise_order(&g, 1, ord) == HPMG_ERR_ARG, "3x2 cells from one coarse cell accepted");
+  CHECK(hpmg_grid_cellwise_order(&g, 0, ord) == HPMG_ERR_ARG, "coarse 0 accepted");
+  return 0;
+}
+
 int main(void) {
+  cellwise();
   for (int k = 1; k <= 10; k++) {
     run(2, k, 0.0);
     run(2, k, 2.5);

@@ -122,6 +122,10 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
                    "--patch-mode, --local-solver, --patch-damping, --patch-order, --patch-batch and --patch-kernel apply to --smoother patch only%s",
                    o->smoother == HPMG_SMOOTHER_AUTO ? " (the default smoother here is chebyshev)" : "");
   }
+  HPMG_CHECK_ARG(o->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC || o->gs_order == HPMG_GS_ORDER_CELLWISE,
+                 "unknown --gs-order %d (lexicographic or cellwise)", (int)o->gs_order);
+  HPMG_CHECK_ARG(o->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC || sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS,
+                 "--gs-order applies to --smoother gs and sgs only");
   HPMG_CHECK_ARG(o->cheby_degree >= 1 && o->cheby_degree <= 100, "--cheby-degree must be in 1..100 (got %d)", o->cheby_degree);
   HPMG_CHECK_ARG(o->cheby_range > 1 && isfinite(o->cheby_range), "--cheby-range must be > 1 (got %g)", o->cheby_range);
   HPMG_CHECK_ARG(o->cheby_eig_iters >= 1 && o->cheby_eig_iters <= 1000, "eigenvalue iterations must be in 1..1000");
@@ -151,6 +155,7 @@ static void mg_options(const hpmg_solver_options *o, int dim, int degree, hpmg_m
   m->cheby_eig_iters = o->cheby_eig_iters;
   m->cheby_range = o->cheby_range;
   m->jacobi_omega = o->jacobi_omega;
+  m->gs_order = o->gs_order;
   m->pre = o->pre;
   m->post = o->post;
   m->symmetric = o->solver == HPMG_SOLVER_CG;

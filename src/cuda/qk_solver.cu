@@ -98,6 +98,7 @@ static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solve
         so->smoother == HPMG_SMOOTHER_PATCH || so->smoother == HPMG_SMOOTHER_AUTO))
     return hpmg_error_set(HPMG_ERR_BACKEND,
                           "--device cuda: only --smoother chebyshev, jacobi and patch run on the GPU so far");
+  HPMG_CHECK_ARG(so->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC, "--gs-order applies to --smoother gs and sgs only (CPU)");
   if (so->smoother == HPMG_SMOOTHER_PATCH)
     HPMG_CALL(hpmg_cuda_patch_check(po->dim, po->degree, so->patch_mode, so->local_solver, so->patch_kernel));
   HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE || so->precision == HPMG_PREC_FLOAT ||

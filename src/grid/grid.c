@@ -28,3 +28,103 @@ hpmg_error hpmg_grid_init(int dim, int k, const int64_t cells[3], const double b
   }
   return HPMG_SUCCESS;
 }
+
+/* Cell-local node tables of deal.II's FE_Q on GeometryInfo's reference cell:
+ * vertex v at (v & 1, (v >> 1) & 1, v >> 2); lines and faces as in
+ * GeometryInfo<dim>::line_to_cell_vertices / face_to_cell_vertices (a line runs
+ * from its first vertex to its second; a face's nodes are lexicographic in the
+ * face coordinates u (vertex 0 -> 1), v (vertex 0 -> 2)). */
+static const int lines2[4][2] = {{0, 2}, {1, 3}, {0, 1}, {2, 3}};
+static const int lines3[12][2] = {{0, 2}, {1, 3}, {0, 1}, {2, 3}, {4, 6}, {5, 7},
+                                  {4, 5}, {6, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+static const int faces3[6][3] = {{0, 2, 4}, {1, 3, 5}, {0, 4, 1}, {2, 6, 3}, {0, 1, 2}, {4, 5, 6}};
+
+typedef struct {
+  const hpmg_grid *g;
+  int64_t *ord, cnt, o[3]; /* output, nodes numbered so far, cell origin (node units) */
+  unsigned char *seen;
+} cw_state;
+
+static void cw_node(cw_state *c, const int a[3]) {
+  const hpmg_grid *g = c->g;
+  int64_t q[3];
+  for (int d = 0; d < 3; d++) {
+    q[d] = c->o[d] + a[d] - (d < g->dim); /* free-node index (boundary nodes excluded) */
+    if (q[d] < 0 || q[d] >= g->n[d]) return;
+  }
+  const int64_t i = hpmg_grid_index(g, q[0], q[1], q[2]);
+  if (c->seen[i]) return;
+  c->seen[i] = 1;
+  c->ord[c->cnt++] = i;
+}
+
+static void cw_vertex(int k, int v, int a[3]) {
+  for (int d = 0; d < 3; d++) a[d] = ((v >> d) & 1) * k;
+}
+
+static void cw_cell(cw_state *c) {
+  const int k = c->g->k, dim = c->g->dim, nv = 1 << dim;
+  int a[3], p[3], q[3], r[3];
+  for (int v = 0; v < nv; v++) {
+    cw_vertex(k, v, a);
+    cw_node(c, a);
+  }
+  const int nl = dim == 2 ? 4 : 12;
+  for (int l = 0; l < nl; l++) {
+    const int *lv = dim == 2 ? lines2[l] : lines3[l];
+    cw_vertex(1, lv[0], p);
+    cw_vertex(1, lv[1], q);
+    for (int t = 1; t < k; t++) {
+      for (int d = 0; d < 3; d++) a[d] = p[d] * k + t * (q[d] - p[d]);
+      cw_node(c, a);
+    }
+  }
+  if (dim == 3)
+    for (int f = 0; f < 6; f++) {
+      cw_vertex(1, faces3[f][0], p);
+      cw_vertex(1, faces3[f][1], q);
+      cw_vertex(1, faces3[f][2], r);
+      for (int v = 1; v < k; v++)
+        for (int u = 1; u < k; u++) {
+          for (int d = 0; d < 3; d++) a[d] = p[d] * k + u * (q[d] - p[d]) + v * (r[d] - p[d]);
+          cw_node(c, a);
+        }
+    }
+  for (int z = dim == 3 ? 1 : 0; z < (dim == 3 ? k : 1); z++)
+    for (int y = 1; y < k; y++)
+      for (int x = 1; x < k; x++) {
+        a[0] = x, a[1] = y, a[2] = z;
+        cw_node(c, a);
+      }
+}
+
+hpmg_error hpmg_grid_cellwise_order(const hpmg_grid *g, int64_t coarse, int64_t *ord) {
+  const int dim = g->dim;
+  HPMG_CHECK_ARG(coarse >= 1, "coarse cells per direction must be >= 1");
+  int L = 0;
+  while ((coarse << L) < g->cells[0]) L++;
+  for (int d = 0; d < dim; d++)
+    HPMG_CHECK_ARG(g->cells[d] == (coarse << L), "cellwise order: %lld cells per direction is not %lld * 2^l",
+                   (long long)g->cells[d], (long long)coarse);
+  HPMG_CHECK_ARG(dim * L < 62, "cellwise order: too many refinements (%d)", L);
+  cw_state c = {g, ord, 0, {0, 0, 0}, NULL};
+  HPMG_CALL(hpmg_calloc((size_t)(g->N > 0 ? g->N : 1), &c.seen));
+  const int64_t nchild = (int64_t)1 << (dim * L), cz = dim == 3 ? coarse : 1;
+  for (int64_t c2 = 0; c2 < cz; c2++)
+    for (int64_t c1 = 0; c1 < coarse; c1++)
+      for (int64_t c0 = 0; c0 < coarse; c0++)
+        for (int64_t m = 0; m < nchild; m++) { /* m: child indices, most significant = coarsest */
+          int64_t x[3] = {c0, c1, c2};
+          for (int j = L - 1; j >= 0; j--) {
+            const int64_t ch = (m >> (dim * j)) & ((1 << dim) - 1);
+            for (int d = 0; d < dim; d++) x[d] = 2 * x[d] + ((ch >> d) & 1);
+          }
+          for (int d = 0; d < 3; d++) c.o[d] = d < dim ? x[d] * g->k : 0;
+          cw_cell(&c);
+        }
+  hpmg_free(&c.seen);
+  if (c.cnt != g->N)
+    return hpmg_error_set(HPMG_ERR_ARG, "internal error: cellwise order numbered %lld of %lld nodes", (long long)c.cnt,
+                          (long long)g->N);
+  return HPMG_SUCCESS;
+}

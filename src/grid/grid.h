@@ -22,4 +22,14 @@ static inline int64_t hpmg_grid_index(const hpmg_grid *g, int64_t i0, int64_t i1
   return i0 + g->n[0] * (i1 + g->n[1] * i2);
 }
 
+/* The free nodes in deal.II's level DoF numbering (DoFHandler::distribute_mg_dofs,
+ * FE_Q, on a globally refined subdivided hyper-cube): cells in hierarchical
+ * order (coarse cells lexicographic, then each cell's 2^dim children in child
+ * order x + 2y + 4z, recursively), each cell numbering its nodes not yet
+ * numbered: vertices, lines, faces (3D), interior, in FE_Q's cell-local order.
+ * coarse: cells per direction of the coarse mesh (g->cells[d] = coarse 2^l).
+ * ord[s] = lexicographic index of the s-th node; ord has g->N entries. This is
+ * the order of paper 000's point Gauss-Seidel (Table 3). */
+hpmg_error hpmg_grid_cellwise_order(const hpmg_grid *g, int64_t coarse, int64_t *ord);
+
 #endif

@@ -27,6 +27,9 @@ double hpmg_mg_memory(int dim, int k, int coarse, int refine, const hpmg_mg_opti
     bytes += vecs * n * rs;
     if (opt->smoother == HPMG_SMOOTHER_PATCH && l > first_level(dim, k, coarse)) /* coarsest: no smoother */
       bytes += hpmg_patch_memory(dim, k, opt->real, &opt->patch, n, omp_get_max_threads());
+    if ((opt->smoother == HPMG_SMOOTHER_GS || opt->smoother == HPMG_SMOOTHER_SGS) &&
+        opt->gs_order == HPMG_GS_ORDER_CELLWISE && l > first_level(dim, k, coarse))
+      bytes += 9.0 * n; /* the order, and its setup's seen-flags */
     if (n0 == 0.0) n0 = n;
   }
   bytes += n0 <= HPMG_DENSE_COARSE_MAX ? n0 * n0 * 8.0 : 5 * n0 * 8.0;
@@ -113,7 +116,8 @@ hpmg_error hpmg_mg_create(int dim, int k, int coarse, int refine, const double b
       break;
     case HPMG_SMOOTHER_GS:
     case HPMG_SMOOTHER_SGS:
-      HPMG_CALL(hpmg_smoother_gauss_seidel(&L->op, real, opt->smoother == HPMG_SMOOTHER_SGS, &L->smoother));
+      HPMG_CALL(hpmg_smoother_gauss_seidel(&L->op, real, opt->smoother == HPMG_SMOOTHER_SGS, opt->gs_order, coarse,
+                                           &L->smoother));
       break;
     case HPMG_SMOOTHER_PATCH:
       HPMG_CALL(hpmg_smoother_patch(&L->op, real, &opt->patch, &L->smoother));

@@ -36,6 +36,7 @@ typedef struct {
    * for GMRES, FMG and the V-cycle iteration. */
   int symmetric;
   hpmg_patch_options patch; /* HPMG_SMOOTHER_PATCH only */
+  hpmg_gs_order gs_order;   /* HPMG_SMOOTHER_GS/SGS only */
   hpmg_real real; /* precision of the cycle */
 } hpmg_mg_options;
 

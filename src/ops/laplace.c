@@ -147,6 +147,12 @@ void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *
   else gauss_seidel_f(op, b, x, reverse);
 }
 
+void hpmg_laplace_gauss_seidel_ord(const hpmg_laplace *op, hpmg_real r, const void *b, void *x,
+                                   const int64_t *ord, int reverse) {
+  if (r == HPMG_REAL_DOUBLE) gauss_seidel_ord_d(op, b, x, ord, reverse);
+  else gauss_seidel_ord_f(op, b, x, ord, reverse);
+}
+
 hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A) {
   const hpmg_grid *g = &op->g;
   const int64_t N = g->N, n0 = g->n[0], n1 = g->n[1], n2 = g->n[2];

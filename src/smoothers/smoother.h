@@ -24,10 +24,13 @@ struct hpmg_smoother {
 hpmg_error hpmg_smoother_chebyshev(const hpmg_laplace *op, hpmg_real r, int degree, double range,
                                    int eig_iters, hpmg_smoother **s);
 hpmg_error hpmg_smoother_jacobi(const hpmg_laplace *op, hpmg_real r, double omega, hpmg_smoother **s);
-/* symmetric = 0: forward sweeps pre-smoothing, backward post-smoothing;
- * symmetric = 1: each sweep is forward then backward. */
-hpmg_error hpmg_smoother_gauss_seidel(const hpmg_laplace *op, hpmg_real r, int symmetric,
-                                      hpmg_smoother **s);
+/* symmetric = 0: one sweep per step, backward where `post` asks (the
+ * symmetric cycle's post-smoothing); symmetric = 1: each sweep is forward then
+ * backward. order: lexicographic, or deal.II's cellwise level numbering of a
+ * mesh refined from coarse^dim cells (hpmg_grid_cellwise_order). On error *s
+ * may be set and must still be destroyed. */
+hpmg_error hpmg_smoother_gauss_seidel(const hpmg_laplace *op, hpmg_real r, int symmetric, hpmg_gs_order order,
+                                      int64_t coarse, hpmg_smoother **s);
 void hpmg_smoother_destroy(hpmg_smoother **s);
 
 /* Largest eigenvalue of D^{-1}A estimated by `iters` steps of Jacobi-
