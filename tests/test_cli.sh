@@ -132,6 +132,12 @@ for args in "--solver gmres --restart 4 --precision mixed" "--solver fmg --rhs o
   if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['converged'] and d['smoother']=='patch' and d['relres']<=1e-9" "$tmp/json"; then
     echo "ok   $args"; else echo "FAIL: $args"; cat "$tmp/json" "$tmp/err"; fail=$((fail+1)); fi
 done
+# a diverging cycle exits 1 and says so (not "stagnated")
+n=$((n+1))
+"$HPMG" solve --dim 2 --degree 2 --refine 4 --solver vcycle --smoother patch --patch-mode additive --patch-damping 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "diverges" "$tmp/err"; then echo "ok   diverging cycle -> 1: $(cat "$tmp/err")"; else
+  echo "FAIL: diverging cycle -> $rc: $(cat "$tmp/err")"; fail=$((fail+1)); fi
 # Gauss-Seidel in both orders: converged, reported, and not the same sweep
 for sm in gs sgs; do
   n=$((n+1))

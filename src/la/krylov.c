@@ -74,6 +74,12 @@ int hpmg_stagnation(double ring[HPMG_STAGNATION_WINDOW], int it, double rn) {
 }
 
 hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, double tol) {
+  if (info->stagnated && relres > 1.0)
+    return hpmg_error_set(HPMG_ERR_NOT_CONVERGED,
+                          "not converged: the iteration diverges (relative residual %.3e after %d iterations, above "
+                          "1): the V-cycle does not contract with these options (e.g. an additive patch smoother "
+                          "damped too little: lower --patch-damping)",
+                          relres, info->iterations);
   if (info->stagnated)
     return hpmg_error_set(HPMG_ERR_NOT_CONVERGED,
                           "not converged: the relative residual stagnated at %.3e after %d iterations (less than 2x "
