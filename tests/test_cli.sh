@@ -29,6 +29,7 @@ expect_fail 2 solve --coarse 0
 expect_fail 2 solve --dim 1
 expect_fail 2 solve --dim 3 --box 1,2
 expect_fail 2 solve --dim 2 --box 1,2,3
+expect_fail 2 solve --dim 4 --box 1,1,1,1
 expect_fail 2 solve --box 1,-2,1
 expect_fail 2 solve --box 1,x,1
 expect_fail 2 solve --lambda -1

@@ -279,6 +279,10 @@ static int solve_fe(int argc, char **argv) {
   if (optind < argc) return bad("unexpected argument '%s'%s", argv[optind], "");
   if (dim_set && !refine_set) po.refine = po.dim == 2 ? 8 : 5;
   if (box_arg) {
+    if (po.dim != 2 && po.dim != 3) { /* before po.box[po.dim - 1] is written */
+      fprintf(stderr, "hpmg: --dim must be 2 or 3 (got %d)\n", po.dim);
+      return EXIT_BAD_INPUT;
+    }
     char *s = box_arg, *end;
     int n = 0;
     double b[4];
