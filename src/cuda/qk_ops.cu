@@ -235,8 +235,8 @@ template <typename R> struct op_args {
 /* Tile: BX x-columns (one warp wide) by BY y-rows, one thread per column.
  * CREG: the thread's 2(2K+1) x-band coefficients live in registers (else in
  * shared memory, one extra load per multiply-add of the x stage). */
-template <typename R, int K, int KZ, int BX, int BY, bool CREG>
-__global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? (sizeof(R) == 4 && K == 2 ? 3 : 2) : 1)
+template <typename R, int K, int KZ, int BX, int BY, bool CREG, int MINB>
+__global__ void __launch_bounds__(BX * BY, MINB)
     qk_op_kernel(const op_args<R> a) {
   constexpr int NB = 2 * K + 1, NZ = 2 * KZ + 1, PX = BX + 2 * K, RY = BY + 2 * K, NT = BX * BY;
   __shared__ R Xs[RY][PX];
@@ -394,15 +394,40 @@ __global__ void __launch_bounds__(BX * BY, BX * BY <= 256 ? (sizeof(R) == 4 && K
   }
 }
 
-/* registers for the x coefficients where they fit next to the ring */
-template <typename R, int K> struct qk_tile {
-  static constexpr int BX = 32, BY = K <= 2 ? 8 : 16;
+/* Launch configuration: BY tile rows (32 x BY threads) and MINB blocks per SM
+ * in the launch bounds, i.e. a register cap of 65536 / (32 BY MINB), by
+ * dimension, precision and degree: the fastest of BY in {4, 8, 16} x MINB in
+ * {2, 3, 4} measured on an H200 (session 18, bench/results/session18/
+ * op_sweep.md: apply and Chebyshev step 1.1-1.5x the former BY = 16, MINB = 1
+ * for k >= 3 and BY = 8, MINB = 2 for k <= 2, which k = 9, 10, not measured,
+ * keep). CREG: registers for the x coefficients where they fit next to the
+ * ring. -DQK_OP_BY_ALL=n / -DQK_OP_MINB_ALL=n override both, for such sweeps. */
+__host__ __device__ constexpr int qk_op_cfg(bool minb, bool dim3, bool dbl, int k) {
+  constexpr int by[2][2][10] = {{{8, 8, 16, 8, 8, 8, 8, 16, 16, 16}, {8, 8, 8, 16, 8, 16, 16, 16, 16, 16}},   /* 2D f, d */
+                                {{8, 8, 16, 16, 8, 8, 16, 16, 16, 16}, {8, 8, 8, 16, 8, 8, 8, 8, 16, 16}}};  /* 3D f, d */
+  constexpr int mb[2][2][10] = {{{4, 4, 2, 4, 4, 4, 4, 2, 1, 1}, {4, 4, 4, 2, 4, 2, 2, 2, 1, 1}},
+                                {{4, 4, 2, 2, 2, 3, 2, 2, 1, 1}, {4, 4, 3, 2, 2, 2, 2, 2, 1, 1}}};
+  return minb ? mb[dim3][dbl][k - 1] : by[dim3][dbl][k - 1];
+}
+template <typename R, int K, int KZ> struct qk_tile {
+  static constexpr bool D = sizeof(R) == 8;
+  static constexpr int BX = 32;
+#ifdef QK_OP_BY_ALL
+  static constexpr int BY = QK_OP_BY_ALL;
+#else
+  static constexpr int BY = qk_op_cfg(false, KZ > 0, D, K);
+#endif
+#ifdef QK_OP_MINB_ALL
+  static constexpr int MINB = QK_OP_MINB_ALL;
+#else
+  static constexpr int MINB = qk_op_cfg(true, KZ > 0, D, K);
+#endif
   static constexpr bool CREG = sizeof(R) == 4 ? K <= 5 : K <= 3;
 };
 
-template <typename R, int K>
-static hpmg_error launch_op_k(const hpmg_cuda_op o, const op_args<R> &a0) {
-  typedef qk_tile<R, K> T;
+template <typename R, int K, int KZ>
+static hpmg_error launch_op_kz(const hpmg_cuda_op o, const op_args<R> &a0) {
+  typedef qk_tile<R, K, KZ> T;
   op_args<R> a = a0;
   const int64_t gxn = (a.nx + T::BX - 1) / T::BX, gyn = (a.ny + T::BY - 1) / T::BY;
   int nch = 1, zc = a.nz;
@@ -417,10 +442,13 @@ static hpmg_error launch_op_k(const hpmg_cuda_op o, const op_args<R> &a0) {
   a.zc = zc;
   HPMG_CHECK_ARG(gyn <= 65535 && nch <= 65535, "cuda operator: grid too large");
   dim3 grid((unsigned)gxn, (unsigned)gyn, (unsigned)nch), block(T::BX, T::BY, 1);
-  if (o->dim == 3) qk_op_kernel<R, K, K, T::BX, T::BY, T::CREG><<<grid, block>>>(a);
-  else qk_op_kernel<R, K, 0, T::BX, T::BY, T::CREG><<<grid, block>>>(a);
+  qk_op_kernel<R, K, KZ, T::BX, T::BY, T::CREG, T::MINB><<<grid, block>>>(a);
   QK_LAUNCH();
   return HPMG_SUCCESS;
+}
+
+template <typename R, int K> static hpmg_error launch_op_k(const hpmg_cuda_op o, const op_args<R> &a0) {
+  return o->dim == 3 ? launch_op_kz<R, K, K>(o, a0) : launch_op_kz<R, K, 0>(o, a0);
 }
 
 template <typename R> static hpmg_error op_kernel_r(const hpmg_cuda_op o, const hpmg_kernel_args *ka) {
