@@ -582,25 +582,47 @@ extern "C" size_t hpmg_cuda_kron3_scratch_bytes(hpmg_cuda_kron3 T, hpmg_real r) 
   return (t1 + t2) * rs + 256;
 }
 
-/* out = (add ? out : 0) + A along `axis` of in (dims n[3] -> same with n[axis] = nrows) */
-template <typename R>
-__global__ void qk_csr_axis_kernel(int axis, int n0, int n1, int m0, const int *__restrict__ rowptr,
-                                   const int *__restrict__ col, const R *__restrict__ val, const R *__restrict__ in,
-                                   R *__restrict__ out, int add) {
-  const int i0 = blockIdx.x * blockDim.x + threadIdx.x, i1 = blockIdx.y, i2 = blockIdx.z;
-  if (i0 >= m0) return;
-  const int row = axis == 0 ? i0 : axis == 1 ? i1 : i2;
-  R s = 0;
-  for (int p = rowptr[row]; p < rowptr[row + 1]; p++) {
-    const int c = col[p];
-    int64_t idx;
-    if (axis == 0) idx = ((int64_t)i2 * n1 + i1) * n0 + c;
-    else if (axis == 1) idx = ((int64_t)i2 * n1 + c) * n0 + i0;
-    else idx = ((int64_t)c * n1 + i1) * n0 + i0;
-    s += val[p] * in[idx];
+/* out = (add ? out : 0) + A along `axis` of in (dims n[3] -> same with n[axis] = nrows).
+ * Each thread computes V outputs of one x-line, blockDim.x apart (coalesced), so
+ * V independent loads are in flight per matrix entry; along y and z the row,
+ * hence the loop over its entries, is uniform over the block. */
+#ifndef QK_XFER_V
+#define QK_XFER_V 2
+#endif
+template <typename R, int AXIS, int V>
+__global__ void qk_csr_axis_kernel(int n0, int n1, int m0, const int *__restrict__ rowptr, const int *__restrict__ col,
+                                   const R *__restrict__ val, const R *__restrict__ in, R *__restrict__ out, int add) {
+  const int i1 = blockIdx.y, i2 = blockIdx.z, b0 = blockIdx.x * blockDim.x * V + threadIdx.x;
+  R s[V];
+#pragma unroll
+  for (int v = 0; v < V; v++) s[v] = R(0);
+  if constexpr (AXIS == 0) {
+    const R *line = in + ((int64_t)i2 * n1 + i1) * n0;
+#pragma unroll
+    for (int v = 0; v < V; v++) {
+      const int i0 = b0 + v * (int)blockDim.x;
+      if (i0 < m0)
+        for (int p = rowptr[i0]; p < rowptr[i0 + 1]; p++) s[v] += val[p] * line[col[p]];
+    }
+  } else {
+    const int row = AXIS == 1 ? i1 : i2;
+    for (int p = rowptr[row]; p < rowptr[row + 1]; p++) {
+      const int c = col[p];
+      const R w = val[p];
+      const R *line = in + (AXIS == 1 ? ((int64_t)i2 * n1 + c) * n0 : ((int64_t)c * n1 + i1) * n0);
+#pragma unroll
+      for (int v = 0; v < V; v++) {
+        const int i0 = b0 + v * (int)blockDim.x;
+        if (i0 < m0) s[v] += w * line[i0];
+      }
+    }
   }
-  const int64_t o = ((int64_t)i2 * gridDim.y + i1) * m0 + i0;
-  out[o] = add ? out[o] + s : s;
+  R *o = out + ((int64_t)i2 * gridDim.y + i1) * m0;
+#pragma unroll
+  for (int v = 0; v < V; v++) {
+    const int i0 = b0 + v * (int)blockDim.x;
+    if (i0 < m0) o[i0] = add ? o[i0] + s[v] : s[v];
+  }
 }
 
 template <typename R>
@@ -609,8 +631,11 @@ static hpmg_error csr_axis(const qk_csr *A, int axis, const int n[3], const R *i
   m[axis] = A->nrows;
   HPMG_CHECK_ARG(m[1] <= 65535 && m[2] <= 65535, "cuda transfer: grid too large");
   const R *val = sizeof(R) == 8 ? (const R *)(const void *)A->val : (const R *)(const void *)A->valf;
-  dim3 grid((unsigned)((m[0] + 127) / 128), (unsigned)m[1], (unsigned)m[2]);
-  qk_csr_axis_kernel<R><<<grid, 128>>>(axis, n[0], n[1], m[0], A->rowptr, A->col, val, in, out, add);
+  constexpr int V = QK_XFER_V, NT = 128;
+  dim3 grid((unsigned)((m[0] + NT * V - 1) / (NT * V)), (unsigned)m[1], (unsigned)m[2]);
+  if (axis == 0) qk_csr_axis_kernel<R, 0, V><<<grid, NT>>>(n[0], n[1], m[0], A->rowptr, A->col, val, in, out, add);
+  else if (axis == 1) qk_csr_axis_kernel<R, 1, V><<<grid, NT>>>(n[0], n[1], m[0], A->rowptr, A->col, val, in, out, add);
+  else qk_csr_axis_kernel<R, 2, V><<<grid, NT>>>(n[0], n[1], m[0], A->rowptr, A->col, val, in, out, add);
   QK_LAUNCH();
   return HPMG_SUCCESS;
 }
