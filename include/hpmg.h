@@ -187,7 +187,7 @@ void hpmg_solver_options_default(hpmg_solver_options *opt);
  * CPU: the vertex patch for 2D k >= 6, Chebyshev-Jacobi otherwise. GPU with
  * FMG (the default solver): the vertex patch (fused kernel) for 3D k = 2..8
  * and 2D k >= 2; with CG, GMRES or the V-cycle iteration: the patch for 3D
- * k = 3..8; Chebyshev-Jacobi otherwise. Always Chebyshev-Jacobi where the
+ * k = 3..8 and 2D k >= 2; Chebyshev-Jacobi otherwise. Always Chebyshev-Jacobi where the
  * patch smoother cannot serve the other options (CG with unequal pre/post
  * counts). */
 hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_options *opt);

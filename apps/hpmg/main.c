@@ -48,7 +48,7 @@ static void usage(FILE *f) {
           "Multigrid:\n"
           "  --smoother chebyshev|jacobi|gs|sgs|patch   (default: the fastest measured: patch for 2D k >= 6 on\n"
           "                        the CPU; on the GPU with FMG for 3D k = 2..8 and 2D k >= 2, with the other\n"
-          "                        solvers for 3D k = 3..8; chebyshev otherwise; docs/performance.md)\n"
+          "                        solvers for 3D k = 3..8 and 2D k >= 2; chebyshev otherwise; docs/performance.md)\n"
           "  --patch-mode multiplicative|additive   vertex-patch variant (default multiplicative: 2^d colors,\n"
           "                        localized residuals; post-smoothing reverses the colors)\n"
           "  --local-solver fdm|dense   patch solver: fast diagonalization (default) or explicit inverse\n"

@@ -64,7 +64,12 @@ hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_
    *   (1.5x); with GMRES (session 12, mixed) the patch kernel is faster for
    *   3D k = 3..8 (1.6x at k = 3, 2.0x at k = 4, 2.6x at k = 5; session 2,
    *   CG: k = 5..8) and Chebyshev at k = 2 (1.1x), taken for CG and the
-   *   V-cycle iteration too; 2D is not measured there. */
+   *   V-cycle iteration too. Session 18 (after the operator kernel's 1.1-1.5x,
+   *   bench/results/session18/smoother_{fmg,cg}): FMG still patch for 3D
+   *   k = 2..8 (1.25-3.8x) and 2D k = 2, 6, 10 (2.3-5.4x); CG: patch for 3D
+   *   k = 3..8 (1.2-2.4x), Chebyshev at 3D k = 2 (1.4x), and in 2D the patch
+   *   for k = 2, 4, 6, 8, 10 (1.6-4.1x; k = 1 not measured), taken for GMRES
+   *   and the V-cycle iteration too. */
   const hpmg_solver_kind solver = o->solver == HPMG_SOLVER_AUTO ? hpmg_default_solver(dim, degree, o) : o->solver;
   const int patch_ok = !(solver == HPMG_SOLVER_CG && o->pre != o->post);
   if (!patch_ok) return HPMG_SMOOTHER_CHEBYSHEV;
@@ -72,7 +77,8 @@ hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_
     if (solver == HPMG_SOLVER_FMG)
       return (dim == 3 && degree >= 2 && degree <= 8) || (dim == 2 && degree >= 2) ? HPMG_SMOOTHER_PATCH
                                                                                   : HPMG_SMOOTHER_CHEBYSHEV;
-    return dim == 3 && degree >= 3 && degree <= 8 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
+    return (dim == 3 && degree >= 3 && degree <= 8) || (dim == 2 && degree >= 2) ? HPMG_SMOOTHER_PATCH
+                                                                                  : HPMG_SMOOTHER_CHEBYSHEV;
   }
   return dim == 2 && degree >= 6 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
 }
