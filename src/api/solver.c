@@ -74,11 +74,9 @@ hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_
   const int patch_ok = !(solver == HPMG_SOLVER_CG && o->pre != o->post);
   if (!patch_ok) return HPMG_SMOOTHER_CHEBYSHEV;
   if (o->device == HPMG_DEVICE_CUDA) {
-    if (solver == HPMG_SOLVER_FMG)
-      return (dim == 3 && degree >= 2 && degree <= 8) || (dim == 2 && degree >= 2) ? HPMG_SMOOTHER_PATCH
-                                                                                  : HPMG_SMOOTHER_CHEBYSHEV;
-    return (dim == 3 && degree >= 3 && degree <= 8) || (dim == 2 && degree >= 2) ? HPMG_SMOOTHER_PATCH
-                                                                                  : HPMG_SMOOTHER_CHEBYSHEV;
+    const int kmin3 = solver == HPMG_SOLVER_FMG ? 2 : 3; /* 3D k = 2: Chebyshev except with FMG */
+    return (dim == 3 && degree >= kmin3 && degree <= 8) || (dim == 2 && degree >= 2) ? HPMG_SMOOTHER_PATCH
+                                                                                     : HPMG_SMOOTHER_CHEBYSHEV;
   }
   return dim == 2 && degree >= 6 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
 }

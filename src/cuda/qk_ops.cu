@@ -399,8 +399,9 @@ __global__ void __launch_bounds__(BX * BY, MINB)
  * dimension, precision and degree: the fastest of BY in {4, 8, 16} x MINB in
  * {2, 3, 4} measured on an H200 (session 18, bench/results/session18/
  * op_sweep.md: apply and Chebyshev step 1.1-1.5x the former BY = 16, MINB = 1
- * for k >= 3 and BY = 8, MINB = 2 for k <= 2). CREG: registers for the x coefficients where they fit next to the
- * ring. -DQK_OP_BY_ALL=n / -DQK_OP_MINB_ALL=n override both, for such sweeps. */
+ * for k >= 3 and BY = 8, MINB = 2 for k <= 2). CREG: registers for the x
+ * coefficients where they fit next to the ring. -DQK_OP_BY_ALL=n /
+ * -DQK_OP_MINB_ALL=n override BY and MINB, for such sweeps. */
 __host__ __device__ constexpr int qk_op_cfg(bool minb, bool dim3, bool dbl, int k) {
   constexpr int by[2][2][10] = {{{8, 8, 16, 8, 8, 8, 8, 16, 16, 16}, {8, 8, 8, 16, 8, 16, 16, 16, 16, 16}},  /* 2D f, d */
                                 {{8, 8, 16, 16, 8, 8, 16, 16, 16, 8}, {8, 8, 8, 16, 8, 8, 8, 8, 8, 8}}};    /* 3D f, d */

@@ -90,7 +90,8 @@ static void cw_cell(cw_state *c) {
           cw_node(c, a);
         }
     }
-  for (int z = dim == 3 ? 1 : 0; z < (dim == 3 ? k : 1); z++)
+  const int z0 = dim == 3 ? 1 : 0, z1 = dim == 3 ? k : 1; /* 2D: the one plane z = 0 */
+  for (int z = z0; z < z1; z++)
     for (int y = 1; y < k; y++)
       for (int x = 1; x < k; x++) {
         a[0] = x, a[1] = y, a[2] = z;

@@ -142,15 +142,10 @@ double hpmg_laplace_diagonal(const hpmg_laplace *op, int64_t i0, int64_t i1, int
          op->lambda * mx * my * mz;
 }
 
-void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *b, void *x, int reverse) {
-  if (r == HPMG_REAL_DOUBLE) gauss_seidel_d(op, b, x, reverse);
-  else gauss_seidel_f(op, b, x, reverse);
-}
-
-void hpmg_laplace_gauss_seidel_ord(const hpmg_laplace *op, hpmg_real r, const void *b, void *x,
-                                   const int64_t *ord, int reverse) {
-  if (r == HPMG_REAL_DOUBLE) gauss_seidel_ord_d(op, b, x, ord, reverse);
-  else gauss_seidel_ord_f(op, b, x, ord, reverse);
+void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *b, void *x, const int64_t *ord,
+                               int reverse) {
+  if (r == HPMG_REAL_DOUBLE) gauss_seidel_d(op, b, x, ord, reverse);
+  else gauss_seidel_f(op, b, x, ord, reverse);
 }
 
 hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A) {

@@ -68,11 +68,10 @@ void hpmg_laplace_inverse_diagonal(const hpmg_laplace *op, hpmg_real r, double c
                                    void *out, void *out2);
 /* Diagonal entry of row (i0,i1,i2). */
 double hpmg_laplace_diagonal(const hpmg_laplace *op, int64_t i0, int64_t i1, int64_t i2);
-/* One lexicographic Gauss-Seidel sweep, forward (reverse = 0) or backward. */
-void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *b, void *x, int reverse);
-/* The same sweep over the rows ord[0..N-1] (ord[N-1..0] if reverse). */
-void hpmg_laplace_gauss_seidel_ord(const hpmg_laplace *op, hpmg_real r, const void *b, void *x,
-                                   const int64_t *ord, int reverse);
+/* One Gauss-Seidel sweep over the rows ord[0..N-1], or lexicographically if
+ * ord is NULL; forward (reverse = 0) or backward. */
+void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *b, void *x, const int64_t *ord,
+                               int reverse);
 /* Dense assembled matrix (N x N, row-major), for coarse solves and tests. */
 hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A);
 /* Flops of one application (multiply-add = 2), for performance reports. */

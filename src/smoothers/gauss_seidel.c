@@ -12,22 +12,16 @@ typedef struct {
   int64_t *order;     /* sweep order, NULL = lexicographic */
 } gs_smoother;
 
-static void sweep(const gs_smoother *G, const void *b, void *x, int reverse) {
-  const hpmg_smoother *s = &G->base;
-  if (G->order) hpmg_laplace_gauss_seidel_ord(s->op, s->real, b, x, G->order, reverse);
-  else hpmg_laplace_gauss_seidel(s->op, s->real, b, x, reverse);
-}
-
 static hpmg_error gs_apply(hpmg_smoother *s, const void *b, void *x, int x_is_zero, int post, int sweeps) {
-  const gs_smoother *G = (const gs_smoother *)s;
+  const int64_t *ord = ((const gs_smoother *)s)->order;
   if (x_is_zero) hpmg_vec_zero(s->real, s->op->g.N, x);
   for (int k = 0; k < sweeps; k++) {
     if (s->p[3] != 0) {
-      sweep(G, b, x, 0);
-      sweep(G, b, x, 1);
+      hpmg_laplace_gauss_seidel(s->op, s->real, b, x, ord, 0);
+      hpmg_laplace_gauss_seidel(s->op, s->real, b, x, ord, 1);
       s->matvecs += 2;
     } else {
-      sweep(G, b, x, post);
+      hpmg_laplace_gauss_seidel(s->op, s->real, b, x, ord, post);
       s->matvecs++;
     }
   }
