@@ -6,7 +6,7 @@ BUILD      ?= build
 SAN_BUILD  ?= build-sanitize
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEPS        = cmake make gcc g++ libc6-dev liblapacke-dev libopenblas-dev libfftw3-dev
-TEST_DEPS   = python3 python3-vtk9
+TEST_DEPS   = python3 python3-vtk9 python3-numpy python3-scipy
 CTEST_ARGS ?= -LE slow
 
 .PHONY: demo test deps test-deps build sanitize bench clean

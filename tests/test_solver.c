@@ -403,6 +403,7 @@ static void table(int dim, const char *smoother, double maxdofs, int nk, char **
       so.solver = HPMG_SOLVER_FMG;
       so.smoother = gs ? HPMG_SMOOTHER_GS : HPMG_SMOOTHER_PATCH;
       so.gs_order = gs ? HPMG_GS_ORDER_CELLWISE : HPMG_GS_ORDER_LEXICOGRAPHIC; /* deal.II's order, as the paper */
+      if (!gs) so.patch_batch = -1; /* each color over the whole level, as the paper and the GPU (docs/patch.md) */
       so.maxit = 60;
       result r = solve(po, so);
       printf(" L%d:%d", L, r.iters);
