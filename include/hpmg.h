@@ -106,8 +106,9 @@ typedef enum { HPMG_LOCAL_FDM = 0, HPMG_LOCAL_DENSE } hpmg_local_solver;
  * 4^dim vertices (lexicographic inside a tile, tiles lexicographic), then cut
  * into batches of patch_batch patches; each batch runs its 2^dim colors in
  * sequence (a barrier between colors), the patches of one color in parallel.
- * Post-smoothing runs batches and colors backwards (A-adjoint of the
- * pre-smoother). The result does not depend on the thread count. CPU only:
+ * With CG, post-smoothing runs batches and colors backwards (A-adjoint of the
+ * pre-smoother, a symmetric cycle); with the other solvers forward again, as
+ * paper 000's Algorithm 1. The result does not depend on the thread count. CPU only:
  * the GPU sweeps each color over the whole level (paper 000) and ignores
  * both options. */
 typedef enum { HPMG_PATCH_ORDER_ZORDER = 0, HPMG_PATCH_ORDER_LEXICOGRAPHIC, HPMG_PATCH_ORDER_HIERARCHICAL } hpmg_patch_order;
