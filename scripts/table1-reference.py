@@ -33,14 +33,27 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 
-def lagrange(nodes, t):
-    """values of the Lagrange basis on nodes at points t: (len(t), len(nodes))"""
+def lagrange(nodes, t, skip=()):
+    """values of the Lagrange basis on nodes at points t: (len(t), len(nodes)),
+    with the factors of the nodes in skip left out"""
     V = np.ones((len(t), len(nodes)))
     for j, xj in enumerate(nodes):
         for m, xm in enumerate(nodes):
-            if m != j:
+            if m != j and m not in skip:
                 V[:, j] *= (t - xm) / (xj - xm)
     return V
+
+
+def lagrange_deriv(nodes, t):
+    """exact derivatives of the Lagrange basis: phi_j' = sum over m != j of
+    1/(x_j - x_m) times the product over the other factors"""
+    D = np.zeros((len(t), len(nodes)))
+    for m, xm in enumerate(nodes):
+        part = lagrange(nodes, t, skip=(m,))
+        for j, xj in enumerate(nodes):
+            if j != m:
+                D[:, j] += part[:, j] / (xj - xm)
+    return D
 
 
 def gll(k):
@@ -57,8 +70,7 @@ def element_1d(k):
     q, w = np.polynomial.legendre.leggauss(k + 2)
     q, w = (q + 1) / 2, w / 2
     V = lagrange(nodes, q)
-    eps = 1e-7  # derivative by a central difference of the exact polynomial basis
-    D = (lagrange(nodes, q + eps) - lagrange(nodes, q - eps)) / (2 * eps)
+    D = lagrange_deriv(nodes, q)
     return V.T @ (w[:, None] * V), D.T @ (w[:, None] * D), nodes
 
 
@@ -107,7 +119,7 @@ class Level:
         # x fastest: kron(z, y, x); A = sum over directions of K in that slot, M elsewhere
         self.A = sum(kron_all([K if s == d else M for s in range(dim)]) for d in range(dim)).tocsr()
         self.n1 = M.shape[0]
-        self.P = kron_all([prolong_1d(k, l)] * dim) if l >= 1 else None
+        self.P = kron_all([prolong_1d(k, l)] * dim)  # level l-1 -> l (unused on level 1)
         nc = 2 ** l
         m = 2 * k - 1  # patch interior per direction
         self.colors = {}
