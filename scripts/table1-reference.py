@@ -3,7 +3,8 @@
 
 Rebuilds the paper's method from assembled sparse matrices, sharing no code
 with hpmg: Q_k on [0,1]^2 (equidistant nodes; GLL for k <= 2 is the same),
-one coarse cell, level l = 2^l cells per direction, Dirichlet boundary,
+one coarse cell, level l = 2^l cells per direction (the paper's tables print
+l + 1, deal.II's number of levels; docs/patch.md), Dirichlet boundary,
 prolongation = embedding of Q_k(coarse) in Q_k(fine), restriction = its
 transpose, level 1 (one vertex patch) solved exactly, and the colored
 multiplicative vertex-patch smoother: for each of the 2^d colors (vertex
@@ -19,7 +20,9 @@ counted).
 
 Options vary what the paper leaves open: every one of the 24 color orders,
 reversed colors after the coarse correction (symmetric cycle), and the
-number of pre/post steps. Usage:
+number of pre/post steps; --additive W replaces the multiplicative smoother
+by the damped additive one, for comparison. Counts of -1: not converged in 40
+cycles. Usage:
   scripts/table1-reference.py [--dim 2|3] [--degrees 1,2] [--levels 2..8] [--orders all]
   scripts/table1-reference.py --dim 2 --degrees 1 --levels 5..5 --history
 Needs python3-numpy and python3-scipy (Debian). Results: docs/patch.md.
@@ -137,7 +140,15 @@ class Level:
         self.Ainv = np.linalg.inv(self.A[some][:, some].toarray())  # the same on every patch
         assert m ** dim == len(some)
 
-    def smooth(self, x, b, order):
+    def smooth(self, x, b, order, additive=0.0):
+        if additive:  # every patch from one residual, corrections summed and damped
+            r = b - self.A @ x
+            dx = np.zeros_like(x)
+            for c in order:
+                if c in self.colors:
+                    np.add.at(dx, self.colors[c], r[self.colors[c]] @ self.Ainv.T)
+            x += additive * dx
+            return x
         for c in order:
             if c not in self.colors:
                 continue
@@ -153,14 +164,14 @@ def vcycle(lv, l, x, b, cfg):
         return spla.spsolve(L.A.tocsc(), b)
     order = cfg["order"]
     for _ in range(cfg["pre"]):
-        L.smooth(x, b, order)
+        L.smooth(x, b, order, cfg["additive"])
     r = b - L.A @ x
     bc = L.P.T @ r
     ec = vcycle(lv, l - 1, np.zeros_like(bc), bc, cfg)
     x += L.P @ ec
     post = order[::-1] if cfg["sym"] else order
     for _ in range(cfg["post"]):
-        L.smooth(x, b, post)
+        L.smooth(x, b, post, cfg["additive"])
     return x
 
 
@@ -194,6 +205,9 @@ def main():
     ap.add_argument("--sym", action="store_true", help="reverse the colors in post-smoothing")
     ap.add_argument("--pre", type=int, default=1)
     ap.add_argument("--post", type=int, default=1)
+    ap.add_argument("--additive", type=float, default=0.0, metavar="W",
+                    help="additive instead of multiplicative: all patches from one residual, "
+                         "corrections summed and damped by W (a weaker cycle, for comparison)")
     ap.add_argument("--order", help="one color order, e.g. 0123 (default: hpmg's and the paper's, 0..2^d-1)")
     ap.add_argument("--history", action="store_true",
                     help="print the relative residual after the FMG start and after every V-cycle "
@@ -209,7 +223,7 @@ def main():
     for k in (int(s) for s in a.degrees.split(",")):
         lv = {l: Level(k, l, a.dim) for l in range(1, hi + 1)}
         for order in orders:
-            cfg = {"order": order, "sym": a.sym, "pre": a.pre, "post": a.post}
+            cfg = {"order": order, "sym": a.sym, "pre": a.pre, "post": a.post, "additive": a.additive}
             if a.history:
                 h = []
                 fmg_count(lv, hi, cfg, history=h)
@@ -218,7 +232,8 @@ def main():
                 continue
             counts = [fmg_count(lv, L, cfg) for L in range(lo, hi + 1)]
             name = "".join(str(sum(b << d for d, b in enumerate(c))) for c in order)
-            print(f"{a.dim}D k={k} order={name} sym={int(a.sym)} "
+            add = f" additive={a.additive:g}" if a.additive else ""
+            print(f"{a.dim}D k={k} order={name} sym={int(a.sym)}{add} "
                   f"pre={a.pre} post={a.post} L={lo}..{hi}: {' '.join(map(str, counts))}", flush=True)
 
 

@@ -371,7 +371,8 @@ static int api(void) {
 }
 
 /* Published counts, paper 000: Table 1 (2D, row L = 11), Table 2 (3D, row L = 7),
- * Table 3 (3D point Gauss-Seidel). Index k-1. The right-hand side is the vector
+ * Table 3 (3D point Gauss-Seidel). Index k-1. The paper's L is deal.II's number of
+ * levels, our L + 1 (docs/patch.md); the rows are constant under refinement. The right-hand side is the vector
  * b_i = 1 (HPMG_RHS_VECTOR_ONE), as in the authors' code; docs/patch.md. */
 static const int pub2d[10] = {7, 5, 3, 3, 3, 2, 2, 2, 2, 2};
 static const int pub3d[8] = {6, 5, 3, 3, 3, 3, 2, 2};
