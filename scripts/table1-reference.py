@@ -2,7 +2,7 @@
 """Independent reference for paper 000's Table 1 (2D) at low degree.
 
 Rebuilds the paper's method from assembled sparse matrices, sharing no code
-with hpmg: Q_k on [0,1]^2 (equidistant nodes; GLL for k <= 2 is the same),
+with hpmg: Q_k on [0,1]^d (GLL nodes, equidistant for k <= 2), exact (Gauss) quadrature,
 one coarse cell, level l = 2^l cells per direction (the paper's tables print
 l + 1, deal.II's number of levels; docs/patch.md), Dirichlet boundary,
 prolongation = embedding of Q_k(coarse) in Q_k(fine), restriction = its
@@ -21,7 +21,10 @@ counted).
 Options vary what the paper leaves open: every one of the 24 color orders,
 reversed colors after the coarse correction (symmetric cycle), and the
 number of pre/post steps; --additive W replaces the multiplicative smoother
-by the damped additive one, for comparison. Counts of -1: not converged in 40
+by the damped additive one, --local-scale C scales every local correction
+(an inexact local solver), --quadrature gll-local / gll builds the local
+solver / the whole method with (k+1)-point GLL quadrature (a lumped 1D mass
+matrix), all for comparison. Counts of -1: not converged in 40
 cycles. Usage:
   scripts/table1-reference.py [--dim 2|3] [--degrees 1,2] [--levels 2..8] [--orders all]
   scripts/table1-reference.py --dim 2 --degrees 1 --levels 5..5 --history
@@ -67,19 +70,25 @@ def gll(k):
     return (np.concatenate(([-1.0], np.sort(inner.real), [1.0])) + 1) / 2
 
 
-def element_1d(k):
-    """reference-cell mass and stiffness matrices of Q_k on [0,1], GLL nodes"""
+def element_1d(k, quad="gauss"):
+    """reference-cell mass and stiffness matrices of Q_k on [0,1], GLL nodes,
+    with exact Gauss quadrature or the (k+1)-point GLL rule ("gll": the mass
+    matrix lumped, the stiffness matrix still exact)"""
     nodes = gll(k)
-    q, w = np.polynomial.legendre.leggauss(k + 2)
-    q, w = (q + 1) / 2, w / 2
+    if quad == "gll":
+        q = nodes
+        w = 1.0 / (k * (k + 1) * np.polynomial.legendre.Legendre.basis(k)(2 * q - 1) ** 2)
+    else:
+        q, w = np.polynomial.legendre.leggauss(k + 2)
+        q, w = (q + 1) / 2, w / 2
     V = lagrange(nodes, q)
     D = lagrange_deriv(nodes, q)
     return V.T @ (w[:, None] * V), D.T @ (w[:, None] * D), nodes
 
 
-def level_1d(k, l):
+def level_1d(k, l, quad="gauss"):
     """interior 1D mass and stiffness on 2^l cells of [0,1]"""
-    Me, Ke, _ = element_1d(k)
+    Me, Ke, _ = element_1d(k, quad)
     nc = 2 ** l
     n = k * nc + 1
     h = 1.0 / nc
@@ -117,10 +126,12 @@ def kron_all(mats):
 
 
 class Level:
-    def __init__(self, k, l, dim):
-        M, K = level_1d(k, l)
-        # x fastest: kron(z, y, x); A = sum over directions of K in that slot, M elsewhere
-        self.A = sum(kron_all([K if s == d else M for s in range(dim)]) for d in range(dim)).tocsr()
+    def __init__(self, k, l, dim, quad="gauss", local_scale=1.0):
+        def stiffness(q):  # x fastest: kron(z, y, x); K in direction d's slot, M elsewhere
+            M, K = level_1d(k, l, q)
+            return sum(kron_all([K if s == d else M for s in range(dim)]) for d in range(dim)).tocsr(), M
+        self.A, M = stiffness("gll" if quad == "gll" else "gauss")
+        Aloc = stiffness("gauss" if quad == "gauss" else "gll")[0]
         self.n1 = M.shape[0]
         self.P = kron_all([prolong_1d(k, l)] * dim)  # level l-1 -> l (unused on level 1)
         nc = 2 ** l
@@ -137,7 +148,7 @@ class Level:
         for c in self.colors:
             self.colors[c] = np.array(self.colors[c])
         some = next(iter(self.colors.values()))[0]
-        self.Ainv = np.linalg.inv(self.A[some][:, some].toarray())  # the same on every patch
+        self.Ainv = local_scale * np.linalg.inv(Aloc[some][:, some].toarray())  # the same on every patch
         assert m ** dim == len(some)
 
     def smooth(self, x, b, order, additive=0.0):
@@ -208,6 +219,11 @@ def main():
     ap.add_argument("--additive", type=float, default=0.0, metavar="W",
                     help="additive instead of multiplicative: all patches from one residual, "
                          "corrections summed and damped by W (a weaker cycle, for comparison)")
+    ap.add_argument("--local-scale", type=float, default=1.0, metavar="C",
+                    help="x_P += C A_PP^{-1} r_P (an inexact local solver, for comparison)")
+    ap.add_argument("--quadrature", default="gauss", choices=["gauss", "gll-local", "gll"],
+                    help="gll-local: the local solver from (k+1)-point GLL quadrature (lumped 1D "
+                         "mass), the operator exact; gll: both (default: exact)")
     ap.add_argument("--order", help="one color order, e.g. 0123 (default: hpmg's and the paper's, 0..2^d-1)")
     ap.add_argument("--history", action="store_true",
                     help="print the relative residual after the FMG start and after every V-cycle "
@@ -221,7 +237,7 @@ def main():
             ap.error(f"--order must be a permutation of 0..{2 ** a.dim - 1}")
         orders = [tuple(base[int(c)] for c in a.order)]
     for k in (int(s) for s in a.degrees.split(",")):
-        lv = {l: Level(k, l, a.dim) for l in range(1, hi + 1)}
+        lv = {l: Level(k, l, a.dim, a.quadrature, a.local_scale) for l in range(1, hi + 1)}
         for order in orders:
             cfg = {"order": order, "sym": a.sym, "pre": a.pre, "post": a.post, "additive": a.additive}
             if a.history:
@@ -233,6 +249,8 @@ def main():
             counts = [fmg_count(lv, L, cfg) for L in range(lo, hi + 1)]
             name = "".join(str(sum(b << d for d, b in enumerate(c))) for c in order)
             add = f" additive={a.additive:g}" if a.additive else ""
+            add += f" local-scale={a.local_scale:g}" if a.local_scale != 1.0 else ""
+            add += f" quadrature={a.quadrature}" if a.quadrature != "gauss" else ""
             print(f"{a.dim}D k={k} order={name} sym={int(a.sym)}{add} "
                   f"pre={a.pre} post={a.post} L={lo}..{hi}: {' '.join(map(str, counts))}", flush=True)
 
