@@ -273,11 +273,6 @@ __global__ void __launch_bounds__(BX * BY, MINB)
   }
   for (int r = tid; r < BY; r += NT) CYS[r] = y0 + r < ny ? a.sKy[y0 + r] : R(0);
   const R sKxv = gx < nx ? a.sKx[gx] : R(0);
-  /* epilogue data of the owned column */
-#ifdef QK_OP_BASELINE
-  const R dMxv = gx < nx ? a.dMx[gx] : R(1), dKxv = gx < nx ? a.dKx[gx] : R(0);
-  const R dMyv = gy < ny ? a.dMy[gy] : R(1), dKyv = gy < ny ? a.dKy[gy] : R(0);
-#endif
 
   R acc[NZ];
 #pragma unroll
@@ -289,16 +284,6 @@ __global__ void __launch_bounds__(BX * BY, MINB)
   constexpr int LP = (RY * PX + NT - 1) / NT;
   R pf[LP];
   const int ja = max(0, z0 - KZ), jb = min(nz, z1 + KZ);
-#ifdef QK_OP_BASELINE
-  auto prefetch = [&](int j) {
-    const R *__restrict__ xp = a.x + (int64_t)j * ny * nx;
-#pragma unroll
-    for (int l = 0; l < LP; l++) {
-      const int e = tid + l * NT, r = e / PX, c = e % PX, yy = y0 - K + r, xx = x0 - K + c;
-      pf[l] = (e < RY * PX && yy >= 0 && yy < ny && xx >= 0 && xx < nx) ? xp[(int64_t)yy * nx + xx] : R(0);
-    }
-  };
-#else
   /* the thread's tile elements, the same on every plane: offsets from the
    * tile's first (halo) node, -1 outside the grid (the launch checks that
    * RY rows of x fit in an int) */
@@ -319,7 +304,6 @@ __global__ void __launch_bounds__(BX * BY, MINB)
   static_assert(BY * PX <= 2 * NT, "y band: two elements per thread");
   const int yr0 = tid / PX, yc0 = tid % PX, yr1 = (tid + NT) / PX, yc1 = (tid + NT) % PX;
   const bool y1 = tid + NT < BY * PX;
-#endif
   if (ja < jb) prefetch(ja);
 
   for (int j = z0 - KZ; j < z1 + KZ; j++) {
@@ -328,11 +312,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     /* j == nz: push the last difference D_nz = 0 - p_{nz-1} (top rows) */
     const bool push = comp || (KZ > 0 && j == nz);
     const bool emit = i >= z0 && i < z1 && own;
-#ifdef QK_OP_BASELINE
-    const int64_t idx = ((int64_t)i * ny + gy) * nx + gx;
-#else
     const int64_t idx = (int64_t)i * plane + col;
-#endif
     R eb = 0, ex = 0, ed = 0; /* epilogue operands, loaded early */
     if (emit) {
       if (a.mode >= 1) eb = a.b[idx];
@@ -357,15 +337,10 @@ __global__ void __launch_bounds__(BX * BY, MINB)
     if (comp) {
       if (j + 1 < jb) prefetch(j + 1);
       /* y band on the tile's rows, x columns with halo */
-#ifdef QK_OP_BASELINE
-      for (int e = tid; e < BY * PX; e += NT) { /* all lanes busy (PX > BX) */
-        const int r = e / PX, c = e % PX;
-#else
 #pragma unroll
       for (int n = 0; n < 2; n++) {
         if (n == 1 && !y1) break;
         const int r = n ? yr1 : yr0, c = n ? yc1 : yc0;
-#endif
         const R xc = Xs[r + K][c];
         R u1 = 0, u2 = 0;
 #pragma unroll
@@ -416,9 +391,9 @@ __global__ void __launch_bounds__(BX * BY, MINB)
       else if (a.mode == 1) a.y[idx] = eb - v;
       else {
         const R dmz = a.dMz[i], dkz = a.dKz[i];
-#ifndef QK_OP_BASELINE /* emit: gx < nx, gy < ny (L1 hits after the first plane) */
+        /* the owned column's 1D diagonals, read here (L1 hits after the first plane) rather
+         * than held in registers through the plane loop; emit implies gx < nx, gy < ny */
         const R dMxv = a.dMx[gx], dKxv = a.dKx[gx], dMyv = a.dMy[gy], dKyv = a.dKy[gy];
-#endif
         const R dAy = dMyv * dmz, dBy = dKyv * dmz + dMyv * dkz + a.lambda * dAy;
         R upd = a.c2 * (eb - v) / (dKxv * dAy + dMxv * dBy);
         if (a.mode == 2) {
