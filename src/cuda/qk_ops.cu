@@ -456,7 +456,7 @@ static hpmg_error launch_op_kz(const hpmg_cuda_op o, const op_args<R> &a0) {
   }
   a.zc = zc;
   HPMG_CHECK_ARG(gyn <= 65535 && nch <= 65535, "cuda operator: grid too large");
-  HPMG_CHECK_ARG((int64_t)(T::BY + 2 * K) * a.nx < INT32_MAX, "cuda operator: %d nodes per row is too many", a.nx);
+  HPMG_CHECK_ARG((int64_t)(T::BY + 2 * K) * a.nx < INT32_MAX, "cuda operator: %d nodes in x exceed the 32-bit tile offsets", a.nx);
   dim3 grid((unsigned)gxn, (unsigned)gyn, (unsigned)nch), block(T::BX, T::BY, 1);
   qk_op_kernel<R, K, KZ, T::BX, T::BY, T::CREG, T::MINB><<<grid, block>>>(a);
   QK_LAUNCH();
