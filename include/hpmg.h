@@ -124,6 +124,17 @@ typedef enum { HPMG_PATCH_KERNEL_FUSED = 0, HPMG_PATCH_KERNEL_SEPARATE, HPMG_PAT
  * first, then lines, faces, interior), the order behind paper 000's Table 3
  * (docs/patch.md). */
 typedef enum { HPMG_GS_ORDER_LEXICOGRAPHIC = 0, HPMG_GS_ORDER_CELLWISE } hpmg_gs_order;
+/* Coarse-grid correction of the V-cycle (--cycle):
+ * STANDARD (the default): x += P e_c, paper 000's Algorithm 1.
+ * ADD_RESIDUAL: x += P e_c + r, where r = b - A x is the level's residual after
+ *   pre-smoothing: the cycle of paper 000's authors' code of the paper's time
+ *   (its solver.cuh prolongates into the vector that still holds the residual
+ *   and adds that vector to the solution), an extra undamped Richardson step on
+ *   every level. It reproduces the paper's published 2D iteration counts
+ *   (Table 1), which Algorithm 1 beats at k = 1, 2; in 3D the step is O(h) and
+ *   changes nothing (docs/patch.md). For reproducing published figures, not
+ *   for use; not with CG (the step can make the preconditioner indefinite). */
+typedef enum { HPMG_CYCLE_STANDARD = 0, HPMG_CYCLE_ADD_RESIDUAL } hpmg_cycle_kind;
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
 /* Where the solve runs. CUDA: the whole solve on the GPU (CG, V-cycle, GMRES
  * or FMG; Chebyshev, Jacobi or vertex-patch (fdm) smoothing; double, float or
@@ -147,6 +158,7 @@ typedef struct {
   int cheby_eig_iters;           /* Lanczos/CG steps for lambda_max (default 12) */
   double jacobi_omega;           /* damping of point Jacobi (default 2/3) */
   int pre, post;                 /* smoothing sweeps (default 1 and 1) */
+  hpmg_cycle_kind cycle;         /* coarse-grid correction (default standard) */
   double tol;                    /* relative residual reduction (default 1e-9) */
   int maxit;                     /* default 200 */
   int threads;                   /* OpenMP threads, 0 = runtime default */

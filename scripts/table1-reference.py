@@ -18,6 +18,11 @@ the same color order, V-cycles after the start until ||b - Ax|| <= 1e-9 ||b||,
 counted as hpmg and the paper count them (the start's finest cycle not
 counted).
 
+--cycle add-residual adds the level residual with every coarse-grid
+correction, x += P e_c + r, as the authors' code of the paper's time does
+(hpmg's --cycle add-residual; docs/patch.md): the cycle that reproduces the
+published 2D counts.
+
 Options vary what the paper leaves open: every one of the 24 color orders,
 reversed colors after the coarse correction (symmetric cycle), and the
 number of pre/post steps; --additive W replaces the multiplicative smoother
@@ -28,6 +33,7 @@ matrix), all for comparison. Counts of -1: not converged in 40
 cycles. Usage:
   scripts/table1-reference.py [--dim 2|3] [--degrees 1,2] [--levels 2..8] [--orders all]
   scripts/table1-reference.py --dim 2 --degrees 1 --levels 5..5 --history
+  scripts/table1-reference.py --dim 2 --degrees 1,2,3 --levels 2..8 --cycle add-residual
 Needs python3-numpy and python3-scipy (Debian). Results: docs/patch.md.
 """
 import argparse
@@ -180,6 +186,8 @@ def vcycle(lv, l, x, b, cfg):
     bc = L.P.T @ r
     ec = vcycle(lv, l - 1, np.zeros_like(bc), bc, cfg)
     x += L.P @ ec
+    if cfg["cycle"] == "add-residual":  # the authors' code: x += P e_c + r
+        x += r
     post = order[::-1] if cfg["sym"] else order
     for _ in range(cfg["post"]):
         L.smooth(x, b, post, cfg["additive"])
@@ -224,6 +232,9 @@ def main():
     ap.add_argument("--quadrature", default="gauss", choices=["gauss", "gll-local", "gll"],
                     help="gll-local: the local solver from (k+1)-point GLL quadrature (lumped 1D "
                          "mass), the operator exact; gll: both (default: exact)")
+    ap.add_argument("--cycle", default="standard", choices=["standard", "add-residual"],
+                    help="coarse-grid correction x += P e_c (standard, Algorithm 1) or x += P e_c + r "
+                         "(the authors' code)")
     ap.add_argument("--order", help="one color order, e.g. 0123 (default: hpmg's and the paper's, 0..2^d-1)")
     ap.add_argument("--history", action="store_true",
                     help="print the relative residual after the FMG start and after every V-cycle "
@@ -239,7 +250,8 @@ def main():
     for k in (int(s) for s in a.degrees.split(",")):
         lv = {l: Level(k, l, a.dim, a.quadrature, a.local_scale) for l in range(1, hi + 1)}
         for order in orders:
-            cfg = {"order": order, "sym": a.sym, "pre": a.pre, "post": a.post, "additive": a.additive}
+            cfg = {"order": order, "sym": a.sym, "pre": a.pre, "post": a.post, "additive": a.additive,
+                   "cycle": a.cycle}
             if a.history:
                 h = []
                 fmg_count(lv, hi, cfg, history=h)
@@ -251,6 +263,7 @@ def main():
             add = f" additive={a.additive:g}" if a.additive else ""
             add += f" local-scale={a.local_scale:g}" if a.local_scale != 1.0 else ""
             add += f" quadrature={a.quadrature}" if a.quadrature != "gauss" else ""
+            add += f" cycle={a.cycle}" if a.cycle != "standard" else ""
             print(f"{a.dim}D k={k} order={name} sym={int(a.sym)}{add} "
                   f"pre={a.pre} post={a.post} L={lo}..{hi}: {' '.join(map(str, counts))}", flush=True)
 

@@ -21,7 +21,8 @@ static const char *const rhss[] = {"sine", "one", "vector-one"},
                          *const modes[] = {"multiplicative", "additive"}, *const locals[] = {"fdm", "dense"},
                          *const porders[] = {"zorder", "lexicographic", "hierarchical"},
                          *const pkernels[] = {"fused", "separate", "global"},
-                         *const gsorders[] = {"lexicographic", "cellwise"};
+                         *const gsorders[] = {"lexicographic", "cellwise"},
+                         *const cycles[] = {"standard", "add-residual"};
 
 enum { EXIT_BAD_INPUT = 2, EXIT_NO_MEMORY = 3, EXIT_FAILED = 1 };
 
@@ -66,6 +67,9 @@ static void usage(FILE *f) {
           "                        the unknowns, x fastest (default), or deal.II's level numbering, cell\n"
           "                        by cell (paper 000 Table 3; docs/patch.md)\n"
           "  --pre n, --post n     smoothing steps before/after the coarse correction (default %d/%d)\n"
+          "  --cycle standard|add-residual   coarse correction x += P e (default), or x += P e + r, the\n"
+          "                        cycle of paper 000's authors' code, which reproduces its published\n"
+          "                        2D counts; slower, for reproducing figures only (docs/patch.md)\n"
           "Solver:\n"
           "  --solver auto|cg|vcycle|gmres|fmg   CG or GMRES preconditioned by one V-cycle, V-cycle\n"
           "                        iteration, or full multigrid then V-cycles (iterations = V-cycles after\n"
@@ -158,7 +162,7 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
   char tb[8][32];
   printf("{\"disc\":\"fe\",\"device\":\"%s\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
          "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\",\"patch_order\":\"%s\",\"patch_batch\":%lld,"
-         "\"local_solver\":\"%s\",\"patch_kernel\":\"%s\",\"gs_order\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,"
+         "\"local_solver\":\"%s\",\"patch_kernel\":\"%s\",\"gs_order\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,\"cycle\":\"%s\","
          "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
          "\"iterations\":%d,\"converged\":%s,\"residual0\":%.6e,\"residual\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
          "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%s,\"smoother_s\":%s,"
@@ -170,7 +174,7 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
          (long long)so->patch_batch, sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
          sm == HPMG_SMOOTHER_PATCH ? pkernels[so->patch_kernel] : "none",
          sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS ? gsorders[so->gs_order] : "none", so->cheby_degree,
-         so->pre, so->post, precs[so->precision], so->tol, omp_get_max_threads(), (long long)st->dofs,
+         so->pre, so->post, cycles[so->cycle], precs[so->precision], so->tol, omp_get_max_threads(), (long long)st->dofs,
          (long long)total, st->levels, st->iterations, st->converged ? "true" : "false", st->residual0, st->residual,
          st->residual0 > 0 ? st->residual / st->residual0 : 0.0, st->rate, l2, maxerr, st->t_setup,
          json_time(timed, st->t_operator, tb[0]), json_time(timed, st->t_smoother, tb[1]),
@@ -200,7 +204,7 @@ static int solve_fe(int argc, char **argv) {
   enum { O_DIM = 256, O_DEG, O_COARSE, O_REFINE, O_BOX, O_LAMBDA, O_RHS, O_SMOOTHER, O_CHEBDEG, O_CHEBRANGE, O_OMEGA,
          O_PRE, O_POST, O_SOLVER, O_TOL, O_MAXIT, O_THREADS, O_PREC, O_JSON, O_VTU, O_HELP, O_DEVICE, O_DISC, O_QUIET,
          O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART, O_PORDER, O_PBATCH, O_PKERNEL, O_PROFILE,
-         O_GSORDER };
+         O_GSORDER, O_CYCLE };
   static const struct option opts[] = {
       {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"coarse", 1, 0, O_COARSE}, {"refine", 1, 0, O_REFINE},
       {"box", 1, 0, O_BOX}, {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"smoother", 1, 0, O_SMOOTHER},
@@ -211,7 +215,8 @@ static int solve_fe(int argc, char **argv) {
       {"quiet", 0, 0, O_QUIET}, {"version", 0, 0, O_VERSION}, {"patch-mode", 1, 0, O_PMODE},
       {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART},
       {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {"patch-kernel", 1, 0, O_PKERNEL},
-      {"profile", 0, 0, O_PROFILE}, {"gs-order", 1, 0, O_GSORDER}, {0, 0, 0, 0}};
+      {"profile", 0, 0, O_PROFILE}, {"gs-order", 1, 0, O_GSORDER}, {"cycle", 1, 0, O_CYCLE},
+      {0, 0, 0, 0}};
   static const char *const devices[] = {"cpu", "cuda"}, *const discs[] = {"fe", "fd"};
   int c, v;
   opterr = 0;
@@ -245,6 +250,7 @@ static int solve_fe(int argc, char **argv) {
     case O_PKERNEL: rc = parse_choice("--patch-kernel", optarg, pkernels, 3, &v); so.patch_kernel = v; patch_set = 1; break;
     case O_RESTART: rc = parse_int("--restart", optarg, &so.restart); restart_set = 1; break;
     case O_GSORDER: rc = parse_choice("--gs-order", optarg, gsorders, 2, &v); so.gs_order = v; gs_set = 1; break;
+    case O_CYCLE: rc = parse_choice("--cycle", optarg, cycles, 2, &v); so.cycle = v; break;
     case O_CHEBDEG: rc = parse_int("--cheby-degree", optarg, &so.cheby_degree); break;
     case O_CHEBRANGE: rc = parse_double("--cheby-range", optarg, &so.cheby_range); break;
     case O_OMEGA: rc = parse_double("--jacobi-omega", optarg, &so.jacobi_omega); break;
@@ -377,10 +383,11 @@ static int solve_fe(int argc, char **argv) {
   } else {
     printf("summary\n");
     const int gs = sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS;
-    printf("  method              %s, smoother %s%s%s%s%s%s%s, %d pre / %d post, %s precision\n", solvers[so.solver],
+    printf("  method              %s, smoother %s%s%s%s%s%s%s, %d pre / %d post%s, %s precision\n", solvers[so.solver],
            smoothers[sm], sm == HPMG_SMOOTHER_PATCH ? " (" : "", sm == HPMG_SMOOTHER_PATCH ? modes[so.patch_mode] : "",
            sm == HPMG_SMOOTHER_PATCH ? (so.local_solver == HPMG_LOCAL_FDM ? ", fdm)" : ", dense)") : "",
-           gs ? " (" : "", gs ? gsorders[so.gs_order] : "", gs ? " order)" : "", so.pre, so.post, precs[so.precision]);
+           gs ? " (" : "", gs ? gsorders[so.gs_order] : "", gs ? " order)" : "", so.pre, so.post,
+           so.cycle == HPMG_CYCLE_ADD_RESIDUAL ? ", coarse correction + residual" : "", precs[so.precision]);
     printf("  unknowns            %lld (%lld with boundary), %d levels, %d threads\n", (long long)st.dofs,
            (long long)total, st.levels, omp_get_max_threads());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,

@@ -111,6 +111,11 @@ static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solve
   HPMG_CHECK_ARG(so->jacobi_omega > 0 && so->jacobi_omega < 2, "--jacobi-omega must be in (0,2)");
   HPMG_CHECK_ARG(so->pre >= 0 && so->pre <= 100 && so->post >= 0 && so->post <= 100 && so->pre + so->post >= 1,
                  "--pre/--post must be in 0..100 and not both 0");
+  HPMG_CHECK_ARG(so->cycle == HPMG_CYCLE_STANDARD || so->cycle == HPMG_CYCLE_ADD_RESIDUAL,
+                 "unknown --cycle %d (standard or add-residual)", (int)so->cycle);
+  HPMG_CHECK_ARG(!(so->cycle == HPMG_CYCLE_ADD_RESIDUAL && so->solver == HPMG_SOLVER_CG),
+                 "--cycle add-residual is not a symmetric positive definite preconditioner: use it with "
+                 "--solver fmg, vcycle or gmres");
   HPMG_CHECK_ARG(so->tol > 0 && so->tol < 1, "--tol must be in (0,1)");
   HPMG_CHECK_ARG(so->maxit >= 1 && so->maxit <= 1000000, "--maxit must be in 1..1000000");
   return HPMG_SUCCESS;
@@ -507,6 +512,7 @@ static hpmg_error vcycle(hpmg_cuda_solver s, int l, int x_is_zero) {
   HPMG_CALL(vcycle(s, l - 1, 1));
   t0 = prof_start(s);
   HPMG_CALL(hpmg_cuda_kron3_apply(L->dP, real, s->lv[l - 1].x, L->x, 1, s->tscratch));
+  if (s->so.cycle == HPMG_CYCLE_ADD_RESIDUAL) HPMG_CALL(hpmg_cuda_axpy(real, L->g.N, 1.0, L->r, L->x)); /* as mg.c */
   prof_stop(s, t0, &s->t_transfer, &L->tt);
   return smooth(s, L, 0, 1, s->so.post);
 }

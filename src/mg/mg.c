@@ -186,6 +186,7 @@ static hpmg_error vcycle(hpmg_mg *mg, int l, int x_is_zero) {
   HPMG_CALL(vcycle(mg, l - 1, 1));
   t0 = hpmg_wtime();
   hpmg_kron3_apply(&L->P, real, mg->lv[l - 1].x, L->x, 1);
+  if (mg->opt.add_residual) hpmg_vec_axpy(real, L->g.N, 1.0, L->r, L->x); /* L->r: still the residual */
   t1 = hpmg_wtime() - t0;
   mg->t.transfer += t1;
   L->t_transfer += t1;

@@ -35,6 +35,9 @@ typedef struct {
    * needs. 0: the same smoother S before and after (paper 000, Algorithm 1),
    * for GMRES, FMG and the V-cycle iteration. */
   int symmetric;
+  /* 1: the coarse-grid correction adds the level residual too, x += P e_c + r
+   * (HPMG_CYCLE_ADD_RESIDUAL, the cycle behind paper 000's published counts) */
+  int add_residual;
   hpmg_patch_options patch; /* HPMG_SMOOTHER_PATCH only */
   hpmg_gs_order gs_order;   /* HPMG_SMOOTHER_GS/SGS only */
   hpmg_real real; /* precision of the cycle */
