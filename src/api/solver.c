@@ -136,11 +136,7 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
   HPMG_CHECK_ARG(o->jacobi_omega > 0 && o->jacobi_omega < 2, "--jacobi-omega must be in (0,2) (got %g)", o->jacobi_omega);
   HPMG_CHECK_ARG(o->pre >= 0 && o->pre <= 100 && o->post >= 0 && o->post <= 100, "--pre/--post must be in 0..100");
   HPMG_CHECK_ARG(o->pre + o->post >= 1, "--pre and --post cannot both be 0 (the cycle would not smooth)");
-  HPMG_CHECK_ARG(o->cycle == HPMG_CYCLE_STANDARD || o->cycle == HPMG_CYCLE_ADD_RESIDUAL,
-                 "unknown --cycle %d (standard or add-residual)", (int)o->cycle);
-  HPMG_CHECK_ARG(!(o->cycle == HPMG_CYCLE_ADD_RESIDUAL && o->solver == HPMG_SOLVER_CG),
-                 "--cycle add-residual is not a symmetric positive definite preconditioner: use it with "
-                 "--solver fmg, vcycle or gmres");
+  HPMG_CALL(hpmg_cycle_check(o->solver, o->cycle));
   HPMG_CHECK_ARG(o->tol > 0 && o->tol < 1, "--tol must be in (0,1) (got %g)", o->tol);
   HPMG_CHECK_ARG(o->maxit >= 1 && o->maxit <= 1000000, "--maxit must be in 1..1000000 (got %d)", o->maxit);
   HPMG_CHECK_ARG(o->threads >= 0 && o->threads <= 4096, "--threads must be in 0..4096 (got %d)", o->threads);

@@ -111,11 +111,7 @@ static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solve
   HPMG_CHECK_ARG(so->jacobi_omega > 0 && so->jacobi_omega < 2, "--jacobi-omega must be in (0,2)");
   HPMG_CHECK_ARG(so->pre >= 0 && so->pre <= 100 && so->post >= 0 && so->post <= 100 && so->pre + so->post >= 1,
                  "--pre/--post must be in 0..100 and not both 0");
-  HPMG_CHECK_ARG(so->cycle == HPMG_CYCLE_STANDARD || so->cycle == HPMG_CYCLE_ADD_RESIDUAL,
-                 "unknown --cycle %d (standard or add-residual)", (int)so->cycle);
-  HPMG_CHECK_ARG(!(so->cycle == HPMG_CYCLE_ADD_RESIDUAL && so->solver == HPMG_SOLVER_CG),
-                 "--cycle add-residual is not a symmetric positive definite preconditioner: use it with "
-                 "--solver fmg, vcycle or gmres");
+  HPMG_CALL(hpmg_cycle_check(so->solver, so->cycle));
   HPMG_CHECK_ARG(so->tol > 0 && so->tol < 1, "--tol must be in (0,1)");
   HPMG_CHECK_ARG(so->maxit >= 1 && so->maxit <= 1000000, "--maxit must be in 1..1000000");
   return HPMG_SUCCESS;

@@ -23,6 +23,15 @@ void hpmg_history_record(double *hist, int *n, int cap, int it, double rn, doubl
   }
 }
 
+hpmg_error hpmg_cycle_check(hpmg_solver_kind solver, hpmg_cycle_kind cycle) {
+  HPMG_CHECK_ARG(cycle == HPMG_CYCLE_STANDARD || cycle == HPMG_CYCLE_ADD_RESIDUAL,
+                 "unknown --cycle %d (standard or add-residual)", (int)cycle);
+  HPMG_CHECK_ARG(!(cycle == HPMG_CYCLE_ADD_RESIDUAL && solver == HPMG_SOLVER_CG),
+                 "--cycle add-residual is not a symmetric positive definite preconditioner: use it with "
+                 "--solver fmg, vcycle or gmres");
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_pcg(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x,
                     double rtol, int maxit, void *work[4], hpmg_monitor mon, void *mctx,
                     hpmg_krylov_info *info) {

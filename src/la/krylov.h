@@ -33,6 +33,11 @@ hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, doubl
  * (residual, relative to r0, reduction against the previous entry). */
 void hpmg_history_record(double *hist, int *n, int cap, int it, double rn, double r0, int verbose);
 
+/* HPMG_ERR_ARG unless the V-cycle kind can serve the outer solver: CG needs a
+ * symmetric positive definite preconditioner, which the add-residual cycle is
+ * not. One rule for the CPU and the GPU solver. */
+hpmg_error hpmg_cycle_check(hpmg_solver_kind solver, hpmg_cycle_kind cycle);
+
 /* HPMG_ERR_NUMERIC with a message if a residual norm became NaN/Inf at iteration it. */
 hpmg_error hpmg_check_residual(double v, int it);
 
