@@ -1,6 +1,7 @@
 /* Micro-benchmark of the level kernels: operator application, fused Chebyshev
  * step, prolongation and restriction, in double and float. Prints time per
  * call, unknowns/s, GFLOP/s and effective GB/s (x read + y written).
+ * The kernels are the variant in use (HPMG_ISA selects another one).
  * usage: op_bench DIM K REFINE [REPEAT] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +52,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   const double flops = hpmg_laplace_flops(&op);
-  printf("dim %d k %d cells %lld^%d unknowns %lld flops/unknown %.1f tile %d\n", dim, k, (long long)c, dim,
-         (long long)g.N, flops / g.N, op.tile);
+  printf("dim %d k %d cells %lld^%d unknowns %lld flops/unknown %.1f tile %d isa %s (%d-byte vectors)\n", dim, k,
+         (long long)c, dim, (long long)g.N, flops / g.N, op.tile, hpmg_cpu_isa(), hpmg_cpu_simd_bytes());
   for (int ri = 0; ri < 2; ri++) {
     hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
     size_t s = hpmg_real_size(r);

@@ -6,7 +6,9 @@
 #   bench/run_sweep.sh [quick|full]       (default full)
 # Writes bench/results/sweep_cpu$TAG.jsonl (one object per run) and
 # bench/results/sweep_cpu$TAG.md (side-by-side table with time ratios);
-# PREC=double|mixed|float (default mixed, as the peer's float levels).
+# PREC=double|mixed|float (default mixed, as the peer's float levels);
+# ISAS="native avx2" runs hpmg once per CPU kernel variant (default: auto,
+# the best this processor runs; hpmg --version lists them).
 # deal.II: ../shared/peers/dealii/build/poisson_dealii, or $DEALII_PEER; built by
 # ../shared/peers/setup.sh. Without it, only hpmg runs are recorded.
 # DEALII_RAW=file reuses the deal.II lines of an earlier raw file (same machine)
@@ -32,14 +34,16 @@ RAW=$RES/sweep_cpu$TAG.raw
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OPENBLAS_NUM_THREADS=1
 
 SMOOTHERS=${SMOOTHERS:-auto}
+ISAS=${ISAS:-auto}
 SOLVERS=${SOLVERS:-auto}
 run_case() { # dim k L
+  for isa in $ISAS; do
   for v in $SOLVERS; do
   for s in $SMOOTHERS; do
     [ "$s" = patch ] && [ "$2" -lt 2 ] && continue
-    echo "+ hpmg $* --solver $v --smoother $s" >&2
-    $HP "$@" --precision $PREC --repeat $REPEAT --solver $v --smoother $s | tee -a $RAW
-  done; done
+    echo "+ HPMG_ISA=$isa hpmg $* --solver $v --smoother $s" >&2
+    HPMG_ISA=$isa $HP "$@" --precision $PREC --repeat $REPEAT --solver $v --smoother $s | tee -a $RAW
+  done; done; done
   if [ -n "${DEALII_RAW:-}" ]; then # reuse deal.II lines measured earlier on this machine
     grep "^peer=dealii dim=$1 k=$2 L=$3 " "$DEALII_RAW" | tee -a $RAW
   elif [ -n "$DEALII" ] && [ "$2" -le 8 ]; then

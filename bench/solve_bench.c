@@ -2,7 +2,8 @@
  * box, homogeneous Dirichlet, u = prod sin(pi x_i)), solved R times through
  * the public API; prints one line in the peers' format
  *   peer=hpmg dim=3 k=4 L=6 dofs=... iters=... solve_s=<best> first_solve_s=... l2err=...
- * so bench/run_sweep.sh can put hpmg and deal.II side by side.
+ * so bench/run_sweep.sh can put hpmg and deal.II side by side (isa=: the CPU
+ * kernel variant that ran; HPMG_ISA selects another one).
  * usage: solve_bench DIM K L [--precision double|float|mixed] [--smoother chebyshev|jacobi|gs|sgs]
  *                            [--cheby-degree M] [--tol T] [--repeat R] [--threads N] [--lambda V] */
 #include <omp.h>
@@ -97,10 +98,10 @@ int main(int argc, char **argv) {
   for (int d = 0; d < po.dim; d++) total *= (int64_t)po.degree * ((int64_t)1 << po.refine) + 1;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("peer=hpmg dim=%d k=%d L=%d dofs=%lld free_dofs=%lld threads=%d precision=%s solver=%s smoother=%s cheby_degree=%d "
+  printf("peer=hpmg isa=%s dim=%d k=%d L=%d dofs=%lld free_dofs=%lld threads=%d precision=%s solver=%s smoother=%s cheby_degree=%d "
          "iters=%d setup_s=%.4f solve_s=%.4f dofs_per_s=%.4e first_solve_s=%.4f l2err=%.6e maxerr=%.6e relres=%.3e "
          "operator_s=%.4f smoother_s=%.4f transfer_s=%.4f coarse_s=%.4f krylov_s=%.4f matvecs=%lld rss_gb=%.2f\n",
-         po.dim, po.degree, po.refine, (long long)total, (long long)n, omp_get_max_threads(), prec, solvername, smoother,
+         hpmg_cpu_isa(), po.dim, po.degree, po.refine, (long long)total, (long long)n, omp_get_max_threads(), prec, solvername, smoother,
          so.cheby_degree, bst.iterations, setup, best, total / best, first, l2, maxerr, bst.residual / bst.residual0,
          bst.t_operator, bst.t_smoother, bst.t_transfer, bst.t_coarse, bst.t_krylov,
          (long long)bst.operator_applications, ru.ru_maxrss / 1048576.0);

@@ -35,11 +35,11 @@ dl = {key(d): d for d in runs if d["peer"] == "dealii"}
 out = [f"# CPU sweep: hpmg vs deal.II\n", f"{header}\n",
        "Same problem, same tolerance (relative residual 1e-9; deal.II: CG + V-cycle; hpmg: the solver of the row), same discretization: the L2 errors must agree.",
        "Times are best of 3 solves (setup excluded); ratio = hpmg / deal.II time to solution.\n",
-       "| dim | k | L | DoFs | hpmg solver | hpmg smoother | hpmg it | hpmg s | hpmg MDoF/s | hpmg L2 | deal.II it | deal.II s | deal.II L2 | L2 agree | ratio |",
-       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+       "| dim | k | L | DoFs | CPU kernels | hpmg solver | hpmg smoother | hpmg it | hpmg s | hpmg MDoF/s | hpmg L2 | deal.II it | deal.II s | deal.II L2 | L2 agree | ratio |",
+       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for d in hp:
     p = dl.get(key(d))
-    row = [d["dim"], d["k"], d["L"], d["dofs"], d.get("solver", "cg"), d.get("smoother", "?"), d["iters"], f'{d["solve_s"]:.3f}', f'{d["dofs_per_s"]/1e6:.1f}',
+    row = [d["dim"], d["k"], d["L"], d["dofs"], d.get("isa", "-"), d.get("solver", "cg"), d.get("smoother", "?"), d["iters"], f'{d["solve_s"]:.3f}', f'{d["dofs_per_s"]/1e6:.1f}',
            f'{d["l2err"]:.4e}']
     if p:
         # 3 significant digits; below ~1e-10 the error is set by the 1e-9 solver

@@ -41,6 +41,21 @@ typedef enum {
 const char *hpmg_last_error(void);
 const char *hpmg_error_name(hpmg_error code);
 
+/* ------------------------------------------------------------ CPU kernels */
+
+/* The library holds every CPU kernel once per instruction set of its build
+ * (x86-64: avx512, avx2, sse2, and native in a -march=native build; aarch64:
+ * neon), each with its own SIMD width and register blocking, and runs the
+ * best one this processor supports. The environment variable HPMG_ISA, or
+ * hpmg_set_cpu_isa(), names another one ("auto": the best). */
+const char *hpmg_cpu_isa(void);           /* the variant in use, e.g. "avx2" */
+const char *hpmg_cpu_isa_level(void);     /* its instruction set ("native" builds: the one found) */
+int hpmg_cpu_simd_bytes(void);            /* its SIMD vector width in bytes */
+const char *hpmg_cpu_isa_available(void); /* variants this build has and this processor runs, best first */
+/* Select a variant by name; HPMG_ERR_ARG for an unknown one or one this
+ * processor cannot run. Call it before creating solvers, not during a solve. */
+hpmg_error hpmg_set_cpu_isa(const char *name);
+
 /* ---------------------------------------------------------------- problem */
 
 /* SINE: f from the manufactured solution prod sin(pi x_d / box_d), b = load vector of f.

@@ -79,6 +79,28 @@ expect_fail 2 solve --cycle w
 expect_fail 2 solve --cycle add-residual --solver cg
 expect_fail 2 solve --patch-kernel sideways
 expect_fail 2 solve --smoother chebyshev --patch-kernel global
+# CPU kernel variants: an unknown one is refused, from the option and from the environment
+expect_fail 2 solve --isa avx1024
+expect_fail 2 solve --disc fd --isa avx1024
+n=$((n+1))
+if HPMG_ISA=avx1024 "$HPMG" solve --dim 2 --degree 2 --refine 2 >"$tmp/out" 2>"$tmp/err"; then rc=0; else rc=$?; fi
+if [ $rc -eq 2 ] && grep -q "HPMG_ISA=avx1024" "$tmp/err" && ! grep -q "iter " "$tmp/out"; then
+  echo "ok   HPMG_ISA=avx1024 -> 2: $(cat "$tmp/err")"; else echo "FAIL: HPMG_ISA=avx1024 -> $rc"; fail=$((fail+1)); fi
+# --version and --json name the variant in use; every variant this processor runs solves alike
+n=$((n+1))
+isas=$("$HPMG" --version | sed -n 's/.*this build and processor run: //p' | tr -d ',')
+if "$HPMG" --version | grep -q "^CPU kernels: " && [ -n "$isas" ]; then echo "ok   --version: $("$HPMG" --version | sed -n 2p)"; else
+  echo "FAIL: --version names no CPU kernels"; "$HPMG" --version; fail=$((fail+1)); fi
+for isa in $isas; do
+  n=$((n+1))
+  "$HPMG" solve --dim 3 --degree 3 --refine 2 --isa "$isa" --json >"$tmp/json" 2>"$tmp/err"
+  HPMG_ISA=$isa "$HPMG" solve --disc fd --dim 2 --refine 6 --json >"$tmp/fd" 2>>"$tmp/err"
+  if python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1])); f=json.load(open(sys.argv[2]))
+assert d['isa']==sys.argv[3] and f['isa']==sys.argv[3] and d['simd_bytes'] in (16,32,64) and d['converged'] and f['converged']" "$tmp/json" "$tmp/fd" "$isa"; then
+    echo "ok   --isa $isa (and HPMG_ISA for --disc fd): reported in --json"; else echo "FAIL: --isa $isa"; cat "$tmp/json" "$tmp/fd" "$tmp/err"; fail=$((fail+1)); fi
+done
 # GPU patch smoother: dense local solver and 3D degree > 8 are refused (with or without a GPU)
 expect_fail 2 solve --device cuda --dim 2 --degree 2 --refine 3 --smoother patch --local-solver dense
 expect_fail 2 solve --device cuda --dim 3 --degree 9 --refine 1 --smoother patch

@@ -7,6 +7,48 @@
 #include <string.h>
 #include "ops/fd_stencil.h"
 
+/* the kernels through the CPU backend's table (the variant in use) */
+#define OPS(r) fd_ops_cpu(sizeof(*(r)) == sizeof(double) ? FD_DOUBLE : FD_FLOAT)
+static void fd_restrict_d(int dim, int64_t nf, const double *rf, double *fc) { OPS(rf)->restrict_rhs(dim, nf, rf, fc); }
+static void fd_prolong_d(int dim, int64_t nf, const double *uc, double *uf, int add) {
+  OPS(uc)->prolong(dim, nf, uc, uf, add);
+}
+static void fd_prolong_cubic_d(int dim, int64_t nf, const double *uc, double *uf) {
+  OPS(uc)->prolong_cubic(dim, nf, uc, uf);
+}
+static void fd_prolong_cubic_f(int dim, int64_t nf, const float *uc, float *uf) {
+  OPS(uc)->prolong_cubic(dim, nf, uc, uf);
+}
+static void fd_apply_d(int dim, int64_t n, const double *u, double *y) { OPS(u)->apply(dim, n, u, y); }
+static void fd_residual_d(int dim, int64_t n, const double *u, const double *f, double *r) {
+  OPS(u)->residual(dim, n, u, f, r);
+}
+static void fd_residual_f(int dim, int64_t n, const float *u, const float *f, float *r) {
+  OPS(u)->residual(dim, n, u, f, r);
+}
+static double fd_residual_norm_d(int dim, int64_t n, const double *u, const double *f) {
+  double r;
+  OPS(u)->residual_norm(dim, n, u, f, &r);
+  return r;
+}
+static void fd_mcgs_d(int dim, int64_t n, double omega, int backward, double *u, const double *f) {
+  void *p = u;
+  OPS(u)->smooth(dim, n, FD_SMOOTH_MCGS, omega, 1, backward, &p, f, NULL);
+}
+static void fd_rbgs_d(int dim, int64_t n, double omega, int backward, double *u, const double *f) {
+  void *p = u;
+  OPS(u)->smooth(dim, n, FD_SMOOTH_RBGS, omega, 1, backward, &p, f, NULL);
+}
+static void fd_mcgs_f(int dim, int64_t n, double omega, int backward, float *u, const float *f) {
+  void *p = u;
+  OPS(u)->smooth(dim, n, FD_SMOOTH_MCGS, omega, 1, backward, &p, f, NULL);
+}
+/* out = one Jacobi sweep from u (the backend swaps its two pointers) */
+static void fd_jacobi_d(int dim, int64_t n, double omega, const double *u, const double *f, double *out) {
+  void *p = (void *)u, *t = out;
+  OPS(u)->smooth(dim, n, FD_SMOOTH_JACOBI, omega, 1, 0, &p, f, &t);
+}
+
 static int fails = 0;
 #define CHECK(cond, ...)                                                        \
   do {                                                                          \

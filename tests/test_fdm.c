@@ -12,6 +12,7 @@
 #include "fem/fem.h"
 #include "smoothers/fdm.h"
 #include "cuda/qk_coef.h" /* the GPU float kernel's compile-time factors (plain C) */
+#include "test_env.h"
 
 static int failures = 0;
 
@@ -367,7 +368,7 @@ int main(int argc, char **argv) {
   const double lambdas[2] = {0.0, 10.0};
   int cases = 0;
   for (int dim = 2; dim <= 3; dim++) {
-    int kmax = dim == 2 ? 10 : 8;
+    int kmax = test_max_degree(dim == 2 ? 10 : 8);
     for (int k = 1; k <= kmax; k++)
       for (int a = 0; a < 2; a++)
         for (int l = 0; l < 2; l++) {

@@ -17,6 +17,7 @@
 #include "check.h"
 #include "la/vec.h"
 #include "smoothers/patch.h"
+#include "test_env.h"
 
 /* CHECK_OK for functions without a result */
 #define REQUIRE_OK(expr)                                                       \
@@ -103,7 +104,7 @@ static const double boxes[2][3] = {{1, 1, 1}, {1, 2.5, 0.4}};
 
 static void fdm_dense(void) {
   for (int dim = 2; dim <= 3; dim++)
-    for (int k = 1; k <= (dim == 2 ? 10 : 8); k++)
+    for (int k = 1; k <= test_max_degree(dim == 2 ? 10 : 8); k++)
       for (int variant = 0; variant < 3; variant++) { /* isotropic; anisotropic; anisotropic + lambda */
         const int64_t c = dim == 2 ? 4 : 3, cells[3] = {c, c + 1, dim == 3 ? c : 1};
         const double lambda = variant == 2 ? 37.0 : 0.0;
@@ -138,7 +139,7 @@ static void fdm_dense(void) {
 
 static void residual(void) {
   for (int dim = 2; dim <= 3; dim++)
-    for (int k = 1; k <= (dim == 2 ? 10 : 8); k++) {
+    for (int k = 1; k <= test_max_degree(dim == 2 ? 10 : 8); k++) {
       const int64_t cells[3] = {4, 3, dim == 3 ? 4 : 1};
       level L;
       if (make_level(dim, k, cells, boxes[1], 5.0, &L)) return;
@@ -180,7 +181,7 @@ static void residual(void) {
 /* Textbook references built from the global residual and the dense inverse. */
 static void naive(void) {
   for (int dim = 2; dim <= 3; dim++)
-    for (int k = 1; k <= (dim == 2 ? 5 : 3); k++) {
+    for (int k = 1; k <= test_max_degree(dim == 2 ? 5 : 3); k++) {
       const int64_t cells[3] = {5, 4, dim == 3 ? 4 : 1};
       level L;
       if (make_level(dim, k, cells, boxes[1], 3.0, &L)) return;
@@ -241,6 +242,7 @@ static void naive(void) {
  * error of A x = 0 from a random start in the energy norm for every order. */
 static void threads(void) {
   const int64_t batches[] = {-1, 0, 3, 16};
+  int most = 1; /* the most threads the runtime gave (OMP_THREAD_LIMIT may cap them) */
   for (int dim = 2; dim <= 3; dim++) {
     const int64_t c = dim == 2 ? 17 : 7, cells[3] = {c, c + 1, dim == 3 ? c : 1};
     level L;
@@ -261,6 +263,7 @@ static void threads(void) {
           if (smooth_with(s, &L, o, HPMG_REAL_DOUBLE, b, x0, x1, post)) return;
           for (int nt = 2; nt <= 3; nt++) {
             omp_set_num_threads(nt);
+            if (omp_get_max_threads() > most) most = omp_get_max_threads();
             if (smooth_with(s, &L, o, HPMG_REAL_DOUBLE, b, x0, x2, post)) return;
             worst = fmax(worst, max_diff(n, x1, x2, NULL));
           }
@@ -279,7 +282,8 @@ static void threads(void) {
         hpmg_smoother_destroy(&s);
       }
     omp_set_num_threads(2);
-    printf("threads: dim %d, 3 orders x 4 batch sizes, 1/2/3 threads bitwise equal\n", dim);
+    printf("threads: dim %d, 3 orders x 4 batch sizes, 1..%d threads bitwise equal%s\n", dim, most,
+           most < 3 ? " (the runtime's thread limit allowed no more)" : "");
     free(b); free(x0); free(x1); free(x2); free(z); free(ax);
     hpmg_laplace_destroy(&L.op);
   }
@@ -290,7 +294,7 @@ static void threads(void) {
  * on meshes with enough patches per color for full lane groups and a rest. */
 static void simd(void) {
   for (int dim = 2; dim <= 3; dim++)
-    for (int k = 1; k <= (dim == 2 ? 10 : 8); k++) {
+    for (int k = 1; k <= test_max_degree(dim == 2 ? 10 : 8); k++) {
       const int64_t c = dim == 2 ? 13 : (k <= 4 ? 7 : 6), cells[3] = {c, c + 1, dim == 3 ? c : 1};
       level L;
       if (make_level(dim, k, cells, boxes[1], k % 2 ? 3.0 : 0.0, &L)) return;

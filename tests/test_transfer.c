@@ -6,6 +6,7 @@
 #include "fem/fem.h"
 #include "la/vec.h"
 #include "mg/transfer.h"
+#include "test_env.h"
 
 /* coarse FE function with interior coefficients u at physical point x */
 static double eval_coarse(const hpmg_grid *g, const double *u, const double x[3]) {
@@ -80,7 +81,7 @@ static int run(int dim, int k) {
 }
 
 int main(void) {
-  for (int k = 1; k <= 10; k++) run(2, k);
-  for (int k = 1; k <= 8; k++) run(3, k);
+  for (int k = 1; k <= test_max_degree(10); k++) run(2, k);
+  for (int k = 1; k <= test_max_degree(8); k++) run(3, k);
   return check_report();
 }

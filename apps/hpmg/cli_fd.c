@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "mg/fd_mg.h"
 
 enum { FD_EXIT_BAD_INPUT = 2, FD_EXIT_NO_MEMORY = 3, FD_EXIT_FAILED = 1 };
@@ -44,10 +45,12 @@ static void usage(FILE *f) {
           "  --repeat N              solve N times, report the fastest (benchmarking) [1]\n"
           "  --fft-measure           plan FFTW with FFTW_MEASURE (slower setup, faster solve) [off]\n"
           "  --profile               synchronize the GPU around each phase to time it [off]\n"
+          "  --isa NAME              CPU kernel variant: auto (the best this processor runs) or one of\n"
+          "                          %s (also HPMG_ISA) [auto]\n"
           "  --json                  print one JSON object instead of text\n"
           "  --quiet                 no per-iteration lines\n"
-          "  --help                  this text\n",
-          FD_MAX_REFINE_2D, FD_MAX_REFINE_3D);
+          "  --help, --version       this text; the version and the CPU kernels in use\n",
+          FD_MAX_REFINE_2D, FD_MAX_REFINE_3D, hpmg_cpu_isa_available());
 }
 
 static int bad(const char *opt, const char *val, const char *allowed) {
@@ -93,7 +96,8 @@ static const char *fmg_interp_names[] = {"linear", "cubic"}; /* fd_fmg_interp */
 
 int hpmg_cli_fd(int argc, char **argv) {
   enum { O_DISC = 256, O_DIM, O_REFINE, O_SMOOTHER, O_OMEGA, O_SOLVER, O_PRE, O_POST, O_TOL, O_MAXIT,
-         O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET, O_FMGI, O_SOR };
+         O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET, O_FMGI, O_SOR,
+         O_ISA, O_VERSION };
   static const struct option opts[] = {
       {"disc", required_argument, 0, O_DISC},        {"dim", required_argument, 0, O_DIM},
       {"refine", required_argument, 0, O_REFINE},    {"smoother", required_argument, 0, O_SMOOTHER},
@@ -106,7 +110,8 @@ int hpmg_cli_fd(int argc, char **argv) {
       {"quiet", no_argument, 0, O_QUIET},
       {"repeat", required_argument, 0, O_REPEAT},    {"fft-measure", no_argument, 0, O_MEASURE},
       {"profile", no_argument, 0, O_PROFILE},        {"fmg-interp", required_argument, 0, O_FMGI},
-      {"sor", required_argument, 0, O_SOR},
+      {"sor", required_argument, 0, O_SOR},          {"isa", required_argument, 0, O_ISA},
+      {"version", no_argument, 0, O_VERSION},
       {0, 0, 0, 0}};
   fd_config c;
   fd_config_default(&c);
@@ -185,6 +190,13 @@ int hpmg_cli_fd(int argc, char **argv) {
     case O_JSON: json = 1; break;
     case O_QUIET: quiet = 1; break;
     case O_HELP: usage(stdout); return 0;
+    case O_VERSION: hpmg_cli_print_version(); return 0;
+    case O_ISA:
+      if (hpmg_set_cpu_isa(a)) {
+        fprintf(stderr, "hpmg: --isa: %s\n", hpmg_last_error());
+        return FD_EXIT_BAD_INPUT;
+      }
+      break;
     case O_REPEAT:
       if (!parse_int(a, 1, 100000, &repeat)) return bad("--repeat", a, "1..100000");
       break;
@@ -292,7 +304,7 @@ int hpmg_cli_fd(int argc, char **argv) {
   if (json) {
     printf("{\"disc\":\"fd\",\"dim\":%d,\"refine\":%d,\"n\":%lld,\"unknowns\":%lld,\"points\":%lld,"
            "\"solver\":\"%s\",\"smoother\":\"%s\",\"omega\":%g,\"sor\":%g,\"pre\":%d,\"post\":%d,\"fmg_interp\":\"%s\",\"tol\":%g,\"maxit\":%d,"
-           "\"threads\":%d,\"precision\":\"%s\",\"device\":\"%s\",\"split\":%d,\"levels\":%d,"
+           "\"threads\":%d,\"isa\":\"%s\",\"simd_bytes\":%d,\"precision\":\"%s\",\"device\":\"%s\",\"split\":%d,\"levels\":%d,"
            "\"iterations\":%d,\"converged\":%s,\"res0\":%.6e,\"res\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
            "\"err_l2h\":%.6e,\"err_rms\":%.6e,\"err_max\":%.6e,\"t_setup\":%.6e,\"t_plan\":%.6e,"
            "\"t_solve\":%.6e,\"t_solve_mean\":%.6e,\"repeat\":%d,\"t_smooth\":%.6e,\"t_residual\":%.6e,"
@@ -302,7 +314,7 @@ int hpmg_cli_fd(int argc, char **argv) {
            "\"cpu_barrier_s\":%.3e,\"link_latency_s\":%.3e,\"link_bw\":%.4e},\"history\":[",
            c.dim, c.refine, (long long)n, (long long)st.unknowns, (long long)total, solver_names[c.solver],
            smoother_names[c.smoother], c.omega, c.sor, c.pre, c.post, fmg_interp_names[c.fmg_interp], c.tol, c.maxit, nthreads,
-           c.prec == FD_DOUBLE ? "double" : "float", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", st.split,
+           hpmg_cpu_isa(), hpmg_cpu_simd_bytes(), c.prec == FD_DOUBLE ? "double" : "float", c.device == FD_DEVICE_CUDA ? "cuda" : "cpu", st.split,
            st.levels, st.iterations, st.converged ? "true" : "false", st.res0, st.res, relres, st.rate,
            isnan(l2h) ? -1 : l2h, isnan(rms) ? -1 : rms, isnan(mx) ? -1 : mx, st.t_setup, st.t_plan, tbest,
            repeat > 0 ? tsum / repeat : 0, repeat, st.t_smooth, st.t_residual, st.t_transfer, st.t_coarse,
@@ -313,8 +325,8 @@ int hpmg_cli_fd(int argc, char **argv) {
     printf("]}\n");
   } else {
     printf("summary\n");
-    printf("  unknowns            %lld ((%lld+1)^%d points with the boundary), %d levels, %d threads\n",
-           (long long)st.unknowns, (long long)n, c.dim, st.levels, nthreads);
+    printf("  unknowns            %lld ((%lld+1)^%d points with the boundary), %d levels, %d threads, "
+           "CPU kernels %s\n", (long long)st.unknowns, (long long)n, c.dim, st.levels, nthreads, hpmg_cpu_isa());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,
            st.converged ? "converged" : "NOT converged", relres, st.rate);
     printf("  error vs exact      discrete L2 (h^d-weighted) %.6e   rms over grid %.6e   max %.6e\n", l2h, rms, mx);

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "hpmg.h"
 
-int hpmg_cli_fd(int argc, char **argv);
+#include "cli.h"
 int hpmg_solver_history(hpmg_solver s, const double **h);
 
 /* option values, indexed by their enums (parsing and --json share them) */
@@ -80,6 +80,8 @@ static void usage(FILE *f) {
           "  --precision double|float|mixed   mixed = float V-cycle inside the double outer iteration (default double)\n"
           "  --threads n           OpenMP threads (default: OMP_NUM_THREADS or all cores)\n"
           "  --device cpu|cuda     (default cpu)\n"
+          "  --isa NAME            CPU kernel variant: auto (default: the best this processor runs) or one of\n"
+          "                        %s (also the environment variable HPMG_ISA)\n"
           "Output:\n"
           "  --json                print one JSON object with every figure instead of text\n"
           "  --vtu FILE            write the solution as VTK XML (Lagrange cells, ParaView)\n"
@@ -89,7 +91,7 @@ static void usage(FILE *f) {
           "  --help, --version\n"
           "Exit status: 0 converged, 1 solve failed or did not converge, 2 invalid input, 3 not enough memory.\n",
           p.dim, 10, 10, p.degree, p.coarse, p.refine, s.cheby_degree, s.cheby_range, s.jacobi_omega, s.pre, s.post,
-          s.restart, s.tol, s.maxit);
+          s.restart, s.tol, s.maxit, hpmg_cpu_isa_available());
 }
 
 static const char *format_bytes(double b, char *buf, size_t len) {
@@ -145,6 +147,19 @@ static int parse_choice(const char *opt, const char *s, const char *const *names
   return EXIT_BAD_INPUT;
 }
 
+/* hpmg --version: the library, the CPU kernels in use, and what the build has */
+void hpmg_cli_print_version(void) {
+  printf("hpmg %s\n", HPMG_VERSION_STRING);
+  printf("CPU kernels: %s", hpmg_cpu_isa());
+  if (strcmp(hpmg_cpu_isa(), hpmg_cpu_isa_level())) printf(" (%s)", hpmg_cpu_isa_level());
+  printf(", %d-byte SIMD vectors; this build and processor run: %s\n", hpmg_cpu_simd_bytes(), hpmg_cpu_isa_available());
+#ifdef HPMG_HAVE_CUDA
+  printf("CUDA: yes\n");
+#else
+  printf("CUDA: not in this build\n");
+#endif
+}
+
 /* a time for --json: "null" where it was not measured */
 static const char *json_time(int timed, double t, char *buf) {
   if (!timed) return "null";
@@ -163,7 +178,7 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
   printf("{\"disc\":\"fe\",\"device\":\"%s\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
          "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\",\"patch_order\":\"%s\",\"patch_batch\":%lld,"
          "\"local_solver\":\"%s\",\"patch_kernel\":\"%s\",\"gs_order\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,\"cycle\":\"%s\","
-         "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
+         "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"isa\":\"%s\",\"simd_bytes\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
          "\"iterations\":%d,\"converged\":%s,\"residual0\":%.6e,\"residual\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
          "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%s,\"smoother_s\":%s,"
          "\"transfer_s\":%s,\"coarse_s\":%s,\"krylov_s\":%s,\"solve_s\":%.6f,\"dofs_per_s\":%.6e,"
@@ -174,7 +189,8 @@ static void print_json(const hpmg_problem_options *po, const hpmg_solver_options
          (long long)so->patch_batch, sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
          sm == HPMG_SMOOTHER_PATCH ? pkernels[so->patch_kernel] : "none",
          sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS ? gsorders[so->gs_order] : "none", so->cheby_degree,
-         so->pre, so->post, cycles[so->cycle], precs[so->precision], so->tol, omp_get_max_threads(), (long long)st->dofs,
+         so->pre, so->post, cycles[so->cycle], precs[so->precision], so->tol, omp_get_max_threads(), hpmg_cpu_isa(),
+         hpmg_cpu_simd_bytes(), (long long)st->dofs,
          (long long)total, st->levels, st->iterations, st->converged ? "true" : "false", st->residual0, st->residual,
          st->residual0 > 0 ? st->residual / st->residual0 : 0.0, st->rate, l2, maxerr, st->t_setup,
          json_time(timed, st->t_operator, tb[0]), json_time(timed, st->t_smoother, tb[1]),
@@ -204,7 +220,7 @@ static int solve_fe(int argc, char **argv) {
   enum { O_DIM = 256, O_DEG, O_COARSE, O_REFINE, O_BOX, O_LAMBDA, O_RHS, O_SMOOTHER, O_CHEBDEG, O_CHEBRANGE, O_OMEGA,
          O_PRE, O_POST, O_SOLVER, O_TOL, O_MAXIT, O_THREADS, O_PREC, O_JSON, O_VTU, O_HELP, O_DEVICE, O_DISC, O_QUIET,
          O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART, O_PORDER, O_PBATCH, O_PKERNEL, O_PROFILE,
-         O_GSORDER, O_CYCLE };
+         O_GSORDER, O_CYCLE, O_ISA };
   static const struct option opts[] = {
       {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"coarse", 1, 0, O_COARSE}, {"refine", 1, 0, O_REFINE},
       {"box", 1, 0, O_BOX}, {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"smoother", 1, 0, O_SMOOTHER},
@@ -216,7 +232,7 @@ static int solve_fe(int argc, char **argv) {
       {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART},
       {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {"patch-kernel", 1, 0, O_PKERNEL},
       {"profile", 0, 0, O_PROFILE}, {"gs-order", 1, 0, O_GSORDER}, {"cycle", 1, 0, O_CYCLE},
-      {0, 0, 0, 0}};
+      {"isa", 1, 0, O_ISA}, {0, 0, 0, 0}};
   static const char *const devices[] = {"cpu", "cuda"}, *const discs[] = {"fe", "fd"};
   int c, v;
   opterr = 0;
@@ -266,7 +282,10 @@ static int solve_fe(int argc, char **argv) {
     case O_PROFILE: so.profile = 1; break;
     case O_VTU: vtu = optarg; break;
     case O_HELP: usage(stdout); return 0;
-    case O_VERSION: printf("hpmg %s\n", HPMG_VERSION_STRING); return 0;
+    case O_VERSION: hpmg_cli_print_version(); return 0;
+    case O_ISA:
+      if (hpmg_set_cpu_isa(optarg)) return bad("--isa: %s%s", hpmg_last_error(), "");
+      break;
     case O_DEVICE:
       rc = parse_choice("--device", optarg, devices, 2, &v);
       so.device = v == 1 ? HPMG_DEVICE_CUDA : HPMG_DEVICE_CPU;
@@ -388,8 +407,8 @@ static int solve_fe(int argc, char **argv) {
            sm == HPMG_SMOOTHER_PATCH ? (so.local_solver == HPMG_LOCAL_FDM ? ", fdm)" : ", dense)") : "",
            gs ? " (" : "", gs ? gsorders[so.gs_order] : "", gs ? " order)" : "", so.pre, so.post,
            so.cycle == HPMG_CYCLE_ADD_RESIDUAL ? ", coarse correction + residual" : "", precs[so.precision]);
-    printf("  unknowns            %lld (%lld with boundary), %d levels, %d threads\n", (long long)st.dofs,
-           (long long)total, st.levels, omp_get_max_threads());
+    printf("  unknowns            %lld (%lld with boundary), %d levels, %d threads, CPU kernels %s\n",
+           (long long)st.dofs, (long long)total, st.levels, omp_get_max_threads(), hpmg_cpu_isa());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,
            st.converged ? "converged" : "NOT converged", st.residual0 > 0 ? st.residual / st.residual0 : 0.0, st.rate);
     if (po.rhs == HPMG_RHS_SINE) printf("  error               L2 %.6e   max (nodal) %.6e\n", l2, maxerr);
@@ -424,8 +443,13 @@ int main(int argc, char **argv) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? EXIT_BAD_INPUT : 0;
   }
+  const char *isa_env = getenv("HPMG_ISA");
+  if (isa_env && *isa_env && hpmg_set_cpu_isa(isa_env)) {
+    fprintf(stderr, "hpmg: HPMG_ISA=%s: %s\n", isa_env, hpmg_last_error());
+    return EXIT_BAD_INPUT;
+  }
   if (!strcmp(argv[1], "--version")) {
-    printf("hpmg %s\n", HPMG_VERSION_STRING);
+    hpmg_cli_print_version();
     return 0;
   }
   if (strcmp(argv[1], "solve")) {

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/isa.h"
 #include "fem/fem.h"
 #include "io/vtu.h"
 #include "la/vec.h"
@@ -46,6 +47,7 @@ hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
 
 hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out) {
   *out = NULL;
+  HPMG_CALL(hpmg_isa_check_env()); /* an invalid HPMG_ISA is refused, not ignored */
   HPMG_CALL(hpmg_problem_options_check(o));
   struct hpmg_problem_s *p = calloc(1, sizeof *p);
   if (!p) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate problem");

@@ -3,21 +3,10 @@
 #include <omp.h>
 #include "vec.h"
 
-#define REAL double
-#define SFX(name) name##_d
-#include "vec_kernels.inc"
-#undef REAL
-#undef SFX
-#define REAL float
-#define SFX(name) name##_f
-#include "vec_kernels.inc"
-#undef REAL
-#undef SFX
-
-#define DISPATCH(r, call_d, call_f) ((r) == HPMG_REAL_DOUBLE ? (call_d) : (call_f))
+#define VK() hpmg_vec_kernels_select()
 
 double hpmg_vec_dot(hpmg_real r, int64_t n, const void *x, const void *y) {
-  return DISPATCH(r, dot_d(n, x, y), dot_f(n, x, y));
+  return VK()->dot[r](n, x, y);
 }
 double hpmg_vec_norm(hpmg_real r, int64_t n, const void *x) { return sqrt(hpmg_vec_dot(r, n, x, x)); }
 void hpmg_vec_zero(hpmg_real r, int64_t n, void *x) {
@@ -34,42 +23,21 @@ void hpmg_vec_copy(hpmg_real r, int64_t n, const void *x, void *y) {
   if (x != y) memcpy(y, x, (size_t)n * hpmg_real_size(r));
 }
 void hpmg_vec_axpy(hpmg_real r, int64_t n, double a, const void *x, void *y) {
-  if (r == HPMG_REAL_DOUBLE) axpy_d(n, a, x, y);
-  else axpy_f(n, (float)a, x, y);
+  VK()->axpy[r](n, a, x, y);
 }
 void hpmg_vec_xpby(hpmg_real r, int64_t n, const void *x, double b, void *y) {
-  if (r == HPMG_REAL_DOUBLE) xpby_d(n, x, b, y);
-  else xpby_f(n, x, (float)b, y);
+  VK()->xpby[r](n, x, b, y);
 }
 void hpmg_vec_scale(hpmg_real r, int64_t n, double a, void *x) {
-  if (r == HPMG_REAL_DOUBLE) scale_d(n, a, x);
-  else scale_f(n, (float)a, x);
+  VK()->scale[r](n, a, x);
 }
 void hpmg_vec_convert(int64_t n, hpmg_real rx, const void *x, hpmg_real ry, void *y) {
   if (rx == ry) { hpmg_vec_copy(rx, n, x, y); return; }
-  if (rx == HPMG_REAL_DOUBLE) {
-    const double *a = x; float *b = y;
-#pragma omp parallel for simd schedule(static)
-    for (int64_t i = 0; i < n; i++) b[i] = (float)a[i];
-  } else {
-    const float *a = x; double *b = y;
-#pragma omp parallel for simd schedule(static)
-    for (int64_t i = 0; i < n; i++) b[i] = (double)a[i];
-  }
+  if (rx == HPMG_REAL_DOUBLE) VK()->to_float(n, x, y);
+  else VK()->to_double(n, x, y);
 }
-double hpmg_vec_norm_to_float(int64_t n, const double *x, float *y) {
-  double s = 0.0;
-#pragma omp parallel for simd schedule(static) reduction(+ : s)
-  for (int64_t i = 0; i < n; i++) {
-    y[i] = (float)x[i];
-    s += x[i] * x[i];
-  }
-  return sqrt(s);
-}
-void hpmg_vec_add_from_float(int64_t n, const float *z, double *x) {
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < n; i++) x[i] += (double)z[i];
-}
+double hpmg_vec_norm_to_float(int64_t n, const double *x, float *y) { return VK()->norm_to_float(n, x, y); }
+void hpmg_vec_add_from_float(int64_t n, const float *z, double *x) { VK()->add_from_float(n, z, x); }
 int64_t hpmg_vec_count_nonfinite(hpmg_real r, int64_t n, const void *x) {
-  return DISPATCH(r, nonfinite_d(n, x), nonfinite_f(n, x));
+  return VK()->nonfinite[r](n, x);
 }

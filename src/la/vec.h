@@ -23,4 +23,19 @@ void hpmg_vec_add_from_float(int64_t n, const float *z, double *x);
 /* Number of non-finite entries (NaN/Inf). */
 int64_t hpmg_vec_count_nonfinite(hpmg_real r, int64_t n, const void *x);
 
+/* The CPU kernels behind these, one table per instruction set
+ * (vec_kernels.c); [2] entries are indexed by hpmg_real. */
+typedef struct {
+  double (*dot[2])(int64_t n, const void *x, const void *y);
+  void (*axpy[2])(int64_t n, double a, const void *x, void *y);
+  void (*xpby[2])(int64_t n, const void *x, double b, void *y);
+  void (*scale[2])(int64_t n, double a, void *x);
+  int64_t (*nonfinite[2])(int64_t n, const void *x);
+  void (*to_float)(int64_t n, const double *x, float *y);
+  void (*to_double)(int64_t n, const float *x, double *y);
+  double (*norm_to_float)(int64_t n, const double *x, float *y);
+  void (*add_from_float)(int64_t n, const float *z, double *x);
+} hpmg_vec_kernels;
+HPMG_ISA_TABLE(hpmg_vec_kernels, hpmg_vec_kernels)
+
 #endif

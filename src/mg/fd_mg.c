@@ -744,6 +744,9 @@ void fd_error_norms(int dim, int64_t n, const double *x, double *l2h, double *rm
 }
 
 double fd_residual_norm_host(int dim, int64_t n, const double *x, const double *b) {
-  if (x) return fd_residual_norm_d(dim, n, x, b);
-  return sqrt(fd_dot_d(fd_points(dim, n), b, b));
+  const fd_ops *ops = fd_ops_cpu(FD_DOUBLE);
+  double r = 0;
+  if (x) ops->residual_norm(dim, n, x, b, &r);
+  else ops->dot(fd_points(dim, n), b, b, &r), r = sqrt(r);
+  return r;
 }

@@ -2,21 +2,6 @@
 #include <string.h>
 #include "transfer.h"
 
-#define REAL double
-#define SFX(name) name##_d
-#define V val
-#include "transfer_kernels.inc"
-#undef REAL
-#undef SFX
-#undef V
-#define REAL float
-#define SFX(name) name##_f
-#define V valf
-#include "transfer_kernels.inc"
-#undef REAL
-#undef SFX
-#undef V
-
 void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *out, int add) {
   if (T->A[0].nrows == 0 || T->A[1].nrows == 0 || T->A[2].nrows == 0) return;
   if (T->A[0].ncols == 0 || T->A[1].ncols == 0 || T->A[2].ncols == 0) {
@@ -26,8 +11,7 @@ void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *ou
     }
     return;
   }
-  if (r == HPMG_REAL_DOUBLE) kron3_d(T, in, out, add);
-  else kron3_f(T, in, out, add);
+  hpmg_transfer_kernels_select()->kron3[r](T, in, out, add);
 }
 
 void hpmg_kron3_destroy(hpmg_kron3 *T) {

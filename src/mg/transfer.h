@@ -16,6 +16,13 @@ typedef struct {
 void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *out, int add);
 void hpmg_kron3_destroy(hpmg_kron3 *T);
 
+/* The CPU kernel behind hpmg_kron3_apply, one table per instruction set
+ * (transfer_kernels.c), indexed by hpmg_real. */
+typedef struct {
+  void (*kron3[2])(const hpmg_kron3 *T, const void *in, void *out, int add);
+} hpmg_transfer_kernels;
+HPMG_ISA_TABLE(hpmg_transfer_kernels, hpmg_transfer_kernels)
+
 /* Prolongation from the level `coarse` (cells c) to `fine` (cells 2c, same k)
  * and its transpose. */
 hpmg_error hpmg_transfer_create(const hpmg_grid *coarse, hpmg_kron3 *P, hpmg_kron3 *R);

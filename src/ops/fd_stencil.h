@@ -9,9 +9,10 @@
  * h^2-scaled (f_stored = h^2 f), so A u = f_stored is the discrete problem.
  *
  * Every kernel exists for double and float: the CPU ones are written once in
- * fd_*.inc files and instantiated with suffixes _d and _f; backends expose
- * them through fd_ops (one table per backend and precision), so the cycle
- * code in src/mg/fd_mg.c is written once for every backend.
+ * fd_*.inc files and instantiated with suffixes _d and _f in
+ * fd_cpu_kernels.c; backends expose them through fd_ops (one table per
+ * backend and precision), so the cycle code in src/mg/fd_mg.c is written
+ * once for every backend.
  */
 #ifndef HPMG_FD_STENCIL_H
 #define HPMG_FD_STENCIL_H
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/core.h"
+#include "core/isa.h"
 
 typedef enum { FD_DOUBLE = 0, FD_FLOAT = 1 } fd_prec;
 typedef enum { FD_SMOOTH_JACOBI = 0, FD_SMOOTH_RBGS = 1, FD_SMOOTH_MCGS = 2 } fd_smoother_kind;
@@ -91,8 +93,6 @@ typedef struct fd_ops {
   hpmg_error (*sync)(void);
 } fd_ops;
 
-/* The OpenMP backend (always available). */
-const fd_ops *fd_ops_cpu(fd_prec prec);
 /* The CUDA backend: HPMG_ERR_BACKEND with a message when this build has no
  * CUDA or no GPU is visible. */
 hpmg_error fd_ops_cuda(fd_prec prec, const fd_ops **ops);
@@ -113,20 +113,17 @@ int64_t fd_cuda_set_gs_march_min(int64_t n);
  * Returns the previous value; for tests. Without CUDA: no-op. */
 int64_t fd_cuda_set_gs_march_zchunk(int64_t planes);
 
-/* CPU kernels, instantiated for double (_d) and float (_f). */
-#define FD_DECLARE_CPU_KERNELS(S, REAL)                                                         \
-  void fd_residual_##S(int dim, int64_t n, const REAL *u, const REAL *f, REAL *r);             \
-  double fd_residual_norm_##S(int dim, int64_t n, const REAL *u, const REAL *f);               \
-  void fd_apply_##S(int dim, int64_t n, const REAL *u, REAL *y);                               \
-  double fd_dot_##S(int64_t count, const REAL *x, const REAL *y);                              \
-  void fd_axpby_##S(int64_t count, double a, const REAL *x, double b, REAL *y);                \
-  void fd_jacobi_##S(int dim, int64_t n, double omega, const REAL *u, const REAL *f, REAL *out); \
-  void fd_rbgs_##S(int dim, int64_t n, double omega, int backward, REAL *u, const REAL *f);     \
-  void fd_mcgs_##S(int dim, int64_t n, double omega, int backward, REAL *u, const REAL *f);     \
-  void fd_restrict_##S(int dim, int64_t nf, const REAL *rf, REAL *fc);                         \
-  void fd_prolong_##S(int dim, int64_t nf, const REAL *uc, REAL *uf, int add);                 \
-  void fd_prolong_cubic_##S(int dim, int64_t nf, const REAL *uc, REAL *uf);
-FD_DECLARE_CPU_KERNELS(d, double)
-FD_DECLARE_CPU_KERNELS(f, float)
+/* Levels below these sizes (intervals per direction) run the CPU kernels on
+ * one thread: the barriers cost more than the work. */
+#define FD_PAR_MIN 32     /* 3D */
+#define FD_PAR_MIN_2D 192 /* 2D */
+
+/* The OpenMP backend: one table per precision and instruction set
+ * (fd_cpu_kernels.c, compiled once per instruction set; core/isa.h). */
+typedef struct {
+  fd_ops ops[2]; /* indexed by fd_prec */
+} hpmg_fd_cpu_ops;
+HPMG_ISA_TABLE(hpmg_fd_cpu_ops, hpmg_fd_cpu_ops)
+static inline const fd_ops *fd_ops_cpu(fd_prec prec) { return &hpmg_fd_cpu_ops_select()->ops[prec]; }
 
 #endif

@@ -2,37 +2,6 @@
 #include <string.h>
 #include "laplace.h"
 
-#define REAL double
-#define SFX(name) name##_d
-#define V val
-#define DIA dia
-#define DM dM
-#define DK dK
-#define SK sK
-#include "laplace_kernels.inc"
-#undef REAL
-#undef SFX
-#undef V
-#undef DIA
-#undef DM
-#undef DK
-#undef SK
-#define REAL float
-#define SFX(name) name##_f
-#define V valf
-#define DIA diaf
-#define DM dMf
-#define DK dKf
-#define SK sKf
-#include "laplace_kernels.inc"
-#undef REAL
-#undef SFX
-#undef V
-#undef DIA
-#undef DM
-#undef DK
-#undef SK
-
 static hpmg_error diagonal_of(const hpmg_sp1d *A, double **dd, float **df) {
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)A->nrows, dd));
   HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)A->nrows, df));
@@ -115,8 +84,7 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
 
 void hpmg_laplace_kernel(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a) {
   if (op->g.N == 0) return;
-  if (r == HPMG_REAL_DOUBLE) kernel_d(op, a);
-  else kernel_f(op, a);
+  hpmg_laplace_kernels_select()->kernel[r](op, a);
 }
 
 void hpmg_laplace_apply(const hpmg_laplace *op, hpmg_real r, const void *x, void *y) {
@@ -132,8 +100,7 @@ void hpmg_laplace_residual(const hpmg_laplace *op, hpmg_real r, const void *b, c
 void hpmg_laplace_inverse_diagonal(const hpmg_laplace *op, hpmg_real r, double c, const void *in,
                                    void *out, void *out2) {
   if (op->g.N == 0) return;
-  if (r == HPMG_REAL_DOUBLE) dinv_d(op, c, in, out, out2);
-  else dinv_f(op, c, in, out, out2);
+  hpmg_laplace_kernels_select()->inverse_diagonal[r](op, c, in, out, out2);
 }
 
 double hpmg_laplace_diagonal(const hpmg_laplace *op, int64_t i0, int64_t i1, int64_t i2) {
@@ -144,8 +111,7 @@ double hpmg_laplace_diagonal(const hpmg_laplace *op, int64_t i0, int64_t i1, int
 
 void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *b, void *x, const int64_t *ord,
                                int reverse) {
-  if (r == HPMG_REAL_DOUBLE) gauss_seidel_d(op, b, x, ord, reverse);
-  else gauss_seidel_f(op, b, x, ord, reverse);
+  hpmg_laplace_kernels_select()->gauss_seidel[r](op, b, x, ord, reverse);
 }
 
 hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A) {

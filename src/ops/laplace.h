@@ -16,6 +16,7 @@
 #ifndef HPMG_OPS_LAPLACE_H
 #define HPMG_OPS_LAPLACE_H
 
+#include "core/isa.h"
 #include "fem/fem.h"
 #include "grid/grid.h"
 
@@ -59,6 +60,16 @@ typedef struct {
 } hpmg_kernel_args;
 
 void hpmg_laplace_kernel(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a);
+
+/* The CPU kernels behind hpmg_laplace_kernel, _inverse_diagonal and
+ * _gauss_seidel, one table per instruction set (laplace_kernels.c), indexed
+ * by hpmg_real. */
+typedef struct {
+  void (*kernel[2])(const hpmg_laplace *op, const hpmg_kernel_args *a);
+  void (*inverse_diagonal[2])(const hpmg_laplace *op, double c, const void *in, void *out, void *out2);
+  void (*gauss_seidel[2])(const hpmg_laplace *op, const void *b, void *x, const int64_t *ord, int reverse);
+} hpmg_laplace_kernels;
+HPMG_ISA_TABLE(hpmg_laplace_kernels, hpmg_laplace_kernels)
 /* y = A x */
 void hpmg_laplace_apply(const hpmg_laplace *op, hpmg_real r, const void *x, void *y);
 /* y = b - A x */

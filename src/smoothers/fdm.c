@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 #include "fem/fem.h"
+#include "core/simd.h"
 #include "smoothers/fdm.h"
 
 #define FDM_CAT(a, b) FDM_CAT_(a, b)

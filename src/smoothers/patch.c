@@ -1,96 +1,15 @@
-/* Vertex-patch Schwarz smoother: setup, memory accounting, the smoother
- * interface, and the kernels of patch_kernels.inc in double and float.
- * The method and the coloring are described in patch.h and docs/patch.md. */
+/* Vertex-patch Schwarz smoother: setup, memory accounting and the smoother
+ * interface; the sweeps are in patch_kernels.c. The method and the coloring
+ * are described in patch.h and docs/patch.md. */
 #include <omp.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "la/vec.h"
-#include "smoothers/patch.h"
+#include "core/simd.h"
+#include "smoothers/patch_impl.h"
 
-typedef struct {
-  hpmg_smoother base; /* first: the interface frees the struct through it */
-  hpmg_patch_options o;
-  double omega;       /* additive damping actually used */
-  hpmg_fdm fdm;       /* one set of factors serves every patch of the level */
-  double *inv_d;      /* dense local inverse (--local-solver dense) */
-  float *inv_f;
-  int64_t nv[3];      /* interior vertices per direction (1 in z for 2D) */
-  int nthreads;
-  size_t off[4];      /* offsets of bi, dx, rr, work in a thread buffer */
-  size_t tstride;     /* entries per thread buffer */
-  size_t vstride;     /* vectors per thread buffer of the SIMD-over-patches path */
-  void *vbuf;         /* nthreads such buffers, 64-byte aligned */
-  int simd_off;       /* testing: one patch at a time */
-  int64_t npatch, nbatch, batch; /* patches, batches, patches per batch */
-  int32_t *list;      /* linear vertex indices, batch by batch, color by color */
-  int64_t *bofs;      /* start of (batch b, color c) in list: bofs[b * 2^dim + c] */
-  void *tbuf;         /* nthreads thread-private buffers, level precision */
-} patch_smoother;
-
-#define PATCH_CAT(a, b) PATCH_CAT_(a, b)
-#define PATCH_CAT_(a, b) a##_##b
-
-/* SIMD over patches (paper 004 Sec. 4): the fdm kernels again, with the data
- * arrays of VL patches interleaved lane by lane, [node][lane], so every
- * contraction is a full-width vector operation whatever the degree. */
-typedef double patch_vd __attribute__((vector_size(64)));
-typedef float patch_vf __attribute__((vector_size(64)));
-#define PATCH_VL_D 8
-#define PATCH_VL_F 16
-#define FDM_CAT(a, b) FDM_CAT_(a, b)
-#define FDM_CAT_(a, b) a##_##b
-#define REAL double
-#define VAL patch_vd
-#define FDM_SFX dv
-#define FDM_DATA dbl
-#define FDM_DATA_T hpmg_fdm_data_d
-#include "fdm_kernels.inc"
-#undef REAL
-#undef VAL
-#undef FDM_SFX
-#undef FDM_DATA
-#undef FDM_DATA_T
-#define REAL float
-#define VAL patch_vf
-#define FDM_SFX fv
-#define FDM_DATA flt
-#define FDM_DATA_T hpmg_fdm_data_f
-#include "fdm_kernels.inc"
-#undef REAL
-#undef VAL
-#undef FDM_SFX
-#undef FDM_DATA
-#undef FDM_DATA_T
-
-#define REAL double
-#define PATCH_SFX d
-#define PATCH_INV inv_d
-#define PATCH_VEC patch_vd
-#define PATCH_VL PATCH_VL_D
-#define PATCH_VFN(name) name##_dv
-#include "patch_kernels.inc"
-#undef PATCH_VEC
-#undef PATCH_VL
-#undef PATCH_VFN
-#undef REAL
-#undef PATCH_SFX
-#undef PATCH_INV
-
-#define REAL float
-#define PATCH_SFX f
-#define PATCH_INV inv_f
-#define PATCH_VEC patch_vf
-#define PATCH_VL PATCH_VL_F
-#define PATCH_VFN(name) name##_fv
-#include "patch_kernels.inc"
-#undef PATCH_VEC
-#undef PATCH_VL
-#undef PATCH_VFN
-#undef REAL
-#undef PATCH_SFX
-#undef PATCH_INV
 
 static size_t round16(size_t n) { return (n + 15) / 16 * 16; } /* 64-byte aligned float/double slices */
 
@@ -146,7 +65,7 @@ double hpmg_patch_memory(int dim, int k, hpmg_real r, const hpmg_patch_options *
   size_t off[4];
   double bytes = (double)thread_layout(dim, k, off) * nthreads * rs;
   if (o->mode == HPMG_PATCH_MULTIPLICATIVE && o->local == HPMG_LOCAL_FDM) /* SIMD-over-patches buffers */
-    bytes += (double)thread_layout(dim, k, off) * nthreads * 64.0;
+    bytes += (double)thread_layout(dim, k, off) * nthreads * HPMG_VBYTES_MAX;
   bytes += (dim * (4 * m * m + 4 * m * n + m) + nloc) * 12.0; /* fdm factors, double + float */
   if (o->local == HPMG_LOCAL_DENSE) bytes += nloc * nloc * (8.0 + (r == HPMG_REAL_FLOAT ? 4.0 : 0.0));
   if (o->mode == HPMG_PATCH_ADDITIVE) bytes += N * rs; /* global residual */
@@ -255,8 +174,7 @@ static hpmg_error patch_order_build(patch_smoother *P, int dim) {
 }
 
 static void sweep(const patch_smoother *P, const void *b, void *x, const void *r, int reverse, int x_zero) {
-  if (P->base.real == HPMG_REAL_DOUBLE) patch_sweep_d(P, b, x, r, reverse, x_zero);
-  else patch_sweep_f(P, b, x, r, reverse, x_zero);
+  hpmg_patch_kernels_select()->sweep[P->base.real](P, b, x, r, reverse, x_zero);
 }
 
 static hpmg_error patch_apply(hpmg_smoother *s, const void *b, void *x, int x_is_zero, int post, int sweeps) {
@@ -313,7 +231,7 @@ hpmg_error hpmg_smoother_patch(const hpmg_laplace *op, hpmg_real r, const hpmg_p
     HPMG_CALL(patch_order_build(P, g->dim));
     if (o->local == HPMG_LOCAL_FDM) { /* SIMD over patches: same layout, one vector per entry */
       P->vstride = P->tstride;
-      P->vbuf = aligned_alloc(64, P->vstride * 64 * (size_t)P->nthreads);
+      P->vbuf = aligned_alloc(HPMG_VBYTES_MAX, P->vstride * HPMG_VBYTES_MAX * (size_t)P->nthreads);
       if (!P->vbuf) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch smoother's SIMD buffers");
     }
   }
@@ -339,8 +257,7 @@ hpmg_error hpmg_patch_local_residual(const hpmg_smoother *s, const int64_t v[3],
                    (long long)P->nv[d]);
   void *buf;
   HPMG_CALL(hpmg_malloc(P->tstride * hpmg_real_size(s->real), &buf));
-  if (s->real == HPMG_REAL_DOUBLE) patch_local_residual_d(P, v, b, x, r, buf);
-  else patch_local_residual_f(P, v, b, x, r, buf);
+  hpmg_patch_kernels_select()->local_residual[s->real](P, v, b, x, r, buf);
   hpmg_free(&buf);
   return HPMG_SUCCESS;
 }

@@ -1,6 +1,25 @@
-/* The OpenMP (host) backend of the FD kernel table. */
+/* The OpenMP (host) backend of the FD kernel table: the stencil, smoother
+ * and transfer kernels (fd_stencil.inc, fd_smoother.inc, fd_transfer.inc)
+ * in double and float, compiled once per instruction set (core/isa.h). */
+#include <math.h>
+#include <omp.h>
 #include <string.h>
 #include "ops/fd_stencil.h"
+
+#define REAL double
+#define FD_NAME(x) x##_d
+#include "ops/fd_stencil.inc"
+#include "smoothers/fd_smoother.inc"
+#include "mg/fd_transfer.inc"
+#undef REAL
+#undef FD_NAME
+#define REAL float
+#define FD_NAME(x) x##_f
+#include "ops/fd_stencil.inc"
+#include "smoothers/fd_smoother.inc"
+#include "mg/fd_transfer.inc"
+#undef REAL
+#undef FD_NAME
 
 static hpmg_error cpu_alloc(size_t bytes, void **p) { return hpmg_calloc(bytes, p); }
 static void cpu_free(void **p) { hpmg_free(p); }
@@ -66,14 +85,15 @@ static hpmg_error cpu_sync(void) { return HPMG_SUCCESS; }
     _Pragma("omp parallel for simd schedule(static) if (count >= 65536)")                        \
     for (int64_t i = 0; i < count; i++) y[i] = 0;                                                \
     return HPMG_SUCCESS;                                                                         \
-  }                                                                                              \
-  static const fd_ops cpu_ops_##S = {                                                            \
-      "cpu", 0, sizeof(REAL) == sizeof(double) ? FD_DOUBLE : FD_FLOAT,                           \
-      cpu_alloc, cpu_free, residual_##S, residual_norm_##S, apply_##S, smooth_##S,               \
-      restrict_##S, NULL, NULL, prolong_##S, prolong_cubic_##S, NULL, NULL, dot_##S, axpby_##S, copy_##S, zero_##S, cpu_copy_bytes,         \
-      cpu_copy_bytes, cpu_sync};
+  }
+
+#define FD_CPU_OPS_TABLE(S, PREC)                                                                \
+  {"cpu", 0, PREC, cpu_alloc, cpu_free, residual_##S, residual_norm_##S, apply_##S, smooth_##S,   \
+   restrict_##S, NULL, NULL, prolong_##S, prolong_cubic_##S, NULL, NULL, dot_##S, axpby_##S,      \
+   copy_##S, zero_##S, cpu_copy_bytes, cpu_copy_bytes, cpu_sync}
 
 FD_CPU_OPS(d, double)
 FD_CPU_OPS(f, float)
 
-const fd_ops *fd_ops_cpu(fd_prec prec) { return prec == FD_DOUBLE ? &cpu_ops_d : &cpu_ops_f; }
+const hpmg_fd_cpu_ops HPMG_ISA_DEFINE(hpmg_fd_cpu_ops) = {
+    {FD_CPU_OPS_TABLE(d, FD_DOUBLE), FD_CPU_OPS_TABLE(f, FD_FLOAT)}};
