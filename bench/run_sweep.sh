@@ -16,7 +16,7 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-MODE=${1:-full}
+MODE=${1:-full}   # quick, or full (case lists CASES3, CASES3B, CASES2, CASES2B: "k:L ...")
 RES=bench/results
 mkdir -p $RES
 HP="$BUILD/solve_bench"
@@ -25,6 +25,8 @@ DEALII=${DEALII_PEER:-}
 for c in ../shared/peers/dealii/build/poisson_dealii /tmp/peers/dealii/build/poisson_dealii; do
   [ -z "$DEALII" ] && [ -x "$c" ] && DEALII=$c
 done
+# the peer instantiates k <= 8; bench/dealii_k10.sh builds a variant with 2D k = 9, 10
+DEALII10=${DEALII10_PEER:-/tmp/peers/dealii10/b10/poisson_dealii}
 MPI="mpirun --allow-run-as-root --oversubscribe --bind-to core -np 2"
 PREC=${PREC:-mixed}       # deal.II runs its V-cycle in float: compare with hpmg mixed
 REPEAT=${REPEAT:-3}
@@ -49,6 +51,9 @@ run_case() { # dim k L
   elif [ -n "$DEALII" ] && [ "$2" -le 8 ]; then
     echo "+ dealii $*" >&2
     OMP_NUM_THREADS=1 $MPI $DEALII "$@" 2>/dev/null | grep '^peer=' | tee -a $RAW
+  elif [ -x "$DEALII10" ] && [ "$1" -eq 2 ]; then
+    echo "+ dealii (k <= 10 build) $*" >&2
+    OMP_NUM_THREADS=1 $MPI $DEALII10 "$@" 2>/dev/null | grep '^peer=' | tee -a $RAW
   fi
 }
 
@@ -56,12 +61,14 @@ if [ "$MODE" = quick ]; then
   CASES3="1:5 2:4 4:3 8:2"; CASES3B=""; CASES2="2:6 4:5 8:4"
 else
   # 3D ~1e7 DoFs (k=1 at 2.1M: deal.II's memory limit), ~1e6 DoFs, 2D ~1e7 DoFs
-  CASES3="1:7 2:7 3:6 4:6 5:5 6:5 7:5 8:5"
-  CASES3B="2:6 3:5 4:5 5:4 6:4 7:4 8:4"
-  CASES2="1:11 2:11 3:10 4:10 5:9 6:9 7:9 8:9 9:8 10:8"
+  # 3D ~1e7 DoFs (k=1 at 2.1M: deal.II's memory limit), 3D ~1e6, 2D ~1e7, 2D ~1e6
+  CASES3=${CASES3-"1:7 2:7 3:6 4:6 5:5 6:5 7:5 8:5"}
+  CASES3B=${CASES3B-"2:6 3:5 4:5 5:4 6:4 7:4 8:4"}
+  CASES2=${CASES2-"1:11 2:11 3:10 4:10 5:9 6:9 7:9 8:9 9:8 10:8"}
+  CASES2B=${CASES2B-"2:9 3:8 4:8 5:8 6:7 7:7 8:7 9:7 10:7"}
 fi
 for c in $CASES3 $CASES3B; do run_case 3 ${c%:*} ${c#*:}; done
-for c in $CASES2; do run_case 2 ${c%:*} ${c#*:}; done
+for c in $CASES2 ${CASES2B:-}; do run_case 2 ${c%:*} ${c#*:}; done
 
 python3 bench/sweep_table.py $RAW $RES/sweep_cpu$TAG.jsonl $RES/sweep_cpu$TAG.md \
   "$(date -u +%Y-%m-%dT%H:%MZ) $(lscpu | sed -n 's/^Model name: *//p'), $(nproc --all) cores; hpmg precision=$PREC threads=$OMP_NUM_THREADS; deal.II mpirun -np 2"
