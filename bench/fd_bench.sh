@@ -10,11 +10,12 @@
 # Peer binaries are run side by side when they exist; otherwise their rows are
 # read from ../shared/peers/results_cpu.txt (same machine, recorded earlier),
 # and the table says so.
-# Usage: bench/fd_bench.sh [path/to/hpmg] [outdir]   (default build-fd/hpmg, bench/results)
+# Usage: bench/fd_bench.sh [path/to/hpmg] [outdir]   (default build-fd/hpmg and
+# bench/results/fd-cpu, with FMG_ONLY=1 bench/results/fd-cpu-fmg)
 # FMG_ONLY=1 skips the V-cycle/CG runs and hypre (the FMG-vs-FFT half only).
 set -u
 HPMG=${1:-build-fd/hpmg}
-OUTD=${2:-bench/results}
+OUTD=${2:-bench/results/fd-cpu${FMG_ONLY:+-fmg}}
 REPEAT=${REPEAT:-3}
 # Passive waiting: with 2 cores any other process on the machine turns spinning
 # OpenMP barriers into scheduler time slices (measured 18x slower, docs/fd.md).

@@ -17,12 +17,11 @@ matrix (an interior row couples to its own cells' nodes only):
   times the word size, plus for k >= 6 the residual's coefficients (Mr, Kr):
   one 16-byte vector load per 2 (double) / 4 (float) FMAs, the same address
   across the warp, so one 128-byte wavefront per warp = 4 bytes per thread
-  (Sr, and everything at k <= 5: constant bank, no shared traffic; since
-  session 12, before that Sr came from the shared copy too at k >= 6).
+  (Sr, and everything at k <= 5: constant bank, no shared traffic).
   Float fused steps apply the first Sr^T contraction in the residual's last
   step (one FDM pass fewer, 2 m^3 words); the model keeps the double count.
-In double at 3D k >= 7 the contractions run on the FP64 tensor cores
-(session 13), which execute zero-padded blocks; the flops stay this banded
+In double at 3D k >= 7 the contractions run on the FP64 tensor cores,
+which execute zero-padded blocks; the flops stay this banded
 count, and the shared-memory model stays the CUDA-core kernel's.
 Percentages are of the measured roofs of bench/gpu_peak.cu."""
 import json, os, sys

@@ -6,20 +6,20 @@ the fused vertex-patch smoothing step, double and float, against measured roofs.
   (needs Debian's python3-matplotlib)
 
 Inputs (measured on an H200):
-  bench/results/session18/op_sweep_round2.jsonl   operator kernel, 3D k = 1..8, the launch
-                                           configuration in use ("tuned" rows; bench/gpu_solve.c,
-                                           session 18): GB/s and GFLOP/s of the algorithmic count
-                                           (hpmg_laplace_flops); a scripts/gpu-check gpu_bench.jsonl
-                                           works too
-  bench/results/session18/perf/perf.md       fused patch step times, 3D k = 2..8 (the table
+  bench/results/gpu-op-launch-config/op_sweep_round2.jsonl   operator kernel, 3D k = 1..8,
+                                           the launch configuration in use ("tuned" rows;
+                                           bench/gpu_solve.c): GB/s and GFLOP/s of the algorithmic
+                                           count (hpmg_laplace_flops); a scripts/gpu-check
+                                           gpu_bench.jsonl works too
+  bench/results/gpu-perf/perf.md           fused patch step times, 3D k = 2..8 (the table
                                            printed by scripts/gpu-check-perf)
-  bench/results/session18/perf/peak.json   roofs measured by bench/gpu_peak.cu
+  bench/results/gpu-perf/peak.json         roofs measured by bench/gpu_peak.cu
 Patch flops are the kernel's executed count per patch (patch_counts of
 bench/gpu_perf_table.py; in double at k = 7, 8 the FP64 tensor cores execute
-zero-padded 8 x 8 blocks (sessions 13, 17), and the count stays the banded one), patches = (cells-1)^3 with cells from the unknowns
+zero-padded 8 x 8 blocks, and the count stays the banded one), patches = (cells-1)^3 with cells from the unknowns
 (k cells - 1)^3. Bytes: the minimum a step must move, x read and written and b read
 (3 values per unknown). Prints the table it plots (percent of the measured
-FP64/FP32 roof) and writes the PNG."""
+FP64/FP32 roof; kept in bench/results/gpu-roofline/) and writes the PNG."""
 import json, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,9 +29,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-ops_file = sys.argv[1] if len(sys.argv) > 1 else "bench/results/session18/op_sweep_round2.jsonl"
-perf_file = sys.argv[2] if len(sys.argv) > 2 else "bench/results/session18/perf/perf.md"
-peak_file = sys.argv[3] if len(sys.argv) > 3 else "bench/results/session18/perf/peak.json"
+ops_file = sys.argv[1] if len(sys.argv) > 1 else "bench/results/gpu-op-launch-config/op_sweep_round2.jsonl"
+perf_file = sys.argv[2] if len(sys.argv) > 2 else "bench/results/gpu-perf/perf.md"
+peak_file = sys.argv[3] if len(sys.argv) > 3 else "bench/results/gpu-perf/peak.json"
 out = sys.argv[4] if len(sys.argv) > 4 else "docs/roofline_h200.png"
 pk = json.load(open(peak_file))
 PEAK = {"double": pk["fp64_tflops"] * 1e12, "float": pk["fp32_tflops"] * 1e12}

@@ -4,9 +4,9 @@
 # V-cycle; hpmg: SOLVERS x SMOOTHERS, default "auto" x "auto" = hpmg's default
 # configuration, i.e. what `hpmg solve` picks).
 #   bench/run_sweep.sh [quick|full]       (default full)
-# Writes bench/results/sweep_cpu$TAG.jsonl (one object per run) and
-# bench/results/sweep_cpu$TAG.md (side-by-side table with time ratios);
-# PREC=double|mixed|float (default mixed, as the peer's float levels);
+# Writes OUTDIR (default bench/results/sweep-cpu)/sweep.raw (the runs' lines),
+# sweep.jsonl (one object per run) and sweep.md (side-by-side table with time
+# ratios); PREC=double|mixed|float (default double: hpmg solve's default);
 # ISAS="native avx2" runs hpmg once per CPU kernel variant (default: auto,
 # the best this processor runs; hpmg --version lists them).
 # deal.II: ../shared/peers/dealii/build/poisson_dealii, or $DEALII_PEER; built by
@@ -17,7 +17,7 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 MODE=${1:-full}   # quick, or full (case lists CASES3, CASES3B, CASES2, CASES2B: "k:L ...")
-RES=bench/results
+RES=${OUTDIR:-bench/results/sweep-cpu}
 mkdir -p $RES
 HP="$BUILD/solve_bench"
 [ -x "$HP" ] || { echo "build first: make build" >&2; exit 1; }
@@ -28,10 +28,9 @@ done
 # the peer instantiates k <= 8; bench/dealii_k10.sh builds a variant with 2D k = 9, 10
 DEALII10=${DEALII10_PEER:-/tmp/peers/dealii10/b10/poisson_dealii}
 MPI="mpirun --allow-run-as-root --oversubscribe --bind-to core -np 2"
-PREC=${PREC:-mixed}       # deal.II runs its V-cycle in float: compare with hpmg mixed
+PREC=${PREC:-double}      # deal.II runs its V-cycle in float; PREC=mixed is hpmg's counterpart
 REPEAT=${REPEAT:-3}
-TAG=${TAG:-}               # file suffix: sweep_cpu$TAG.{raw,jsonl,md}
-RAW=$RES/sweep_cpu$TAG.raw
+RAW=$RES/sweep.raw
 : > $RAW
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} OPENBLAS_NUM_THREADS=1
 
@@ -60,7 +59,6 @@ run_case() { # dim k L
 if [ "$MODE" = quick ]; then
   CASES3="1:5 2:4 4:3 8:2"; CASES3B=""; CASES2="2:6 4:5 8:4"
 else
-  # 3D ~1e7 DoFs (k=1 at 2.1M: deal.II's memory limit), ~1e6 DoFs, 2D ~1e7 DoFs
   # 3D ~1e7 DoFs (k=1 at 2.1M: deal.II's memory limit), 3D ~1e6, 2D ~1e7, 2D ~1e6
   CASES3=${CASES3-"1:7 2:7 3:6 4:6 5:5 6:5 7:5 8:5"}
   CASES3B=${CASES3B-"2:6 3:5 4:5 5:4 6:4 7:4 8:4"}
@@ -70,6 +68,6 @@ fi
 for c in $CASES3 $CASES3B; do run_case 3 ${c%:*} ${c#*:}; done
 for c in $CASES2 ${CASES2B:-}; do run_case 2 ${c%:*} ${c#*:}; done
 
-python3 bench/sweep_table.py $RAW $RES/sweep_cpu$TAG.jsonl $RES/sweep_cpu$TAG.md \
+python3 bench/sweep_table.py $RAW $RES/sweep.jsonl $RES/sweep.md \
   "$(date -u +%Y-%m-%dT%H:%MZ) $(lscpu | sed -n 's/^Model name: *//p'), $(nproc --all) cores; hpmg precision=$PREC threads=$OMP_NUM_THREADS; deal.II mpirun -np 2"
-cat $RES/sweep_cpu$TAG.md
+cat $RES/sweep.md

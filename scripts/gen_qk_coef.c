@@ -9,7 +9,7 @@
  * Why a generated table: the float kernel reads the coefficients as
  * compile-time constants, so each FMA carries its coefficient as an immediate
  * operand instead of a constant-bank or shared-memory load (docs/cuda.md,
- * "Session 16"). test_fdm checks the table against hpmg_fdm_setup.
+ * "The patch kernel"). test_fdm checks the table against hpmg_fdm_setup.
  *
  *   cmake --build build --target gen_qk_coef && build/gen_qk_coef > src/cuda/qk_coef.h */
 #include <stdio.h>

@@ -53,23 +53,17 @@ void hpmg_solver_options_default(hpmg_solver_options *o) {
 
 hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_options *o) {
   /* Measured to solution, one V-cycle (1+1), 1e-9, mixed precision:
-   * CPU (bench/results/sweep_cpu*.md, 2 cores): Chebyshev(5)-Jacobi is 1.5-4x
+   * CPU (docs/performance.md, 2 cores): Chebyshev(5)-Jacobi is 1.5-4x
    *   faster than the patch smoother in 3D for every k (CG; FMG at 3D Q7 too)
    *   and in 2D up to k = 5; the patch smoother is faster in 2D for k = 6..10.
-   * GPU, H200: with FMG (the default solver; bench/results/session3/
-   *   smoother_fmg, session 12's kernel in bench/results/session12/perf) the
-   *   fused patch kernel is faster in 3D for k = 2..8 (1.4x at k = 2, 2.2x
-   *   at k = 3, 4.0x at k = 7) and in 2D at k = 2, 6, 10 (1.2-2.7x; k = 3..9
-   *   in between are taken as patch, not measured), Chebyshev at 3D k = 1
-   *   (1.5x); with GMRES (session 12, mixed) the patch kernel is faster for
-   *   3D k = 3..8 (1.6x at k = 3, 2.0x at k = 4, 2.6x at k = 5; session 2,
-   *   CG: k = 5..8) and Chebyshev at k = 2 (1.1x), taken for CG and the
-   *   V-cycle iteration too. Session 18 (after the operator kernel's 1.1-1.5x,
-   *   bench/results/session18/smoother_{fmg,cg}): FMG still patch for 3D
-   *   k = 2..8 (1.25-3.8x) and 2D k = 2, 6, 10 (2.3-5.4x); CG: patch for 3D
-   *   k = 3..8 (1.2-2.4x), Chebyshev at 3D k = 2 (1.4x), and in 2D the patch
-   *   for k = 2, 4, 6, 8, 10 (1.6-4.1x; k = 1 not measured), taken for GMRES
-   *   and the V-cycle iteration too. */
+   * GPU, H200 (bench/results/gpu-default-smoother/{fmg,cg}): with FMG (the
+   *   default solver) the fused patch kernel is faster in 3D for k = 2..8
+   *   (1.25-3.8x) and in 2D at k = 2, 6, 10 (2.3-5.4x; k = 3..9 in between
+   *   are taken as patch), Chebyshev at 3D k = 1 (FMG at 1.3e8 unknowns:
+   *   0.136 against 0.227 s, bench/results/gpu-perf); with CG the patch
+   *   kernel is faster for 3D k = 3..8 (1.2-2.4x), Chebyshev at 3D k = 2
+   *   (1.4x), and in 2D the patch kernel for k = 2, 4, 6, 8, 10 (1.6-4.1x;
+   *   k = 1 not measured), taken for GMRES and the V-cycle iteration too. */
   const hpmg_solver_kind solver = o->solver == HPMG_SOLVER_AUTO ? hpmg_default_solver(dim, degree, o) : o->solver;
   const int patch_ok = !(solver == HPMG_SOLVER_CG && o->pre != o->post);
   if (!patch_ok) return HPMG_SMOOTHER_CHEBYSHEV;

@@ -181,9 +181,9 @@ template <typename T> __global__ void k_axpby(int64_t N, T a, const T *__restric
  * starts with a second-color point (odd i) and ends with a first-color one,
  * so the chunks go in ascending order; backward (first color odd i) they go
  * in descending order; the value at each chunk edge is then new or old as
- * the strict color order requires. Session 4's stride-2 version (one thread
- * per point of one color) took 13.0 / 13.9 ms per sweep at 1024^3 against
- * 10.6 ms for this one (docs/fd.md). */
+ * the strict color order requires. A stride-2 kernel (one thread per point
+ * of one color) took 13.0 / 13.9 ms per sweep at 1024^3 against 10.6 ms for
+ * this one (docs/design-decisions.md). */
 template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, int ck, int backward, T kw, T w,
                                                    T *__restrict__ u, const T *__restrict__ f) {
   extern __shared__ __align__(16) unsigned char fd_smem[];
@@ -251,9 +251,9 @@ template <typename T> __global__ void k_mcgs_rows(int dim, int64_t n, int cj, in
  * instead of about 5 per sweep (k_mcgs_rows, 4 launches). Points of the
  * tile's outer layer are never updated; their error reaches 2S points
  * inward in S sweeps, no further (a CPU model of this kernel,
- * bench/results/session6/mcgs_march/march_model.c, finds R = 2S minimal),
- * so the owned points are bitwise those of the strict color order
- * (test_fd_gpu). Timings and the history of this kernel: docs/fd.md. */
+ * bench/results/fd-gpu-march-ring-model/march_model.c, finds R = 2S
+ * minimal), so the owned points are bitwise those of the strict color order
+ * (test_fd_gpu). Timings: docs/fd.md. */
 /* dynamic shared memory of k_mcgs_march<T, S, TY, M>: the exchange rows xa, xb
  * [TY/2][2][32] each, the f ring fr[2S+2][2][TY][32], the u stages
  * us[2][2][2][TY][32] and, for M = 2, the coarse tiles ct[2][TY/2 + 3][35] */
@@ -360,7 +360,8 @@ __global__ void __launch_bounds__(16 * TY, 512 / (16 * TY))
    * staleness could matter, so it must be right (a shortcut there failed
    * the forward sweeps of test_fd_gpu). The loads are issued at the top of
    * the step, before the wait for the step's copies (prefetching them a
-   * step ahead into registers or shared memory was slower, docs/fd.md). */
+   * step ahead into registers or shared memory was slower,
+   * docs/design-decisions.md). */
   const int I = i1 >> 1;
   const int64_t c1 = ni / 2 + 1, c2 = c1 * c1;
   bool in0[2], in1[2];
@@ -959,7 +960,8 @@ hpmg_error march_dir(int64_t n, double om, int backward, const void *u, const vo
   }
 }
 /* S = 1 or 2 sweeps per pass, in 32-row tiles (1024^3 on the H200: S = 1
- * in 16-row tiles took 10.5 ms against 8.8, docs/fd.md). What enters: u
+ * in 16-row tiles took 10.5 ms against 8.8, docs/design-decisions.md).
+ * What enters: u
  * (mode 0), u + P uc (1), Pc uc (2). */
 template <typename T, int S> hpmg_error march_mode(int64_t n, double om, int backward, const void *u, const void *f, void *out,
                                                    const void *uc, int mode) {

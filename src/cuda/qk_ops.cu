@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(BX * BY, MINB)
 /* Launch configuration: BY tile rows (32 x BY threads) and MINB blocks per SM
  * in the launch bounds, i.e. a register cap of 65536 / (32 BY MINB), by
  * dimension, precision and degree: the fastest of BY in {4, 8, 16} x MINB in
- * {2, 3, 4} measured on an H200 (session 18, bench/results/session18/
+ * {2, 3, 4} measured on an H200 (bench/results/gpu-op-launch-config/
  * op_sweep.md: apply and Chebyshev step 1.1-1.5x the former BY = 16, MINB = 1
  * for k >= 3 and BY = 8, MINB = 2 for k <= 2). CREG: registers for the x
  * coefficients where they fit next to the ring. -DQK_OP_BY_ALL=n /

@@ -27,10 +27,9 @@
  * blocks that copy the next patches' closures (cp.async) during the current
  * local solve.
  * In double at 3D k >= 7 the contractions run on the FP64 tensor cores
- * instead (TC, mma.sync: one warp per 16 lines; sessions 13, 17).
- * It replaced (session 11) a kernel with one thread per output entry, the
- * coefficient rows in registers and ping-pong buffers, which was 1.4-2.6x
- * slower (bench/results/session11). */
+ * instead (TC, mma.sync: one warp per 16 lines; 5fc27f7, dbf12b1).
+ * A kernel with one thread per output entry, the coefficient rows in
+ * registers and ping-pong buffers was 1.4-2.6x slower (26ea9bd). */
 #include <stdlib.h>
 #include <string.h>
 #include <mutex>
@@ -83,8 +82,8 @@ template <int DIM, int K> struct qk_patch_sizes {
  * and stiffness; Sr: the M-orthonormal eigenvectors), read through
  * compile-time indices. Float: compile-time constants (qk_coef_f, from the
  * generated qk_coef.h), so that every FFMA carries its coefficient as an
- * immediate operand and no instruction loads one (session 16: 1.1-1.5x
- * faster steps from k = 5 on than the constant-bank / shared-copy forms).
+ * immediate operand and no instruction loads one (1.1-1.5x faster steps
+ * from k = 5 on than the constant-bank / shared-copy forms; 3ab99ac).
  * Double (DFMA takes no 64-bit immediate): with CS = 0 all from the
  * constant bank (a ULDC into a uniform register per FMA operand in SASS, no
  * per-thread load); with CS = 1, Mr and Kr from a shared copy by columns
@@ -210,16 +209,16 @@ __device__ __forceinline__ void qk_each_line(F f) {
  * order, which the lanes load into registers (16-byte loads, conflict free)
  * once per residual step or set of local-solve steps. One warp instruction
  * does 1024 FMAs where the CUDA-core form needs 32 DFMA and as many ULDC.
- * Session 14 made the shared accesses conflict-free (row order of
- * qk_each_tile, input order above, padded rows) and folded the scalars into
- * the fragments at k = 8: 20.7 -> 18.2 ms per fused step, 46% of the FP64
- * peak. What remains is latency (4 warps per scheduler at k = 8: stalls on
+ * The shared accesses are conflict-free (row order of qk_each_tile, input
+ * order above, padded rows) and the scalars are folded into the fragments:
+ * at k = 8 18.2 ms per fused step against 20.7 without both (770d514), 46%
+ * of the FP64 peak. What remains is latency (4 warps per scheduler at k = 8: stalls on
  * global loads, fixed-latency dependencies, barriers, the tensor pipe 41%
  * busy), not the shared-memory pipe. With 2 blocks per SM (128 registers
  * per thread; qk_lines_minb) the tensor cores are faster than the CUDA-core
  * kernel at k = 7 (109 against 148 ms) and 8 (18.2 against 24.2), and
  * slower at k = 4, 5, 6 (15.8 against 13.8 with 3 blocks per SM, 37.4
- * against 32.2, 70.1 against 69.0): bench/results/session17. */
+ * against 32.2, 70.1 against 69.0; dbf12b1). */
 template <int NI> struct qk_tcin {
   static constexpr int C8 = NI / 8 + (NI % 8 > 4 ? 1 : 0), C4 = (NI % 8 >= 1 && NI % 8 <= 4) ? 1 : 0;
   static constexpr int NA = 4 * C8 + 2 * C4; /* A-fragment doubles per lane */
@@ -230,10 +229,10 @@ template <int NI> struct qk_tcin {
  * rescales the accumulators: one copy per set, h0 Mr, Kr / h0 (x step);
  * h1 Mr, Kr / h1 (y); -h2 Mr, -Kr / h2 (z, accumulating onto b); Sr^T; Sr;
  * omega / (h0 h1 h2) Sr (the last step, accumulating onto x). The unfolded
- * form (one unscaled copy per matrix, scaling epilogues; removed in session
- * 17, in git history before that) took, at 2 blocks per SM, k = 7 124 ms
- * against 109 and k = 8 18.2 against 18.2 (k = 4 15.8 against 16.3, but the
- * CUDA-core kernel's 13.8 beats both there): bench/results/session17. */
+ * form (one unscaled copy per matrix, scaling epilogues; removed in
+ * 14c99ce) took, at 2 blocks per SM, k = 7 124 ms against 109 and k = 8
+ * 18.2 against 18.2 (k = 4 15.8 against 16.3, but the CUDA-core kernel's
+ * 13.8 beats both there; dbf12b1). */
 enum { QK_TMX = 0, QK_TKX, QK_TMY, QK_TKY, QK_TMZ, QK_TKZ, QK_TST, QK_TS, QK_TSU, QK_TSETS };
 template <int K> struct qk_tcfrag {
   static constexpr int M = 2 * K - 1, N = 2 * K + 1, NT = (M + 7) / 8;
@@ -387,14 +386,14 @@ template <int NT, int M, class F> __device__ __forceinline__ void qk_tc_outs(int
  * 2t + e (t = 0..3; qk_tc_load). With odd line and entry strides (all of
  * them here) those 16 words fall in 16 distinct 8-byte banks: the even
  * pair of lines takes half the banks and the odd pair the other half.
- * (Session 13 had lines l, l + 4, l + 8, l + 12 and entries t: conflict-free
- * loads, but every store, entries 2t, met 2-way conflicts.) That holds while
+ * (Lines l, l + 4, l + 8, l + 12 with entries t give conflict-free loads,
+ * but every store, entries 2t, meets 2-way conflicts.) That holds while
  * the tile's lines have equidistant bases, i.e. lie in one row of the box; a
  * tile across two rows of A < 16 lines has conflicts, so rows of A < 16
  * lines are padded to 16 (one row per tile, padding rows invalid) where that
- * adds at most one tile in 16 (AP; session 14: where it adds more, as for
- * the y step at k = 7, 13 -> 15 tiles, the extra tiles cost more than the
- * conflicts). */
+ * adds at most one tile in 16 (AP; where it adds more, as for the y step
+ * at k = 7, 13 -> 15 tiles, the extra tiles cost more than the conflicts,
+ * 770d514). */
 template <int DIR, int I0, int I1, int I2, int P, int T, class F>
 __device__ __forceinline__ void qk_each_tile(const int64_t *org, F f) {
   constexpr int A = DIR == 0 ? I1 : I0, B = DIR == 2 ? I1 : I2;
@@ -424,12 +423,12 @@ __device__ __forceinline__ void qk_each_tile(const int64_t *org, F f) {
 /* patches per block P and threads per block T (the lines of the local-solve
  * steps, P M^(d-1), fill the warps), and the blocks per SM that the
  * registers must allow, double / float (B8, B4: shared memory permits that
- * many; docs/cuda.md). Session 17 swept 1..4 for every 3D degree
- * (bench/results/session17/minb): only 3D k = 4 double changed, 4 -> 3
- * blocks (64 registers with spills -> 85): 17.2 -> 13.8 ms per step. In 2D
- * (1 = no cap before; minb2d/) double at k = 6, 7, 9 takes 4 blocks and k = 8
- * 3: 8.44 -> 7.99, 3.17 -> 3.07, 7.90 -> 7.61, 5.02 -> 4.56 ms; float and the
- * other degrees within 1% */
+ * many; docs/cuda.md). Measured over 1..4 for every 3D degree (c6ec1d2):
+ * only 3D k = 4 double differs, 3 blocks (85 registers) instead of 4 (64
+ * registers with spills): 13.8 against 17.2 ms per step. In 2D, over 1..6
+ * (639bf07), double at k = 6, 7, 9 takes 4 blocks and k = 8 3 (no cap:
+ * 8.44, 3.17, 7.90, 5.02 ms; with them 7.99, 3.07, 7.61, 4.56 ms); float and
+ * the other degrees within 1% */
 template <int DIM, int K> struct qk_lines_cfg;
 #define QK_LCFG(D, KK, PP, TT, BB8, BB4) \
   template <> struct qk_lines_cfg<D, KK> { static constexpr int P = PP, T = TT, B8 = BB8, B4 = BB4; };
@@ -517,7 +516,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
   constexpr int LAST = DIM - 1; /* z in 3D, y in 2D */
   /* fused, float: the residual's last step applies the local solve's first
    * contraction too (1-3.5% faster; 5-9% slower in double at k = 5, 6, 8:
-   * bench/results/session12) */
+   * 6c1864b) */
   constexpr bool FZ = RES && SOLVE && sizeof(R) == 4;
   const int64_t glast = DIM == 3 ? gs2 : n0, gstride = (int64_t)gridDim.x * P;
   if constexpr (TC) TF::fill(reinterpret_cast<double *>(sc), tid, T, hs, omega);
@@ -905,7 +904,7 @@ static hpmg_error launch_lines_k(int which, const qk_patch_geo &g, const R *dinv
 }
 
 /* FP64 tensor cores for the contractions: double, 3D, k >= 7 (measured
- * faster there and slower below: bench/results/session13, session17), on
+ * faster there and slower below: 5fc27f7, dbf12b1), on
  * sm_90 or newer; HPMG_PATCH_TC=0 in the environment selects
  * the CUDA-core kernel (for comparisons) */
 static bool qk_tc_on() {
@@ -932,11 +931,11 @@ static hpmg_error launch_deg(int which, const qk_patch_geo &g, const R *dinv, co
 
 /* double: coefficients from the constant bank up to k = 5; above, Mr and Kr
  * from the shared copy and Sr from the constant bank (CS = 1). All of them
- * in the constant bank miss its cache there (3D: 1.7-2.5x slower; 2D: 1.3-1.5x
- * at k = 6..10, session 16). Sr from the shared copy too (CS = 2) was
+ * in the constant bank miss its cache there (3D: 1.7-2.5x slower, 6c1864b;
+ * 2D: 1.3-1.5x at k = 6..10, 3ab99ac). Sr from the shared copy too (CS = 2) was
  * 1.2-1.4x slower in 3D and 1.1-1.4x slower in 2D up to k = 8, but 1.05x
- * faster at 2D k = 9 and 1.6x at k = 10 (bench/results/session12,
- * session16, docs/cuda.md). float: compile-time constants (qk_rc), no copy. */
+ * faster at 2D k = 9 and 1.6x at k = 10 (6c1864b, 8b466d6,
+ * docs/design-decisions.md). float: compile-time constants (qk_rc), no copy. */
 template <typename R, int DIM, int K> constexpr int qk_lines_cs() {
   return sizeof(R) == 4 || K < 6 ? 0 : DIM == 2 && K >= 9 ? 2 : 1;
 }
