@@ -2,15 +2,22 @@
 """Markdown tables for the FD benchmarks (bench/fd_bench.sh, scripts/gpu-check-fd).
 
 usage: fd_table.py RUNS.jsonl [PEERS_LIVE.txt] [PEERS_RECORDED.txt] [LOG]
-RUNS.jsonl: one `hpmg solve --disc fd --json` object per line.
+RUNS.jsonl: one `hpmg solve --disc fd --json` object per line (docs/json.md).
 Peer files hold `peer=... key=value` lines; live runs win over recorded ones.
 """
 import json
 import sys
 
+# field names of the FD --json before it took the common schema, as in the
+# result files written then (bench/results/fd-*/*.jsonl)
+FD_NAMES_BEFORE_SCHEMA = {"unknowns": "dofs", "points": "dofs_total", "err_l2h": "l2_error", "err_max": "max_error",
+                          "err_rms": "rms_error", "t_solve": "solve_s", "t_solve_mean": "solve_mean_s",
+                          "t_setup": "setup_s", "res0": "residual0", "res": "residual", "omega": "jacobi_omega"}
+
 
 def load_runs(path):
-    return [json.loads(l) for l in open(path) if l.strip().startswith("{")]
+    runs = [json.loads(l) for l in open(path) if l.strip().startswith("{")]
+    return [{FD_NAMES_BEFORE_SCHEMA.get(k, k): v for k, v in r.items()} for r in runs]
 
 
 def load_peers(path, source):
@@ -53,7 +60,7 @@ def main():
     if not gpu:
         out.append("### FMG to discretization error vs FFT (CPU)")
         out.append("")
-        out.append("FMG as run by default (cubic FMG interpolation, V(1,1) in 2D, V(2,1) with SOR 1.3 in 3D since session 10, V(2,2) plain GS before) and as in "
+        out.append("FMG as run by default (cubic FMG interpolation, V(1,1) in 2D, V(2,1) with SOR 1.3 in 3D) and as in "
                    "paper 002 (linear, FMG(1,2) in 2D, FMG(3,3) in 3D); times are the fastest of --repeat solves, "
                    "setup/planning excluded; errors are max-norm against prod sin(pi x_i); err/FFT is the FMG "
                    "error over the FFT (discrete) solution's.")
@@ -69,11 +76,11 @@ def main():
                     f = find(runs, dim=dim, refine=L, solver="fmg", device="cpu", fmg_interp=interp)
                     if not f:
                         continue
-                    row = f"| {n}^{dim} | {f['unknowns']} | {interp} ({f['pre']},{f['post']}) | {f['t_solve']:.4g} | {f['err_max']:.3e} | "
-                    row += f"{f['err_max'] / t['err_max']:.2f} | {t['t_solve']:.4g} | " if t else "- | - | "
+                    row = f"| {n}^{dim} | {f['dofs']} | {interp} ({f['pre']},{f['post']}) | {f['solve_s']:.4g} | {f['max_error']:.3e} | "
+                    row += f"{f['max_error'] / t['max_error']:.2f} | {t['solve_s']:.4g} | " if t else "- | - | "
                     if p:
                         ps = float(p["solve_s"])
-                        row += f"{ps:.4g} | {float(p['maxerr']):.3e} | {ps / f['t_solve']:.2f} | {p['source']} |"
+                        row += f"{ps:.4g} | {float(p['maxerr']):.3e} | {ps / f['solve_s']:.2f} | {p['source']} |"
                     else:
                         row += "- | - | - | no peer row |"
                     out.append(row)
@@ -90,9 +97,9 @@ def main():
                 if not v or not c:
                     continue
                 p = peers.get(("hypre", dim, n, "exact"))
-                best = min(v["t_solve"], c["t_solve"])
-                row = (f"| {n}^{dim} | {v['unknowns']} | {v['iterations']} | {v['t_solve']:.4g} | "
-                       f"{c['iterations']} | {c['t_solve']:.4g} | ")
+                best = min(v["solve_s"], c["solve_s"])
+                row = (f"| {n}^{dim} | {v['dofs']} | {v['iterations']} | {v['solve_s']:.4g} | "
+                       f"{c['iterations']} | {c['solve_s']:.4g} | ")
                 if p:
                     s, su = float(p["solve_s"]), float(p["setup_s"])
                     row += (f"{p['iters']} | {s:.4g} | {su:.4g} | {s / best:.1f} | {(s + su) / best:.1f} | {p['source']} |")
@@ -109,8 +116,8 @@ def main():
                 continue
             t = find(runs, dim=r["dim"], refine=r["refine"], solver="fft", precision=r["precision"])
             out.append(f"| {r['n']}^{r['dim']} | {r['precision']} | ({r['pre']},{r['post']}) | {r['split']} | "
-                       f"{r['t_solve']:.4g} | {r['err_l2h']:.3e} | " +
-                       (f"{t['t_solve']:.4g} | {t['err_l2h']:.3e} | {t['t_solve'] / r['t_solve']:.2f} |" if t else "- | - | - |"))
+                       f"{r['solve_s']:.4g} | {r['l2_error']:.3e} | " +
+                       (f"{t['solve_s']:.4g} | {t['l2_error']:.3e} | {t['solve_s'] / r['solve_s']:.2f} |" if t else "- | - | - |"))
         out.append("")
         out.append("### V-cycle / CG to 1e-9 and the --split sweep (GPU, double)")
         out.append("")
@@ -119,7 +126,7 @@ def main():
         for r in runs:
             if r["solver"] in ("vcycle", "cg"):
                 out.append(f"| {r['n']}^{r['dim']} | {r['solver']} | {r['tol']:g} | {r['split']} | {r['iterations']} | "
-                           f"{r['t_solve']:.4g} | {r['dofs_per_s']:.3g} |")
+                           f"{r['solve_s']:.4g} | {r['dofs_per_s']:.3g} |")
     print("\n".join(out))
 
 

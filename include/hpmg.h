@@ -16,6 +16,8 @@
  * of the continuous Q_k space, numbered lexicographically with x fastest:
  * index = i0 + n0*(i1 + n1*i2), n_d = degree*cells_d - 1 (boundary nodes carry
  * the homogeneous Dirichlet value 0 and are eliminated). Counts are 64-bit.
+ * A finite-difference problem (disc = HPMG_DISC_FD) numbers its interior grid
+ * points the same way, n_d = 2^refine - 1: the nodes of Q1 on 2^refine cells.
  */
 #ifndef HPMG_H
 #define HPMG_H
@@ -64,6 +66,17 @@ hpmg_error hpmg_set_cpu_isa(const char *name);
  * Tables 1-3 (the authors' code sets the vector to 1; docs/patch.md). */
 typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2 } hpmg_rhs_kind;
 
+/* Discretization. FE: continuous Q_k finite elements (the default).
+ * FD: -Laplace u = f on the unit box with the second-order 5-point (2D) or
+ * 7-point (3D) stencil on 2^refine intervals per direction (paper 002,
+ * docs/fd.md): A = h^-2 times the stencil, b_i = f(x_i) at the interior grid
+ * points. FD problems read dim and refine (1..15 in 2D, 1..10 in 3D) and
+ * ignore degree; coarse, box, lambda and rhs must keep their defaults
+ * (1, unit box, 0, sine), or HPMG_ERR_ARG. */
+typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1 } hpmg_disc;
+#define HPMG_FD_MAX_REFINE_2D 15
+#define HPMG_FD_MAX_REFINE_3D 10
+
 typedef struct {
   int dim;          /* 2 or 3 (default 3) */
   int degree;       /* polynomial degree k: 1..10 in 2D, 1..8 in 3D (default 4) */
@@ -72,6 +85,7 @@ typedef struct {
   double box[3];    /* domain [0,box[0]] x [0,box[1]] (x [0,box[2]]), default unit */
   double lambda;    /* -Laplace u + lambda u = f, lambda >= 0 (default 0) */
   hpmg_rhs_kind rhs;/* built-in right-hand side (default: manufactured sine) */
+  hpmg_disc disc;   /* discretization (default FE) */
 } hpmg_problem_options;
 
 typedef struct hpmg_problem_s *hpmg_problem;
@@ -85,13 +99,16 @@ int64_t hpmg_problem_num_dofs(hpmg_problem prob);
 /* Free nodes per direction (n[2] = 1 in 2D). */
 void hpmg_problem_grid(hpmg_problem prob, int64_t n[3]);
 /* Load vector b_i = integral of f phi_i for a user function f, by (k+1)-point
- * Gauss quadrature on every cell. b has hpmg_problem_num_dofs entries. */
+ * Gauss quadrature on every cell (FD: b_i = f(x_i) at the grid points). b has
+ * hpmg_problem_num_dofs entries. */
 typedef double (*hpmg_function)(const double x[3], void *user);
 hpmg_error hpmg_problem_load_vector(hpmg_problem prob, hpmg_function f, void *user, double *b);
 /* L2 error ((k+2)-point Gauss) and max nodal error of x against the exact
- * solution prod sin(pi x_i / L_i) (meaningful for the sine right-hand side). */
+ * solution prod sin(pi x_i / L_i) (meaningful for the sine right-hand side).
+ * FD: the discrete L2 error sqrt(h^d sum e_i^2) and the max error over the grid. */
 hpmg_error hpmg_problem_error(hpmg_problem prob, const double *x, double *l2, double *maxerr);
-/* Write x as a VTK XML unstructured grid with Lagrange cells (types 70/72). */
+/* Write x as a VTK XML unstructured grid with Lagrange cells (types 70/72;
+ * FD: Q1 cells on the grid). */
 hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char *path);
 
 /* ----------------------------------------------------------------- solver */
@@ -99,17 +116,28 @@ hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char
 /* HPMG_SMOOTHER_AUTO (the default) selects the fastest smoother measured for
  * the dimension, degree and device: see hpmg_default_smoother below and
  * docs/performance.md. */
+/* FD problems: JACOBI (damped by jacobi_omega), RBGS (red-black Gauss-Seidel)
+ * or MCGS (multicolor Gauss-Seidel, 4 colors in 2D, 8 in 3D, post-smoothing in
+ * reverse color order; what AUTO stands for there); RBGS and MCGS are for FD
+ * problems only, CHEBYSHEV, GS, SGS and PATCH for Q_k problems only. */
 typedef enum { HPMG_SMOOTHER_CHEBYSHEV = 0, HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_GS,
-               HPMG_SMOOTHER_SGS, HPMG_SMOOTHER_PATCH, HPMG_SMOOTHER_AUTO } hpmg_smoother_kind;
+               HPMG_SMOOTHER_SGS, HPMG_SMOOTHER_PATCH, HPMG_SMOOTHER_AUTO,
+               HPMG_SMOOTHER_RBGS, HPMG_SMOOTHER_MCGS } hpmg_smoother_kind;
 /* AUTO (the default): the fastest to solution measured, see hpmg_default_solver.
  * CG: conjugate gradients preconditioned by one V-cycle (symmetric cycles only).
  * VCYCLE: V-cycle iteration x += V(b - Ax) from the initial guess.
  * GMRES: restarted GMRES(restart), right-preconditioned by one V-cycle (any cycle).
  * FMG: full multigrid start (the initial guess is discarded), then V-cycles
  *      until ||b - Ax|| <= tol ||b||; iterations = V-cycles after the start,
- *      at least one (paper 000, Algorithm 2). */
+ *      at least one (paper 000, Algorithm 2).
+ * FFT: the sine-transform direct solver (FFTW on the CPU, cuFFT on the GPU);
+ *      FD problems only.
+ * FD problems: CG, VCYCLE (what AUTO stands for there), FMG or FFT, always from
+ * a zero initial guess (x's entries on input are not read); their FMG is one
+ * full-multigrid pass to the discretization error, with no stopping test
+ * (tol does not apply; iterations = 1). GMRES is for Q_k problems only. */
 typedef enum { HPMG_SOLVER_CG = 0, HPMG_SOLVER_VCYCLE, HPMG_SOLVER_GMRES, HPMG_SOLVER_FMG,
-               HPMG_SOLVER_AUTO } hpmg_solver_kind;
+               HPMG_SOLVER_AUTO, HPMG_SOLVER_FFT } hpmg_solver_kind;
 /* Vertex-patch smoother: multiplicative (2^d colors, localized residuals) or
  * additive (one global residual per step, damped by patch_damping). */
 typedef enum { HPMG_PATCH_MULTIPLICATIVE = 0, HPMG_PATCH_ADDITIVE } hpmg_patch_mode;
@@ -150,7 +178,17 @@ typedef enum { HPMG_GS_ORDER_LEXICOGRAPHIC = 0, HPMG_GS_ORDER_CELLWISE } hpmg_gs
  *   changes nothing (docs/patch.md). For reproducing published figures, not
  *   for use; not with CG (the step can make the preconditioner indefinite). */
 typedef enum { HPMG_CYCLE_STANDARD = 0, HPMG_CYCLE_ADD_RESIDUAL } hpmg_cycle_kind;
+/* FD problems: DOUBLE or FLOAT (MIXED is for Q_k problems only). */
 typedef enum { HPMG_PREC_DOUBLE = 0, HPMG_PREC_FLOAT, HPMG_PREC_MIXED } hpmg_precision;
+/* FMG's interpolation of a level's solution to the next finer level, FD
+ * problems: cubic (fourth order) or the cycle's linear prolongation (paper 002). */
+typedef enum { HPMG_FMG_INTERP_CUBIC = 0, HPMG_FMG_INTERP_LINEAR = 1 } hpmg_fmg_interp;
+/* pre/post = HPMG_SWEEPS_AUTO (FD problems): the measured defaults, 1 and 1,
+ * but FMG in 3D 2 and 2, and 2 and 1 with cubic interpolation and MCGS. */
+#define HPMG_SWEEPS_AUTO (-1)
+/* split = HPMG_SPLIT_AUTO: the level split that a cost model with constants
+ * measured at setup finds fastest (docs/fd.md). */
+#define HPMG_SPLIT_AUTO (-1)
 /* Where the solve runs. CUDA: the whole solve on the GPU (CG, V-cycle, GMRES
  * or FMG; Chebyshev, Jacobi or vertex-patch (fdm) smoothing; double, float or
  * mixed precision); other combinations are refused with HPMG_ERR_BACKEND. */
@@ -183,14 +221,33 @@ typedef struct {
   int profile;                   /* 1: exact per-phase and per-level times on the GPU
                                     (synchronizes around every phase; the CPU always
                                     times and ignores it). Default 0 */
+  /* Finite-difference problems only (Q_k problems refuse other values than the
+   * defaults with HPMG_ERR_ARG): */
+  double sor;                    /* over-relaxation weight of RBGS and MCGS in (0,2);
+                                    0 (default): 1, but 1.3 for FMG in 3D with cubic
+                                    interpolation and MCGS (docs/fd.md) */
+  hpmg_fmg_interp fmg_interp;    /* FMG's interpolation (default cubic) */
+  int split;                     /* device CUDA: the finest `split` levels on the GPU,
+                                    the coarser ones on the CPU (0..refine), or
+                                    HPMG_SPLIT_AUTO (default) */
+  int fft_measure;               /* solver FFT on the CPU: plan with FFTW_MEASURE
+                                    (slower setup, faster solve); default 0 */
 } hpmg_solver_options;
+
+/* Constants of the FD split model (seconds, bytes/s), measured at setup for
+ * split = HPMG_SPLIT_AUTO on CUDA (measured = 1). */
+typedef struct {
+  int measured;
+  double gpu_launch_s, gpu_bw, cpu_bw, cpu_barrier_s, link_latency_s, link_bw;
+} hpmg_split_costs;
 
 typedef struct {
   int64_t dofs;
   int levels;
   int iterations;
   int converged;
-  double residual0, residual;   /* initial and final residual norms (2-norm) */
+  double residual0, residual;   /* initial and final residual norms (2-norm; FD: of the
+                                   h^2-scaled residual h^2 (b - Ax)) */
   double rate;                  /* average reduction per iteration */
   /* wall-clock seconds per phase; solve = time to solution (excludes setup) */
   double t_setup, t_operator, t_smoother, t_transfer, t_coarse, t_krylov, t_solve;
@@ -205,6 +262,16 @@ typedef struct {
   int64_t level_dofs[HPMG_STATS_MAX_LEVELS];
   double t_level_smoother[HPMG_STATS_MAX_LEVELS], t_level_operator[HPMG_STATS_MAX_LEVELS],
       t_level_transfer[HPMG_STATS_MAX_LEVELS];
+  /* estimated bytes of host and GPU memory of the solver (Q_k on CUDA: the GPU
+   * part only, bytes_host 0) */
+  double bytes_host, bytes_device;
+  /* FD problems (zero for Q_k; per-level arrays and operator_applications are
+   * not recorded for FD): seconds of residual norms, of host<->device copies
+   * (with the wait for queued GPU work), of the sine transforms, of FFT
+   * planning (in t_setup); levels on the GPU; the split model's constants. */
+  double t_norm, t_comm, t_fft, t_plan;
+  int split;
+  hpmg_split_costs split_costs;
 } hpmg_stats;
 
 typedef struct hpmg_solver_s *hpmg_solver;
@@ -225,6 +292,11 @@ hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_
  * 000's Table 7 sizes (docs/performance.md). FMG discards the initial guess:
  * pick CG, GMRES or the V-cycle iteration explicitly to start from one. */
 hpmg_solver_kind hpmg_default_solver(int dim, int degree, const hpmg_solver_options *opt);
+/* Checks opt for prob and replaces every automatic value by the one a solver
+ * would run (solver and smoother AUTO; FD: pre/post HPMG_SWEEPS_AUTO, sor 0;
+ * split AUTO is measured at creation, see hpmg_stats.split). HPMG_ERR_ARG with
+ * a message for an invalid option or combination. */
+hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *opt);
 hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *opt,
                               hpmg_solver *solver);
 void hpmg_solver_destroy(hpmg_solver *solver);
@@ -235,12 +307,13 @@ void hpmg_solver_destroy(hpmg_solver *solver);
 hpmg_error hpmg_solver_solve(hpmg_solver solver, const double *b, double *x);
 /* Same as hpmg_solver_solve for a solver on HPMG_DEVICE_CUDA, with b and x in
  * GPU memory (cudaMalloc'ed, hpmg_problem_num_dofs doubles; b may be NULL):
- * nothing of the problem's size crosses the bus. */
+ * nothing of the problem's size crosses the bus. Q_k problems only. */
 hpmg_error hpmg_solver_solve_device(hpmg_solver solver, const double *b_device, double *x_device);
 void hpmg_solver_get_stats(hpmg_solver solver, hpmg_stats *stats);
 
 /* Bytes hpmg would allocate for this problem and solver (without creating it):
- * host memory for the CPU, GPU memory for HPMG_DEVICE_CUDA. */
+ * host memory for the CPU, GPU memory for HPMG_DEVICE_CUDA. FD problems: the
+ * solver's grid vectors and the caller's solution vector. */
 hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so,
                                 double *bytes);
 

@@ -17,7 +17,10 @@
  *                      precision = double (iterations, L2 error to 2 digits)
  *   table004 DIM K L   paper 004 Table 2 setting (coarse mesh = one vertex patch, f = 1,
  *                      reduction 1e-12), CG with the symmetric patch cycle: 6/5/6 +-1
- *   patchsolvers       gmres/fmg/vcycle/cg with patch (both modes), mixed precision, dense local solver */
+ *   patchsolvers       gmres/fmg/vcycle/cg with patch (both modes), mixed precision, dense local solver
+ *   fdapi              finite-difference problems (disc FD) through the same objects: a user b equals
+ *                      the built-in one, FFT = V-cycle solution, FD defaults resolved, Q_k-only
+ *                      options refused on FD problems and FD-only options on Q_k problems */
 #include <string.h>
 #include "check.h"
 #include "hpmg.h"
@@ -547,6 +550,115 @@ static void patchsolvers(void) {
   hpmg_problem_destroy(&p);
 }
 
+static double fd_sine(const double x[3], void *user) {
+  const int dim = *(const int *)user;
+  return dim * M_PI * M_PI * sin(M_PI * x[0]) * sin(M_PI * x[1]) * (dim == 3 ? sin(M_PI * x[2]) : 1.0);
+}
+
+static void fdapi(void) {
+  hpmg_problem_options po;
+  hpmg_problem_options_default(&po);
+  po.disc = HPMG_DISC_FD;
+  po.dim = 2;
+  po.refine = 7;
+  hpmg_problem p;
+  CHECK(hpmg_problem_create(&po, &p) == HPMG_SUCCESS, "FD problem created: %s", hpmg_last_error());
+  const int64_t n = hpmg_problem_num_dofs(p);
+  int64_t g[3];
+  hpmg_problem_grid(p, g);
+  CHECK(n == 127 * 127 && g[0] == 127 && g[1] == 127 && g[2] == 1, "FD unknowns: the interior grid points");
+  hpmg_solver_options so;
+  hpmg_solver_options_default(&so);
+  so.tol = 1e-10;
+  hpmg_solver s;
+  double *b = malloc(sizeof(double) * n), *x = calloc(n, sizeof(double)), *y = calloc(n, sizeof(double));
+  int dim = 2;
+  CHECK(hpmg_solver_create(p, &so, &s) == HPMG_SUCCESS, "FD solver created: %s", hpmg_last_error());
+  CHECK(hpmg_solver_solve(s, NULL, x) == HPMG_SUCCESS, "built-in b solved");
+  hpmg_stats st;
+  hpmg_solver_get_stats(s, &st);
+  CHECK(st.converged && st.dofs == n && st.levels == 7 && st.iterations > 5 && st.iterations < 25 && st.bytes_host > 0,
+        "FD V-cycle: %d iterations, %d levels", st.iterations, st.levels);
+  CHECK(hpmg_problem_load_vector(p, fd_sine, &dim, b) == HPMG_SUCCESS && hpmg_solver_solve(s, b, y) == HPMG_SUCCESS,
+        "user b solved");
+  double d = 0, l2, mx;
+  for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i]));
+  CHECK(d < 1e-12, "user b = f(x_i) gives the built-in solution (max difference %.2e)", d);
+  CHECK(hpmg_problem_error(p, x, &l2, &mx) == HPMG_SUCCESS && mx > 0.5 / (128.0 * 128) && mx < 1.0 / (128.0 * 128),
+        "FD max error %.3e = (pi^2/12) h^2 to leading order", mx);
+  CHECK(hpmg_solver_solve_device(s, NULL, x) == HPMG_ERR_ARG, "solve_device refused for FD");
+  hpmg_solver_destroy(&s);
+  so.solver = HPMG_SOLVER_FFT;
+  CHECK(hpmg_solver_create(p, &so, &s) == HPMG_SUCCESS && hpmg_solver_solve(s, b, y) == HPMG_SUCCESS, "FFT solver");
+  d = 0;
+  for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i]));
+  CHECK(d < 1e-9, "FFT solution = V-cycle solution (max difference %.2e)", d);
+  hpmg_solver_destroy(&s);
+  /* FD's automatic values */
+  hpmg_problem_options p3 = po;
+  p3.dim = 3;
+  p3.refine = 4;
+  hpmg_problem q;
+  CHECK(hpmg_problem_create(&p3, &q) == HPMG_SUCCESS, "3D FD problem");
+  hpmg_solver_options_default(&so);
+  so.solver = HPMG_SOLVER_FMG;
+  so.pre = so.post = HPMG_SWEEPS_AUTO;
+  CHECK(hpmg_solver_options_resolve(q, &so) == HPMG_SUCCESS && so.smoother == HPMG_SMOOTHER_MCGS && so.pre == 2 &&
+            so.post == 1 && so.sor == 1.3,
+        "3D FD FMG resolves to mcgs V(2,1) SOR 1.3");
+  hpmg_solver_options_default(&so);
+  CHECK(hpmg_solver_options_resolve(q, &so) == HPMG_SUCCESS && so.solver == HPMG_SOLVER_VCYCLE && so.sor == 1,
+        "FD auto solver: the V-cycle iteration");
+  double bytes = 0;
+  CHECK(hpmg_memory_estimate(&p3, &so, &bytes) == HPMG_SUCCESS && bytes > 8.0 * 17 * 17 * 17, "FD memory estimate");
+  hpmg_problem_destroy(&q);
+  /* Q_k-only options on an FD problem, FD-only options on a Q_k problem */
+  static const char *const fe_only[] = {"chebyshev", "gmres", "mixed", "patch mode", "add-residual"};
+  for (int c = 0; c < 5; c++) {
+    hpmg_solver_options_default(&so);
+    if (c == 0) so.smoother = HPMG_SMOOTHER_CHEBYSHEV;
+    if (c == 1) so.solver = HPMG_SOLVER_GMRES;
+    if (c == 2) so.precision = HPMG_PREC_MIXED;
+    if (c == 3) so.patch_mode = HPMG_PATCH_ADDITIVE;
+    if (c == 4) so.cycle = HPMG_CYCLE_ADD_RESIDUAL;
+    CHECK(hpmg_solver_create(p, &so, &s) == HPMG_ERR_ARG && !s, "%s refused on an FD problem", fe_only[c]);
+    printf("refused: %s\n", hpmg_last_error());
+  }
+  hpmg_problem_destroy(&p);
+  for (int c = 0; c < 4; c++) {
+    hpmg_problem_options_default(&p3);
+    p3.disc = HPMG_DISC_FD;
+    if (c == 0) p3.lambda = 1;
+    if (c == 1) p3.box[0] = 2;
+    if (c == 2) p3.coarse = 2;
+    if (c == 3) p3.rhs = HPMG_RHS_ONE;
+    CHECK(hpmg_problem_create(&p3, &q) == HPMG_ERR_ARG && !q, "Q_k problem option %d refused for FD", c);
+    printf("refused: %s\n", hpmg_last_error());
+  }
+  p3.rhs = HPMG_RHS_SINE;
+  p3.refine = 11;
+  CHECK(hpmg_problem_create(&p3, &q) == HPMG_ERR_ARG, "FD 3D refine 11 refused");
+  printf("refused: %s\n", hpmg_last_error());
+  hpmg_problem_options_default(&p3);
+  p3.dim = 2;
+  p3.degree = 2;
+  p3.refine = 2;
+  CHECK(hpmg_problem_create(&p3, &q) == HPMG_SUCCESS, "Q_k problem");
+  for (int c = 0; c < 4; c++) {
+    hpmg_solver_options_default(&so);
+    if (c == 0) so.sor = 1.2;
+    if (c == 1) so.solver = HPMG_SOLVER_FFT;
+    if (c == 2) so.smoother = HPMG_SMOOTHER_MCGS;
+    if (c == 3) so.split = 2;
+    CHECK(hpmg_solver_create(q, &so, &s) == HPMG_ERR_ARG, "FD-only option %d refused on a Q_k problem", c);
+    printf("refused: %s\n", hpmg_last_error());
+  }
+  hpmg_problem_destroy(&q);
+  free(b);
+  free(x);
+  free(y);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) return 2;
   if (!strcmp(argv[1], "order")) order(atoi(argv[2]), atoi(argv[3]));
@@ -561,6 +673,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(argv[1], "table7")) table7(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
   else if (!strcmp(argv[1], "table004")) table004(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
   else if (!strcmp(argv[1], "patchsolvers")) patchsolvers();
+  else if (!strcmp(argv[1], "fdapi")) fdapi();
   else return 2;
   return check_report();
 }

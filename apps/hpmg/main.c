@@ -11,18 +11,6 @@
 #include "hpmg.h"
 
 #include "cli.h"
-int hpmg_solver_history(hpmg_solver s, const double **h);
-
-/* option values, indexed by their enums (parsing and --json share them) */
-static const char *const rhss[] = {"sine", "one", "vector-one"},
-                         *const smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch"},
-                         *const solvers[] = {"cg", "vcycle", "gmres", "fmg", "auto"},
-                         *const precs[] = {"double", "float", "mixed"},
-                         *const modes[] = {"multiplicative", "additive"}, *const locals[] = {"fdm", "dense"},
-                         *const porders[] = {"zorder", "lexicographic", "hierarchical"},
-                         *const pkernels[] = {"fused", "separate", "global"},
-                         *const gsorders[] = {"lexicographic", "cellwise"},
-                         *const cycles[] = {"standard", "add-residual"};
 
 enum { EXIT_BAD_INPUT = 2, EXIT_NO_MEMORY = 3, EXIT_FAILED = 1 };
 
@@ -160,55 +148,6 @@ void hpmg_cli_print_version(void) {
 #endif
 }
 
-/* a time for --json: "null" where it was not measured */
-static const char *json_time(int timed, double t, char *buf) {
-  if (!timed) return "null";
-  snprintf(buf, 32, "%.6f", t);
-  return buf;
-}
-
-static void print_json(const hpmg_problem_options *po, const hpmg_solver_options *so, hpmg_solver solver,
-                       const hpmg_stats *st, double l2, double maxerr, int64_t total, int status) {
-  const hpmg_smoother_kind sm = smoother_used(so, po->dim, po->degree);
-  const double *h;
-  int nh = hpmg_solver_history(solver, &h);
-  /* the GPU times phases and levels only with --profile: null there, not 0 */
-  const int timed = so->device == HPMG_DEVICE_CPU || so->profile;
-  char tb[8][32];
-  printf("{\"disc\":\"fe\",\"device\":\"%s\",\"dim\":%d,\"degree\":%d,\"coarse\":%d,\"refine\":%d,\"box\":[%g,%g,%g],\"lambda\":%g,"
-         "\"rhs\":\"%s\",\"solver\":\"%s\",\"restart\":%d,\"smoother\":\"%s\",\"patch_mode\":\"%s\",\"patch_order\":\"%s\",\"patch_batch\":%lld,"
-         "\"local_solver\":\"%s\",\"patch_kernel\":\"%s\",\"gs_order\":\"%s\",\"cheby_degree\":%d,\"pre\":%d,\"post\":%d,\"cycle\":\"%s\","
-         "\"precision\":\"%s\",\"tol\":%g,\"threads\":%d,\"isa\":\"%s\",\"simd_bytes\":%d,\"dofs\":%lld,\"dofs_total\":%lld,\"levels\":%d,"
-         "\"iterations\":%d,\"converged\":%s,\"residual0\":%.6e,\"residual\":%.6e,\"relres\":%.6e,\"rate\":%.6f,"
-         "\"l2_error\":%.6e,\"max_error\":%.6e,\"setup_s\":%.6f,\"operator_s\":%s,\"smoother_s\":%s,"
-         "\"transfer_s\":%s,\"coarse_s\":%s,\"krylov_s\":%s,\"solve_s\":%.6f,\"dofs_per_s\":%.6e,"
-         "\"matvecs\":%lld,\"status\":%d,\"history\":[",
-         so->device == HPMG_DEVICE_CUDA ? "cuda" : "cpu", po->dim, po->degree, po->coarse, po->refine, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda,
-         rhss[po->rhs], solvers[so->solver], so->restart, smoothers[sm],
-         sm == HPMG_SMOOTHER_PATCH ? modes[so->patch_mode] : "none", sm == HPMG_SMOOTHER_PATCH ? porders[so->patch_order] : "none",
-         (long long)so->patch_batch, sm == HPMG_SMOOTHER_PATCH ? locals[so->local_solver] : "none",
-         sm == HPMG_SMOOTHER_PATCH ? pkernels[so->patch_kernel] : "none",
-         sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS ? gsorders[so->gs_order] : "none", so->cheby_degree,
-         so->pre, so->post, cycles[so->cycle], precs[so->precision], so->tol, omp_get_max_threads(), hpmg_cpu_isa(),
-         hpmg_cpu_simd_bytes(), (long long)st->dofs,
-         (long long)total, st->levels, st->iterations, st->converged ? "true" : "false", st->residual0, st->residual,
-         st->residual0 > 0 ? st->residual / st->residual0 : 0.0, st->rate, l2, maxerr, st->t_setup,
-         json_time(timed, st->t_operator, tb[0]), json_time(timed, st->t_smoother, tb[1]),
-         json_time(timed, st->t_transfer, tb[2]), json_time(timed, st->t_coarse, tb[3]),
-         json_time(timed, st->t_krylov, tb[4]), st->t_solve,
-         st->t_solve > 0 ? total / st->t_solve : 0.0, (long long)st->operator_applications, status);
-  for (int i = 0; i < nh; i++) printf("%s%.6e", i ? "," : "", h[i]);
-  printf("],\"per_level\":[");
-  for (int l = st->levels - 1, first = 1; l >= 0; l--) {
-    if (l >= HPMG_STATS_MAX_LEVELS || st->level_dofs[l] == 0) continue;
-    printf("%s{\"level\":%d,\"dofs\":%lld,\"smoother_s\":%s,\"operator_s\":%s,\"transfer_s\":%s}",
-           first ? "" : ",", l, (long long)st->level_dofs[l], json_time(timed, st->t_level_smoother[l], tb[5]),
-           json_time(timed, st->t_level_operator[l], tb[6]), json_time(timed, st->t_level_transfer[l], tb[7]));
-    first = 0;
-  }
-  printf("]}\n");
-}
-
 static int solve_fe(int argc, char **argv) {
   hpmg_problem_options po;
   hpmg_solver_options so;
@@ -246,12 +185,12 @@ static int solve_fe(int argc, char **argv) {
     case O_REFINE: rc = parse_int("--refine", optarg, &po.refine); refine_set = 1; break;
     case O_BOX: box_arg = optarg; break;
     case O_LAMBDA: rc = parse_double("--lambda", optarg, &po.lambda); break;
-    case O_RHS: rc = parse_choice("--rhs", optarg, rhss, 3, &v); po.rhs = v; break;
-    case O_SMOOTHER: rc = parse_choice("--smoother", optarg, smoothers, 5, &v); so.smoother = v; break;
-    case O_PMODE: rc = parse_choice("--patch-mode", optarg, modes, 2, &v); so.patch_mode = v; patch_set = 1; break;
-    case O_LOCAL: rc = parse_choice("--local-solver", optarg, locals, 2, &v); so.local_solver = v; patch_set = 1; break;
+    case O_RHS: rc = parse_choice("--rhs", optarg, hpmg_cli_rhss, 3, &v); po.rhs = v; break;
+    case O_SMOOTHER: rc = parse_choice("--smoother", optarg, hpmg_cli_smoothers, 5, &v); so.smoother = v; break;
+    case O_PMODE: rc = parse_choice("--patch-mode", optarg, hpmg_cli_patch_modes, 2, &v); so.patch_mode = v; patch_set = 1; break;
+    case O_LOCAL: rc = parse_choice("--local-solver", optarg, hpmg_cli_local_solvers, 2, &v); so.local_solver = v; patch_set = 1; break;
     case O_PDAMP: rc = parse_double("--patch-damping", optarg, &so.patch_damping); patch_set = 1; break;
-    case O_PORDER: rc = parse_choice("--patch-order", optarg, porders, 3, &v); so.patch_order = v; patch_set = 1; break;
+    case O_PORDER: rc = parse_choice("--patch-order", optarg, hpmg_cli_patch_orders, 3, &v); so.patch_order = v; patch_set = 1; break;
     case O_PBATCH:
       patch_set = 1;
       if (!strcmp(optarg, "auto")) so.patch_batch = 0;
@@ -263,20 +202,20 @@ static int solve_fe(int argc, char **argv) {
         so.patch_batch = nb;
       }
       break;
-    case O_PKERNEL: rc = parse_choice("--patch-kernel", optarg, pkernels, 3, &v); so.patch_kernel = v; patch_set = 1; break;
+    case O_PKERNEL: rc = parse_choice("--patch-kernel", optarg, hpmg_cli_patch_kernels, 3, &v); so.patch_kernel = v; patch_set = 1; break;
     case O_RESTART: rc = parse_int("--restart", optarg, &so.restart); restart_set = 1; break;
-    case O_GSORDER: rc = parse_choice("--gs-order", optarg, gsorders, 2, &v); so.gs_order = v; gs_set = 1; break;
-    case O_CYCLE: rc = parse_choice("--cycle", optarg, cycles, 2, &v); so.cycle = v; break;
+    case O_GSORDER: rc = parse_choice("--gs-order", optarg, hpmg_cli_gs_orders, 2, &v); so.gs_order = v; gs_set = 1; break;
+    case O_CYCLE: rc = parse_choice("--cycle", optarg, hpmg_cli_cycles, 2, &v); so.cycle = v; break;
     case O_CHEBDEG: rc = parse_int("--cheby-degree", optarg, &so.cheby_degree); break;
     case O_CHEBRANGE: rc = parse_double("--cheby-range", optarg, &so.cheby_range); break;
     case O_OMEGA: rc = parse_double("--jacobi-omega", optarg, &so.jacobi_omega); break;
     case O_PRE: rc = parse_int("--pre", optarg, &so.pre); break;
     case O_POST: rc = parse_int("--post", optarg, &so.post); break;
-    case O_SOLVER: rc = parse_choice("--solver", optarg, solvers, 5, &v); so.solver = v; break;
+    case O_SOLVER: rc = parse_choice("--solver", optarg, hpmg_cli_solvers, 5, &v); so.solver = v; break;
     case O_TOL: rc = parse_double("--tol", optarg, &so.tol); break;
     case O_MAXIT: rc = parse_int("--maxit", optarg, &so.maxit); break;
     case O_THREADS: rc = parse_int("--threads", optarg, &so.threads); break;
-    case O_PREC: rc = parse_choice("--precision", optarg, precs, 3, &v); so.precision = v; break;
+    case O_PREC: rc = parse_choice("--precision", optarg, hpmg_cli_precisions, 3, &v); so.precision = v; break;
     case O_JSON: json = 1; break;
     case O_QUIET: quiet = 1; break;
     case O_PROFILE: so.profile = 1; break;
@@ -345,15 +284,15 @@ static int solve_fe(int argc, char **argv) {
   }
   if (patch_set && sm != HPMG_SMOOTHER_PATCH) {
     fprintf(stderr, "hpmg: --patch-mode, --local-solver, --patch-damping, --patch-order, --patch-batch and --patch-kernel apply to --smoother patch only (smoother is %s)\n",
-            smoothers[sm]);
+            hpmg_cli_smoothers[sm]);
     return EXIT_BAD_INPUT;
   }
   if (gs_set && sm != HPMG_SMOOTHER_GS && sm != HPMG_SMOOTHER_SGS) {
-    fprintf(stderr, "hpmg: --gs-order applies to --smoother gs and sgs only (smoother is %s)\n", smoothers[sm]);
+    fprintf(stderr, "hpmg: --gs-order applies to --smoother gs and sgs only (smoother is %s)\n", hpmg_cli_smoothers[sm]);
     return EXIT_BAD_INPUT;
   }
   if (restart_set && so.solver != HPMG_SOLVER_GMRES) {
-    fprintf(stderr, "hpmg: --restart applies to --solver gmres only (solver is %s)\n", solvers[so.solver]);
+    fprintf(stderr, "hpmg: --restart applies to --solver gmres only (solver is %s)\n", hpmg_cli_solvers[so.solver]);
     return EXIT_BAD_INPUT;
   }
 
@@ -398,15 +337,22 @@ static int solve_fe(int argc, char **argv) {
   if (se == HPMG_SUCCESS || se == HPMG_ERR_NOT_CONVERGED) hpmg_problem_error(prob, x, &l2, &maxerr);
   if (po.rhs != HPMG_RHS_SINE) l2 = maxerr = NAN; /* no closed-form solution for f = 1 or b = 1 */
   if (json) {
-    print_json(&po, &so, solver, &st, isnan(l2) ? -1 : l2, isnan(maxerr) ? -1 : maxerr, total, status);
+    hpmg_cli_report r = {.po = po, .so = so, .st = st, .n = (int64_t)po.coarse << po.refine, .dofs_total = total,
+                         .l2_error = l2, .max_error = maxerr, .rms_error = NAN, .solve_s = st.t_solve,
+                         .solve_mean_s = st.t_solve, .repeat = 1, .dofs_per_s = st.t_solve > 0 ? total / st.t_solve : 0.0,
+                         .bytes_host = so.device == HPMG_DEVICE_CPU ? need : NAN,
+                         .bytes_device = so.device == HPMG_DEVICE_CUDA ? need : 0.0, .status = status};
+    r.so.smoother = sm;
+    r.nhistory = hpmg_solver_history(solver, &r.history);
+    hpmg_cli_print_json(&r);
   } else {
     printf("summary\n");
     const int gs = sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS;
-    printf("  method              %s, smoother %s%s%s%s%s%s%s, %d pre / %d post%s, %s precision\n", solvers[so.solver],
-           smoothers[sm], sm == HPMG_SMOOTHER_PATCH ? " (" : "", sm == HPMG_SMOOTHER_PATCH ? modes[so.patch_mode] : "",
+    printf("  method              %s, smoother %s%s%s%s%s%s%s, %d pre / %d post%s, %s precision\n", hpmg_cli_solvers[so.solver],
+           hpmg_cli_smoothers[sm], sm == HPMG_SMOOTHER_PATCH ? " (" : "", sm == HPMG_SMOOTHER_PATCH ? hpmg_cli_patch_modes[so.patch_mode] : "",
            sm == HPMG_SMOOTHER_PATCH ? (so.local_solver == HPMG_LOCAL_FDM ? ", fdm)" : ", dense)") : "",
-           gs ? " (" : "", gs ? gsorders[so.gs_order] : "", gs ? " order)" : "", so.pre, so.post,
-           so.cycle == HPMG_CYCLE_ADD_RESIDUAL ? ", coarse correction + residual" : "", precs[so.precision]);
+           gs ? " (" : "", gs ? hpmg_cli_gs_orders[so.gs_order] : "", gs ? " order)" : "", so.pre, so.post,
+           so.cycle == HPMG_CYCLE_ADD_RESIDUAL ? ", coarse correction + residual" : "", hpmg_cli_precisions[so.precision]);
     printf("  unknowns            %lld (%lld with boundary), %d levels, %d threads, CPU kernels %s\n",
            (long long)st.dofs, (long long)total, st.levels, omp_get_max_threads(), hpmg_cpu_isa());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,

@@ -7,6 +7,7 @@
 #include "io/vtu.h"
 #include "la/vec.h"
 #include "mg/transfer.h"
+#include "fd.h"
 #include "problem_impl.h"
 
 int hpmg_max_degree(int dim) { return dim == 2 ? 10 : 10; }
@@ -20,10 +21,13 @@ void hpmg_problem_options_default(hpmg_problem_options *o) {
   o->box[0] = o->box[1] = o->box[2] = 1.0;
   o->lambda = 0.0;
   o->rhs = HPMG_RHS_SINE;
+  o->disc = HPMG_DISC_FE;
 }
 
 hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
   HPMG_CHECK_ARG(o, "problem options are NULL");
+  HPMG_CHECK_ARG(o->disc == HPMG_DISC_FE || o->disc == HPMG_DISC_FD, "unknown discretization %d (fe or fd)", (int)o->disc);
+  if (o->disc == HPMG_DISC_FD) return hpmg_fd_problem_check(o);
   HPMG_CHECK_ARG(o->dim == 2 || o->dim == 3, "--dim must be 2 or 3 (got %d)", o->dim);
   HPMG_CHECK_ARG(o->degree >= 1 && o->degree <= hpmg_max_degree(o->dim),
                  "--degree must be in 1..%d for dim %d (got %d)", hpmg_max_degree(o->dim), o->dim, o->degree);
@@ -53,7 +57,8 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
   if (!p) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate problem");
   p->o = *o;
   int64_t c = (int64_t)o->coarse << o->refine, cells[3] = {c, c, c};
-  hpmg_error e = hpmg_grid_init(o->dim, o->degree, cells, o->box, &p->g);
+  /* the FD grid's points are the nodes of Q1 on its 2^refine intervals */
+  hpmg_error e = hpmg_grid_init(o->dim, o->disc == HPMG_DISC_FD ? 1 : o->degree, cells, o->box, &p->g);
   if (e) {
     free(p);
     return e;
@@ -156,6 +161,7 @@ hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b) {
 
 hpmg_error hpmg_problem_load_vector(hpmg_problem p, hpmg_function f, void *user, double *b) {
   HPMG_CHECK_ARG(p && f && b, "load vector: problem, function and output must be non-NULL");
+  if (p->o.disc == HPMG_DISC_FD) return hpmg_fd_point_values(p->o.dim, p->o.refine, f, user, b);
   const hpmg_grid *g = &p->g;
   quad3 q;
   hpmg_kron3 T = {0};
@@ -186,6 +192,10 @@ hpmg_error hpmg_problem_load_vector(hpmg_problem p, hpmg_function f, void *user,
 
 hpmg_error hpmg_problem_error(hpmg_problem p, const double *x, double *l2, double *maxerr) {
   HPMG_CHECK_ARG(p && x, "error: problem and solution must be non-NULL");
+  if (p->o.disc == HPMG_DISC_FD) {
+    hpmg_fd_error(p->o.dim, p->o.refine, x, l2, NULL, maxerr);
+    return HPMG_SUCCESS;
+  }
   const hpmg_grid *g = &p->g;
   const hpmg_problem_options *o = &p->o;
   const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
@@ -250,6 +260,14 @@ hpmg_error hpmg_problem_error(hpmg_problem p, const double *x, double *l2, doubl
   for (int d = 0; d < 3; d++) hpmg_free(&ue[d]);
   quad3_free(&q);
   if (l2) *l2 = sqrt(s);
+  return HPMG_SUCCESS;
+}
+
+/* FD problems: hpmg_problem_error's norms and the RMS error over all (n+1)^d
+ * grid points, paper 002's FMG tables (internal, for the command line). */
+hpmg_error hpmg_problem_fd_errors(hpmg_problem p, const double *x, double *l2h, double *rms, double *maxerr) {
+  HPMG_CHECK_ARG(p && x && p->o.disc == HPMG_DISC_FD, "fd errors: an FD problem and a solution are needed");
+  hpmg_fd_error(p->o.dim, p->o.refine, x, l2h, rms, maxerr);
   return HPMG_SUCCESS;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cuda/hpmg_cuda.h"
+#include "fd.h"
 #include "la/krylov.h"
 #include "mg/mg.h"
 #include "problem_impl.h"
@@ -13,6 +14,7 @@ hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b);
 
 struct hpmg_solver_s {
   hpmg_cuda_solver cuda; /* non-NULL: the solve runs on the GPU (everything below unused) */
+  hpmg_fd_run fd;        /* non-NULL: a finite-difference problem (everything below unused) */
   struct hpmg_problem_s *prob;
   hpmg_solver_options o;
   hpmg_real kreal;       /* precision of the outer iteration */
@@ -49,6 +51,10 @@ void hpmg_solver_options_default(hpmg_solver_options *o) {
   o->precision = HPMG_PREC_DOUBLE;
   o->verbose = 0;
   o->profile = 0;
+  o->sor = 0.0;
+  o->fmg_interp = HPMG_FMG_INTERP_CUBIC;
+  o->split = HPMG_SPLIT_AUTO;
+  o->fft_measure = 0;
 }
 
 hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_options *o) {
@@ -102,6 +108,11 @@ static void patch_options(const hpmg_solver_options *o, hpmg_patch_options *p) {
 /* Options that depend on the discretization (dim, degree) are checked here too. */
 static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, int degree) {
   HPMG_CHECK_ARG(o, "solver options are NULL");
+  HPMG_CHECK_ARG(o->solver != HPMG_SOLVER_FFT, "the FFT solver is for finite-difference problems (disc fd)");
+  HPMG_CHECK_ARG(o->smoother != HPMG_SMOOTHER_RBGS && o->smoother != HPMG_SMOOTHER_MCGS,
+                 "smoothers rbgs and mcgs are for finite-difference problems (disc fd)");
+  HPMG_CHECK_ARG(o->sor == 0 && o->fmg_interp == HPMG_FMG_INTERP_CUBIC && o->split == HPMG_SPLIT_AUTO && o->fft_measure == 0,
+                 "sor, fmg_interp, split and fft_measure apply to finite-difference problems only (disc fd)");
   HPMG_CHECK_ARG(o->solver >= HPMG_SOLVER_CG && o->solver <= HPMG_SOLVER_FMG, "unknown solver %d", (int)o->solver);
   HPMG_CHECK_ARG(o->smoother >= HPMG_SMOOTHER_CHEBYSHEV && o->smoother <= HPMG_SMOOTHER_AUTO, "unknown smoother %d", (int)o->smoother);
   HPMG_CHECK_ARG(o->patch_kernel == HPMG_PATCH_KERNEL_FUSED || o->patch_kernel == HPMG_PATCH_KERNEL_SEPARATE ||
@@ -165,6 +176,12 @@ static void mg_options(const hpmg_solver_options *o, int dim, int degree, hpmg_m
 hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
   HPMG_CALL(hpmg_problem_options_check(po));
   HPMG_CHECK_ARG(po && so, "memory estimate: NULL options");
+  if (po->disc == HPMG_DISC_FD) {
+    double host, device;
+    HPMG_CALL(hpmg_fd_memory_estimate(po, so, &host, &device));
+    *bytes = so->device == HPMG_DEVICE_CUDA ? device : host;
+    return HPMG_SUCCESS;
+  }
   const hpmg_solver_options rso = resolved_solver(so, po->dim, po->degree);
   so = &rso;
   HPMG_CALL(solver_options_check(so, po->dim, po->degree));
@@ -285,9 +302,32 @@ static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpm
   }
 }
 
+hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o) {
+  HPMG_CHECK_ARG(prob && o, "problem or options are NULL");
+  if (prob->o.disc == HPMG_DISC_FD) return hpmg_fd_options_resolve(&prob->o, o);
+  hpmg_solver_options r = resolved_solver(o, prob->o.dim, prob->o.degree);
+  HPMG_CALL(solver_options_check(&r, prob->o.dim, prob->o.degree));
+  r.smoother = resolved_smoother(&r, prob->o.dim, prob->o.degree);
+  *o = r;
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, hpmg_solver *out) {
   *out = NULL;
   HPMG_CHECK_ARG(prob && o, "problem or options are NULL");
+  if (prob->o.disc == HPMG_DISC_FD) {
+    struct hpmg_solver_s *f = calloc(1, sizeof *f);
+    if (!f) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate solver");
+    f->prob = prob;
+    f->o = *o;
+    hpmg_error e = hpmg_fd_run_create(&prob->o, o, &f->fd);
+    if (e) {
+      free(f);
+      return e;
+    }
+    *out = f;
+    return HPMG_SUCCESS;
+  }
   const hpmg_solver_options ro = resolved_solver(o, prob->o.dim, prob->o.degree);
   o = &ro; /* from here on the solver is concrete */
   HPMG_CALL(solver_options_check(o, prob->o.dim, prob->o.degree));
@@ -299,7 +339,9 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
     hpmg_solver_options r = *o; /* the CUDA backend gets the smoother resolved */
     r.smoother = resolved_smoother(o, prob->o.dim, prob->o.degree);
     hpmg_error e = hpmg_cuda_solver_create(&prob->o, &r, &g->cuda);
+    if (!e) e = hpmg_cuda_memory_estimate(&prob->o, &r, &g->st.bytes_device);
     if (e) {
+      hpmg_cuda_solver_destroy(&g->cuda);
       free(g);
       return e;
     }
@@ -345,6 +387,7 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
   }
   s->st.dofs = n;
   s->st.levels = s->mg.nlevels;
+  s->st.bytes_host = need;
   s->st.t_setup = hpmg_wtime() - t0;
   return HPMG_SUCCESS;
 }
@@ -352,6 +395,12 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
 void hpmg_solver_destroy(hpmg_solver *sp) {
   struct hpmg_solver_s *s = *sp;
   if (!s) return;
+  if (s->fd) {
+    hpmg_fd_run_destroy(&s->fd);
+    free(s);
+    *sp = NULL;
+    return;
+  }
   if (s->cuda) {
     hpmg_cuda_solver_destroy(&s->cuda);
     free(s);
@@ -376,12 +425,14 @@ static void monitor(void *ctx, int it, double rn, double r0) {
 
 hpmg_error hpmg_solver_solve_device(hpmg_solver s, const double *b, double *x) {
   HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
+  HPMG_CHECK_ARG(!s->fd, "hpmg_solver_solve_device solves Q_k problems only (use hpmg_solver_solve)");
   HPMG_CHECK_ARG(s->cuda, "hpmg_solver_solve_device needs a solver created with device = HPMG_DEVICE_CUDA");
   return hpmg_cuda_solver_solve(s->cuda, b, x, 1);
 }
 
 hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
+  if (s->fd) return hpmg_fd_run_solve(s->fd, b, x);
   if (s->cuda) return hpmg_cuda_solver_solve(s->cuda, b, x, 0);
   const int64_t n = s->A->g.N;
   double *bb = NULL;
@@ -466,13 +517,25 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
 }
 
 void hpmg_solver_get_stats(hpmg_solver s, hpmg_stats *st) {
-  if (s->cuda) hpmg_cuda_solver_get_stats(s->cuda, st);
-  else *st = s->st;
+  if (s->fd) hpmg_fd_run_get_stats(s->fd, st);
+  else if (s->cuda) {
+    hpmg_cuda_solver_get_stats(s->cuda, st);
+    st->bytes_host = 0;
+    st->bytes_device = s->st.bytes_device;
+  } else *st = s->st;
 }
 
 /* Residual history of the last solve (internal, for the CLI's JSON). */
 int hpmg_solver_history(hpmg_solver s, const double **h) {
+  if (s->fd) return hpmg_fd_run_history(s->fd, h);
   if (s->cuda) return hpmg_cuda_solver_history(s->cuda, h);
   *h = s->history;
   return s->nhistory;
+}
+
+/* Switch the per-iteration lines on or off for the next solves (internal, for
+ * the command line's --repeat; the CPU and FD solvers). */
+void hpmg_solver_set_verbose(hpmg_solver s, int verbose) {
+  s->o.verbose = verbose;
+  if (s->fd) hpmg_fd_run_set_verbose(s->fd, verbose);
 }

@@ -22,10 +22,11 @@ typedef enum { FD_FMG_LINEAR = 0, FD_FMG_CUBIC = 1 } fd_fmg_interp;
 #define FD_SPLIT_AUTO (-1)
 #define FD_SWEEPS_DEFAULT (-1) /* pre/post: the solver's default (fd_config_resolve) */
 #define FD_SOR_DEFAULT (-1.0)  /* sor: the solver's default (fd_config_resolve) */
-#define FD_MAX_REFINE_2D 15
-#define FD_MAX_REFINE_3D 10
+#define FD_MAX_REFINE_2D HPMG_FD_MAX_REFINE_2D
+#define FD_MAX_REFINE_3D HPMG_FD_MAX_REFINE_3D
 
-typedef void (*fd_monitor_fn)(void *ctx, int it, double res, double rel);
+/* after iteration it: its residual norm and the initial one */
+typedef void (*fd_monitor_fn)(void *ctx, int it, double res, double res0);
 
 typedef struct {
   int dim;                  /* 2 or 3 */
@@ -109,6 +110,8 @@ void fd_rhs_sine(int dim, int64_t n, double *b);
  * the paper's FFT column), rms = sqrt(sum e^2 / (n+1)^d) (its FMG columns),
  * maxerr = max |e|. */
 void fd_error_norms(int dim, int64_t n, const double *x, double *l2h, double *rms, double *maxerr);
+/* The same for x over the (n-1)^d interior points only (the public API's layout). */
+void fd_error_norms_interior(int dim, int64_t n, const double *x, double *l2h, double *rms, double *maxerr);
 /* ||b - A x||_2 in double (x, b as above). */
 double fd_residual_norm_host(int dim, int64_t n, const double *x, const double *b);
 
