@@ -41,6 +41,7 @@ expect 2 --no-such-option
 expect 2 extra-argument
 expect 3 --dim 2 --refine 15
 expect 0 --refine 6 --solver vcycle
+expect 0 --refine 6 --solver auto --smoother auto
 expect 0 --refine 5 --dim 3 --solver fmg --pre 2 --post 2
 expect 0 --refine 5 --dim 3 --solver fmg --fmg-interp linear
 expect 0 --refine 6 --solver cg --smoother jacobi --jacobi-omega 0.667 --precision float --tol 1e-5

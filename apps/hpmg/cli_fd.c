@@ -24,12 +24,13 @@ static void usage(FILE *f) {
           "  --dim 2|3               dimension [2]\n"
           "  --refine L              2^L intervals per direction, L levels; 1..%d in 2D, 1..%d in 3D [10]\n"
           "  --smoother S            jacobi | rbgs (red-black GS) | mcgs (4 colors 2D, 8 colors 3D,\n"
-          "                          post-smoothing in reverse color order) [mcgs]\n"
+          "                          post-smoothing in reverse color order) | auto (= mcgs) [mcgs]\n"
           "  --jacobi-omega W        Jacobi damping, 0 < W < 2 [0.8]\n"
           "  --sor W                 over-relaxation of the GS smoothers (rbgs, mcgs), 0 < W < 2;\n"
           "                          1 is plain GS [1; fmg in 3D with cubic interpolation and mcgs: 1.3]\n"
           "  --solver S              vcycle | fmg (one full-multigrid pass) | cg (PCG, one V-cycle\n"
-          "                          as preconditioner) | fft (sine-transform direct solver) [vcycle]\n"
+          "                          as preconditioner) | fft (sine-transform direct solver) |\n"
+          "                          auto (= vcycle) [vcycle]\n"
           "  --pre N, --post N       smoothing sweeps before/after the coarse correction, 0..100\n"
           "                          [1, 1; fmg in 3D: 2, 2, with cubic interpolation and mcgs 2, 1]\n"
           "  --fmg-interp I          FMG's interpolation to each new level: cubic (fourth order) |\n"
@@ -74,10 +75,12 @@ static int parse_double(const char *s, double lo, double hi, double *out) {
 }
 
 /* option values in the order of the command line's names */
-static const char *const solver_names[] = {"vcycle", "fmg", "cg", "fft"};
-static const hpmg_solver_kind solver_kinds[] = {HPMG_SOLVER_VCYCLE, HPMG_SOLVER_FMG, HPMG_SOLVER_CG, HPMG_SOLVER_FFT};
-static const char *const smoother_names[] = {"jacobi", "rbgs", "mcgs"};
-static const hpmg_smoother_kind smoother_kinds[] = {HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_RBGS, HPMG_SMOOTHER_MCGS};
+static const char *const solver_names[] = {"vcycle", "fmg", "cg", "fft", "auto"};
+static const hpmg_solver_kind solver_kinds[] = {HPMG_SOLVER_VCYCLE, HPMG_SOLVER_FMG, HPMG_SOLVER_CG, HPMG_SOLVER_FFT,
+                                                HPMG_SOLVER_AUTO};
+static const char *const smoother_names[] = {"jacobi", "rbgs", "mcgs", "auto"};
+static const hpmg_smoother_kind smoother_kinds[] = {HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_RBGS, HPMG_SMOOTHER_MCGS,
+                                                  HPMG_SMOOTHER_AUTO};
 static const char *const fmg_interp_names[] = {"linear", "cubic"};
 static const hpmg_fmg_interp fmg_interp_kinds[] = {HPMG_FMG_INTERP_LINEAR, HPMG_FMG_INTERP_CUBIC};
 
@@ -137,8 +140,8 @@ int hpmg_cli_fd(int argc, char **argv) {
       if (!parse_int(a, 1, HPMG_FD_MAX_REFINE_2D, &po.refine)) return bad("--refine", a, "1..15 (2D), 1..10 (3D)");
       break;
     case O_SMOOTHER:
-      for (i = 0; i < 3 && strcmp(a, smoother_names[i]); i++) {}
-      if (i == 3) return bad("--smoother", a, "jacobi, rbgs, mcgs");
+      for (i = 0; i < 4 && strcmp(a, smoother_names[i]); i++) {}
+      if (i == 4) return bad("--smoother", a, "jacobi, rbgs, mcgs, auto");
       so.smoother = smoother_kinds[i];
       break;
     case O_OMEGA:
@@ -148,8 +151,8 @@ int hpmg_cli_fd(int argc, char **argv) {
       if (!parse_double(a, 0, 2, &so.sor)) return bad("--sor", a, "a number in (0,2)");
       break;
     case O_SOLVER:
-      for (i = 0; i < 4 && strcmp(a, solver_names[i]); i++) {}
-      if (i == 4) return bad("--solver", a, "vcycle, fmg, cg, fft");
+      for (i = 0; i < 5 && strcmp(a, solver_names[i]); i++) {}
+      if (i == 5) return bad("--solver", a, "vcycle, fmg, cg, fft, auto");
       so.solver = solver_kinds[i];
       break;
     case O_PRE:
