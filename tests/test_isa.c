@@ -13,29 +13,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 #include "core/isa.h"
 #include "la/vec.h"
 #include "mg/transfer.h"
 #include "ops/fd_stencil.h"
 #include "smoothers/patch.h"
 
-static int fails = 0, checks = 0;
-#define CHECK(cond, ...)                                                        \
-  do {                                                                          \
-    checks++;                                                                   \
-    if (!(cond)) { printf("FAIL: " __VA_ARGS__); printf("\n"); fails++; }       \
-  } while (0)
-
-static uint64_t rng = 88172645463325252ull;
-static double urand(void) {
-  rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-  return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
-}
 static void *rand_vec(hpmg_real r, int64_t n) {
   void *v = malloc((size_t)(n > 0 ? n : 1) * hpmg_real_size(r));
   for (int64_t i = 0; i < n; i++) {
-    if (r == HPMG_REAL_DOUBLE) ((double *)v)[i] = urand();
-    else ((float *)v)[i] = (float)urand();
+    if (r == HPMG_REAL_DOUBLE) ((double *)v)[i] = 0.5 * check_rand();
+    else ((float *)v)[i] = (float)0.5 * check_rand();
   }
   return v;
 }
@@ -160,8 +149,7 @@ static void run_patch(void *c, void *out) {
   qk_ctx *q = c;
   hpmg_smoother *s = NULL;
   if (hpmg_smoother_patch(q->op, q->r, q->po, &s)) {
-    printf("FAIL: patch smoother setup: %s\n", hpmg_last_error());
-    fails++;
+    CHECK(0, "patch smoother setup: %s", hpmg_last_error());
     hpmg_smoother_destroy(&s);
     return;
   }
@@ -179,8 +167,7 @@ static void qk_case(int dim, int k, int64_t c0, int64_t c1, int64_t c2, double l
   hpmg_kron3 P, R;
   if (hpmg_grid_init(dim, k, cells, box, &g) || hpmg_laplace_create(&g, lambda, &op) ||
       hpmg_grid_init(dim, k, cc, box, &gc) || hpmg_transfer_create(&gc, &P, &R)) {
-    printf("FAIL: setup %dD Q%d: %s\n", dim, k, hpmg_last_error());
-    fails++;
+    CHECK(0, "setup %dD Q%d: %s", dim, k, hpmg_last_error());
     return;
   }
   char what[160];
@@ -320,8 +307,8 @@ static void *fd_rand(fd_prec p, int dim, int64_t n) {
   for (int64_t c = 0; c < N; c++) {
     const int64_t i = c % s1, j = (c / s1) % s1, k = dim == 3 ? c / (s1 * s1) : 1;
     if (i > 0 && i < n && j > 0 && j < n && k > 0 && (dim == 2 || k < n)) {
-      if (p == FD_DOUBLE) ((double *)v)[c] = urand();
-      else ((float *)v)[c] = (float)urand();
+      if (p == FD_DOUBLE) ((double *)v)[c] = 0.5 * check_rand();
+      else ((float *)v)[c] = (float)0.5 * check_rand();
     }
   }
   return v;
@@ -366,8 +353,7 @@ static void solve_case(int dim, int k, int refine, hpmg_smoother_kind sm, hpmg_p
     hpmg_problem prob;
     hpmg_solver s;
     if (hpmg_problem_create(&po, &prob) || hpmg_solver_create(prob, &so, &s)) {
-      printf("FAIL: solve setup: %s\n", hpmg_last_error());
-      fails++;
+      CHECK(0, "solve setup: %s", hpmg_last_error());
       return;
     }
     const int64_t n = hpmg_problem_num_dofs(prob);
@@ -429,6 +415,5 @@ int main(void) {
   solve_case(3, 3, 3, HPMG_SMOOTHER_AUTO, HPMG_PREC_DOUBLE);
   solve_case(2, 6, 4, HPMG_SMOOTHER_PATCH, HPMG_PREC_MIXED);
   hpmg_isa_select(hpmg_isa_get(initial)->name);
-  printf("%d checks, %d failed\n", checks, fails);
-  return fails ? 1 : 0;
+  return check_report();
 }

@@ -38,20 +38,8 @@
  * scalar loops (tails, one-patch paths) depends on how it unrolls and peels
  * them; kernels write their scalar sums with HPMG_FMA so that every path
  * and every variant computes bitwise the same. */
-static inline double hpmg_fma_d(double a, double b, double c) {
-#if HPMG_HAS_FMA
-  return __builtin_fma(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
-static inline float hpmg_fma_f(float a, float b, float c) {
-#if HPMG_HAS_FMA
-  return __builtin_fmaf(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
+static inline double hpmg_fma_d(double a, double b, double c) { return HPMG_HAS_FMA ? __builtin_fma(a, b, c) : a * b + c; }
+static inline float hpmg_fma_f(float a, float b, float c) { return HPMG_HAS_FMA ? __builtin_fmaf(a, b, c) : a * b + c; }
 #define HPMG_FMA(a, b, c) _Generic((c), float: hpmg_fma_f, default: hpmg_fma_d)((a), (b), (c))
 
 /* Widest vector of any variant: buffers shared by the variants (the patch

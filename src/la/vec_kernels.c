@@ -7,13 +7,9 @@
 #define REAL double
 #define SFX(name) name##_d
 #include "vec_kernels.inc"
-#undef REAL
-#undef SFX
 #define REAL float
 #define SFX(name) name##_f
 #include "vec_kernels.inc"
-#undef REAL
-#undef SFX
 
 static void to_float(int64_t n, const double *restrict a, float *restrict b) {
 #pragma omp parallel for simd schedule(static)

@@ -10,15 +10,9 @@
 #define SFX(name) name##_d
 #define V val
 #include "transfer_kernels.inc"
-#undef REAL
-#undef SFX
-#undef V
 #define REAL float
 #define SFX(name) name##_f
 #define V valf
 #include "transfer_kernels.inc"
-#undef REAL
-#undef SFX
-#undef V
 
 const hpmg_transfer_kernels HPMG_ISA_DEFINE(hpmg_transfer_kernels) = {.kron3 = {kron3_d, kron3_f}};

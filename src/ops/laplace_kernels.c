@@ -19,13 +19,6 @@
 #define DK dK
 #define SK sK
 #include "laplace_kernels.inc"
-#undef REAL
-#undef SFX
-#undef V
-#undef DIA
-#undef DM
-#undef DK
-#undef SK
 #define REAL float
 #define SFX(name) name##_f
 #define V valf
@@ -34,13 +27,6 @@
 #define DK dKf
 #define SK sKf
 #include "laplace_kernels.inc"
-#undef REAL
-#undef SFX
-#undef V
-#undef DIA
-#undef DM
-#undef DK
-#undef SK
 
 const hpmg_laplace_kernels HPMG_ISA_DEFINE(hpmg_laplace_kernels) = {
     .kernel = {kernel_d, kernel_f},

@@ -60,13 +60,6 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define PATCH_VFN(name) name##_dv
 #define PATCH_SFN(name) name##_d1
 #include "patch_kernels.inc"
-#undef PATCH_VEC
-#undef PATCH_VL
-#undef PATCH_VFN
-#undef PATCH_SFN
-#undef REAL
-#undef PATCH_SFX
-#undef PATCH_INV
 
 #define REAL float
 #define PATCH_SFX f
@@ -76,13 +69,6 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define PATCH_VFN(name) name##_fv
 #define PATCH_SFN(name) name##_f1
 #include "patch_kernels.inc"
-#undef PATCH_VEC
-#undef PATCH_VL
-#undef PATCH_VFN
-#undef PATCH_SFN
-#undef REAL
-#undef PATCH_SFX
-#undef PATCH_INV
 
 const hpmg_patch_kernels HPMG_ISA_DEFINE(hpmg_patch_kernels) = {
     .sweep = {patch_sweep_d, patch_sweep_f},
