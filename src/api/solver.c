@@ -6,8 +6,9 @@
 #include <string.h>
 #include "cuda/hpmg_cuda.h"
 #include "fd.h"
+#include "disc/qk_host.h"
 #include "la/krylov.h"
-#include "mg/mg.h"
+#include "mg/solve.h"
 #include "problem_impl.h"
 
 hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b);
@@ -17,18 +18,9 @@ struct hpmg_solver_s {
   hpmg_fd_run fd;        /* non-NULL: a finite-difference problem (everything below unused) */
   struct hpmg_problem_s *prob;
   hpmg_solver_options o;
-  hpmg_real kreal;       /* precision of the outer iteration */
-  hpmg_mg mg;
-  const hpmg_laplace *A; /* finest operator (owned by mg) */
-  void *work[4];         /* outer iteration vectors (kreal) */
-  hpmg_gmres_work gmres; /* --solver gmres: Krylov basis, allocated on first use */
-  void *kb, *kx;         /* float copies of b and x for --precision float */
-  double *check;         /* double vector for the true final residual (float mode) */
-  double t_outer_op;
-  int64_t outer_matvecs;
+  hpmg_mg mg;             /* the Q_k levels on the host */
+  hpmg_mg_solver drv;     /* the outer iteration over them */
   hpmg_stats st;
-  double *history;       /* residual per iteration, for reports */
-  int nhistory;
 };
 
 void hpmg_solver_options_default(hpmg_solver_options *o) {
@@ -157,7 +149,8 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
   return HPMG_SUCCESS;
 }
 
-static void mg_options(const hpmg_solver_options *o, int dim, int degree, hpmg_mg_options *m) {
+static void qk_options(const hpmg_solver_options *o, int dim, int degree, hpmg_qk_smoother_options *m,
+                       hpmg_cycle_options *c, hpmg_mg_solve_options *d) {
   memset(m, 0, sizeof *m);
   m->smoother = resolved_smoother(o, dim, degree);
   patch_options(o, &m->patch);
@@ -166,11 +159,18 @@ static void mg_options(const hpmg_solver_options *o, int dim, int degree, hpmg_m
   m->cheby_range = o->cheby_range;
   m->jacobi_omega = o->jacobi_omega;
   m->gs_order = o->gs_order;
-  m->pre = o->pre;
-  m->post = o->post;
   m->symmetric = o->solver == HPMG_SOLVER_CG;
-  m->add_residual = o->cycle == HPMG_CYCLE_ADD_RESIDUAL;
-  m->real = o->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
+  memset(c, 0, sizeof *c);
+  c->pre = o->pre;
+  c->post = o->post;
+  c->add_residual = o->cycle == HPMG_CYCLE_ADD_RESIDUAL;
+  c->timing = 1;
+  memset(d, 0, sizeof *d);
+  d->solver = o->solver;
+  d->tol = o->tol;
+  d->maxit = o->maxit;
+  d->restart = o->restart;
+  d->verbose = o->verbose;
 }
 
 hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
@@ -190,116 +190,17 @@ hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solve
     r.smoother = resolved_smoother(so, po->dim, po->degree);
     return hpmg_cuda_memory_estimate(po, &r, bytes);
   }
-  hpmg_mg_options m;
-  mg_options(so, po->dim, po->degree, &m);
+  hpmg_qk_smoother_options m;
+  hpmg_cycle_options c;
+  hpmg_mg_solve_options d;
+  qk_options(so, po->dim, po->degree, &m, &c, &d);
   const int aliases = so->precision != HPMG_PREC_MIXED;
+  const hpmg_real real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
+  const hpmg_real kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   double n = pow((double)po->coarse * ldexp(1.0, po->refine) * po->degree - 1, po->dim);
-  double ks = so->precision == HPMG_PREC_FLOAT ? 4.0 : 8.0;
-  *bytes = hpmg_mg_memory(po->dim, po->degree, po->coarse, po->refine, &m, aliases) + 4 * n * ks +
-           (so->precision == HPMG_PREC_FLOAT ? 2 * n * 4.0 + n * 8.0 : 0.0) + 2 * n * 8.0 /* caller's b and x */ +
-           (so->solver == HPMG_SOLVER_GMRES ? hpmg_gmres_vectors(so->restart) * n * ks : 0.0);
+  *bytes = hpmg_qk_host_memory(po->dim, po->degree, po->coarse, po->refine, real, &m, aliases) +
+           hpmg_mg_solver_memory(n, kreal, &d) + 2 * n * 8.0 /* caller's b and x */;
   return HPMG_SUCCESS;
-}
-
-/* r = b - A x on the finest level in the outer precision, one pass */
-static void outer_residual(struct hpmg_solver_s *s, const void *b, const void *x, void *r) {
-  const double t0 = hpmg_wtime();
-  hpmg_laplace_residual(s->A, s->kreal, b, x, r);
-  s->t_outer_op += hpmg_wtime() - t0;
-  s->outer_matvecs++;
-}
-
-static hpmg_error outer_apply(void *ctx, const void *x, void *y) {
-  struct hpmg_solver_s *s = ctx;
-  double t0 = hpmg_wtime();
-  hpmg_laplace_apply(s->A, s->kreal, x, y);
-  s->t_outer_op += hpmg_wtime() - t0;
-  s->outer_matvecs++;
-  return HPMG_SUCCESS;
-}
-
-static hpmg_error precondition(void *ctx, const void *r, void *z) {
-  struct hpmg_solver_s *s = ctx;
-  if (s->o.precision != HPMG_PREC_MIXED) return hpmg_mg_vcycle(&s->mg, r, z);
-  hpmg_mg_level *F = &s->mg.lv[s->mg.nlevels - 1];
-  hpmg_vec_convert(F->g.N, HPMG_REAL_DOUBLE, r, HPMG_REAL_FLOAT, F->b);
-  HPMG_CALL(hpmg_mg_vcycle(&s->mg, NULL, NULL));
-  hpmg_vec_convert(F->g.N, HPMG_REAL_FLOAT, F->x, HPMG_REAL_DOUBLE, z);
-  return HPMG_SUCCESS;
-}
-
-/* Paper 000, Algorithm 2: full multigrid start in the cycle's precision, then
- * x += V(b - Ax) in the outer precision while ||b - Ax|| > tol ||b||.
- * Mixed precision runs the start's finest-level cycle as such a correction
- * too, x = P x_c, x += V(b - Ax), so that the float rounding of the
- * interpolated x is corrected by that cycle instead of costing one more. The
- * loop runs at least once (delta starts at ||b||), so the reported count is
- * the number of V-cycles after the start, as in the paper's tables; the
- * monitor's line 0 is the residual right after the FMG start. */
-static void monitor(void *ctx, int it, double rn, double r0);
-
-/* mixed precision: x += V r, with (float) r already in the finest level's b;
- * the float correction is added to the double x in the same pass */
-static hpmg_error mixed_correct(struct hpmg_solver_s *s, void *x) {
-  HPMG_CALL(hpmg_mg_vcycle(&s->mg, NULL, NULL));
-  hpmg_vec_add_from_float(s->A->g.N, s->mg.lv[s->mg.nlevels - 1].x, x);
-  return HPMG_SUCCESS;
-}
-
-static hpmg_error fmg_solve(struct hpmg_solver_s *s, const void *b, void *x, hpmg_krylov_info *info) {
-  const hpmg_real real = s->kreal;
-  const int64_t n = s->A->g.N;
-  void *r = s->work[0], *z = s->work[1];
-  const double r0 = hpmg_vec_norm(real, n, b);
-  info->r0 = r0;
-  info->iterations = 0;
-  info->converged = 0;
-  if (!isfinite(r0)) return hpmg_error_set(HPMG_ERR_NUMERIC, "right-hand side norm is %g", r0);
-  if (r0 == 0.0) { /* A x = 0 */
-    hpmg_vec_zero(real, n, x);
-    info->rnorm = 0.0;
-    info->converged = 1;
-    monitor(s, 0, 0.0, 0.0);
-    return HPMG_SUCCESS;
-  }
-  /* r = b - Ax in one fused pass; mixed precision: ||r|| while converting r to
-   * the float cycle's right-hand side, and x += V r straight from the float
-   * cycle's result (three passes over the outer vectors per cycle, not seven) */
-  const int mixed = s->o.precision == HPMG_PREC_MIXED;
-  hpmg_mg_level *F = &s->mg.lv[s->mg.nlevels - 1];
-  double ring[HPMG_STAGNATION_WINDOW];
-  if (mixed) {
-    hpmg_vec_convert(n, HPMG_REAL_DOUBLE, b, HPMG_REAL_FLOAT, F->b);
-    const int correct = s->mg.nlevels > 1;
-    HPMG_CALL(hpmg_mg_fmg(&s->mg, NULL, NULL, !correct));
-    hpmg_vec_convert(n, HPMG_REAL_FLOAT, F->x, HPMG_REAL_DOUBLE, x);
-    if (correct) { /* the finest FMG cycle: x += V(b - Ax) with the residual in double */
-      outer_residual(s, b, x, r);
-      hpmg_vec_convert(n, HPMG_REAL_DOUBLE, r, HPMG_REAL_FLOAT, F->b);
-      HPMG_CALL(mixed_correct(s, x));
-    }
-  } else {
-    HPMG_CALL(hpmg_mg_fmg(&s->mg, b, x, 1));
-  }
-  for (int it = 0;; it++) {
-    outer_residual(s, b, x, r);
-    const double rn = mixed ? hpmg_vec_norm_to_float(n, r, F->b) : hpmg_vec_norm(real, n, r);
-    if (!isfinite(rn)) return hpmg_error_set(HPMG_ERR_NUMERIC, "residual became %g after %d V-cycles", rn, it);
-    info->rnorm = rn;
-    info->iterations = it;
-    monitor(s, it, rn, r0);
-    if (it > 0 && rn <= s->o.tol * r0) {
-      info->converged = 1;
-      return HPMG_SUCCESS;
-    }
-    if (it == s->o.maxit || (info->stagnated = hpmg_stagnation(ring, it, rn))) return HPMG_SUCCESS;
-    if (mixed) { /* F->b holds (float)r */
-      HPMG_CALL(mixed_correct(s, x));
-    } else {
-      HPMG_CALL(precondition(s, r, z));
-      hpmg_vec_axpy(real, n, 1.0, z, x);
-    }
-  }
 }
 
 hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o) {
@@ -363,24 +264,16 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
   double t0 = hpmg_wtime();
   s->prob = prob;
   s->o = *o;
-  s->kreal = o->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
-  hpmg_mg_options m;
-  mg_options(o, prob->o.dim, prob->o.degree, &m);
-  hpmg_error e = hpmg_mg_create(prob->o.dim, prob->o.degree, prob->o.coarse, prob->o.refine, prob->o.box,
-                                prob->o.lambda, &m, o->precision != HPMG_PREC_MIXED, &s->mg);
-  if (e) {
-    hpmg_solver_destroy(out);
-    return e;
-  }
-  s->A = &s->mg.lv[s->mg.nlevels - 1].op;
-  const int64_t n = s->A->g.N;
-  const size_t bytes = (size_t)n * hpmg_real_size(s->kreal);
-  for (int i = 0; i < 4 && !e; i++) e = hpmg_malloc(bytes, &s->work[i]);
-  if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_malloc(bytes, &s->kb);
-  if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_malloc(bytes, &s->kx);
-  if (!e && s->kreal == HPMG_REAL_FLOAT) e = hpmg_malloc(sizeof(double) * (size_t)n, &s->check);
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(o->maxit + 2), &s->history);
-  if (!e && o->solver == HPMG_SOLVER_GMRES) e = hpmg_gmres_work_create(o->restart, &s->gmres);
+  hpmg_qk_smoother_options m;
+  hpmg_cycle_options c;
+  hpmg_mg_solve_options d;
+  qk_options(o, prob->o.dim, prob->o.degree, &m, &c, &d);
+  const hpmg_real real = o->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
+  const hpmg_real kreal = o->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
+  hpmg_error e = hpmg_qk_host_create(prob->o.dim, prob->o.degree, prob->o.coarse, prob->o.refine, prob->o.box,
+                                     prob->o.lambda, real, &m, &c, o->precision != HPMG_PREC_MIXED, &s->mg);
+  const int64_t n = e ? 0 : s->mg.lv[s->mg.nlevels - 1].n;
+  if (!e) e = hpmg_mg_solver_create(&s->drv, &s->mg, hpmg_qk_host_linop(&s->mg), hpmg_backend_host(), n, kreal, &d);
   if (e) {
     hpmg_solver_destroy(out);
     return e;
@@ -407,20 +300,10 @@ void hpmg_solver_destroy(hpmg_solver *sp) {
     *sp = NULL;
     return;
   }
+  hpmg_mg_solver_destroy(&s->drv);
   hpmg_mg_destroy(&s->mg);
-  hpmg_gmres_work_destroy(&s->gmres);
-  for (int i = 0; i < 4; i++) hpmg_free(&s->work[i]);
-  hpmg_free(&s->kb);
-  hpmg_free(&s->kx);
-  hpmg_free(&s->check);
-  hpmg_free(&s->history);
   free(s);
   *sp = NULL;
-}
-
-static void monitor(void *ctx, int it, double rn, double r0) {
-  struct hpmg_solver_s *s = ctx;
-  hpmg_history_record(s->history, &s->nhistory, s->o.maxit + 2, it, rn, r0, s->o.verbose);
 }
 
 hpmg_error hpmg_solver_solve_device(hpmg_solver s, const double *b, double *x) {
@@ -434,7 +317,7 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
   if (s->fd) return hpmg_fd_run_solve(s->fd, b, x);
   if (s->cuda) return hpmg_cuda_solver_solve(s->cuda, b, x, 0);
-  const int64_t n = s->A->g.N;
+  const int64_t n = s->drv.n;
   double *bb = NULL;
   if (!b) {
     HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)n, &bb));
@@ -451,69 +334,11 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
     return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the %s", (long long)(bad_b ? bad_b : bad_x),
                           bad_b ? "right-hand side" : "initial guess");
   }
-  memset(&s->mg.t, 0, sizeof s->mg.t);
-  for (int l = 0; l < s->mg.nlevels; l++) s->mg.lv[l].t_smooth = s->mg.lv[l].t_op = s->mg.lv[l].t_transfer = 0;
-  for (int l = 1; l < s->mg.nlevels; l++) s->mg.lv[l].smoother->matvecs = 0;
-  s->t_outer_op = 0;
-  s->outer_matvecs = 0;
-  double t0 = hpmg_wtime();
-  const void *kb = b;
-  void *kx = x;
-  if (s->kreal == HPMG_REAL_FLOAT) {
-    hpmg_vec_convert(n, HPMG_REAL_DOUBLE, b, HPMG_REAL_FLOAT, s->kb);
-    hpmg_vec_convert(n, HPMG_REAL_DOUBLE, x, HPMG_REAL_FLOAT, s->kx);
-    kb = s->kb;
-    kx = s->kx;
-  }
-  hpmg_linop A = {s, outer_apply}, M = {s, precondition};
-  hpmg_krylov_info info = {0};
-  hpmg_error e;
-  switch (s->o.solver) {
-  case HPMG_SOLVER_CG:
-    e = hpmg_pcg(s->kreal, n, A, M, kb, kx, s->o.tol, s->o.maxit, s->work, monitor, s, &info);
-    break;
-  case HPMG_SOLVER_GMRES:
-    e = hpmg_gmres(s->kreal, n, A, M, kb, kx, s->o.tol, s->o.maxit, &s->gmres, monitor, s, &info);
-    break;
-  case HPMG_SOLVER_FMG:
-    e = fmg_solve(s, kb, kx, &info);
-    break;
-  default:
-    e = hpmg_richardson(s->kreal, n, A, M, kb, kx, s->o.tol, s->o.maxit, s->work, monitor, s, &info);
-  }
-  if (s->kreal == HPMG_REAL_FLOAT) hpmg_vec_convert(n, HPMG_REAL_FLOAT, s->kx, HPMG_REAL_DOUBLE, x);
-  hpmg_stats *st = &s->st;
-  st->t_solve = hpmg_wtime() - t0;
-  /* The recursively updated Krylov residual drifts from the true one in low
-   * precision (float CG keeps "converging" below float round-off). Judge
-   * convergence by the true residual b - Ax, recomputed in double. */
-  double *rt = s->kreal == HPMG_REAL_FLOAT ? s->check : s->work[3];
-  hpmg_laplace_residual(s->A, HPMG_REAL_DOUBLE, b, x, rt);
-  const double true_res = hpmg_vec_norm(HPMG_REAL_DOUBLE, n, rt);
-  st->iterations = info.iterations;
-  st->residual0 = info.r0;
-  st->residual = e ? info.rnorm : true_res;
-  st->converged = info.converged && !(true_res > 10.0 * s->o.tol * info.r0);
-  info.converged = st->converged;
-  info.rnorm = st->residual;
-  st->rate = info.iterations > 0 && info.r0 > 0 ? pow(info.rnorm / info.r0, 1.0 / info.iterations) : 0.0;
-  st->t_operator = s->t_outer_op + s->mg.t.op;
-  st->t_smoother = s->mg.t.smooth;
-  st->t_transfer = s->mg.t.transfer;
-  st->t_coarse = s->mg.t.coarse;
-  st->t_krylov = st->t_solve - st->t_operator - st->t_smoother - st->t_transfer - st->t_coarse;
-  for (int l = 0; l < s->mg.nlevels && l < HPMG_STATS_MAX_LEVELS; l++) {
-    st->level_dofs[l] = s->mg.lv[l].g.N;
-    st->t_level_smoother[l] = s->mg.lv[l].t_smooth;
-    st->t_level_operator[l] = s->mg.lv[l].t_op;
-    st->t_level_transfer[l] = s->mg.lv[l].t_transfer;
-  }
-  st->operator_applications = s->outer_matvecs + s->mg.t.matvecs;
-  for (int l = 1; l < s->mg.nlevels; l++) st->operator_applications += s->mg.lv[l].smoother->matvecs;
+  hpmg_vec vb = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, (void *)b);
+  hpmg_vec vx = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, x);
+  hpmg_error e = hpmg_mg_solver_solve(&s->drv, &vb, &vx, &s->st);
   hpmg_free(&bb);
-  HPMG_CALL(e);
-  if (!info.converged) return hpmg_not_converged(&info, info.r0 > 0 ? info.rnorm / info.r0 : 0.0, s->o.tol);
-  return HPMG_SUCCESS;
+  return e;
 }
 
 void hpmg_solver_get_stats(hpmg_solver s, hpmg_stats *st) {
@@ -529,13 +354,14 @@ void hpmg_solver_get_stats(hpmg_solver s, hpmg_stats *st) {
 int hpmg_solver_history(hpmg_solver s, const double **h) {
   if (s->fd) return hpmg_fd_run_history(s->fd, h);
   if (s->cuda) return hpmg_cuda_solver_history(s->cuda, h);
-  *h = s->history;
-  return s->nhistory;
+  *h = s->drv.hist;
+  return s->drv.nhist;
 }
 
 /* Switch the per-iteration lines on or off for the next solves (internal, for
  * the command line's --repeat; the CPU and FD solvers). */
 void hpmg_solver_set_verbose(hpmg_solver s, int verbose) {
   s->o.verbose = verbose;
+  s->drv.o.verbose = verbose;
   if (s->fd) hpmg_fd_run_set_verbose(s->fd, verbose);
 }

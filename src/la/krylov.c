@@ -32,45 +32,60 @@ hpmg_error hpmg_cycle_check(hpmg_solver_kind solver, hpmg_cycle_kind cycle) {
   return HPMG_SUCCESS;
 }
 
-hpmg_error hpmg_pcg(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x,
-                    double rtol, int maxit, void *work[4], hpmg_monitor mon, void *mctx,
-                    hpmg_krylov_info *info) {
-  void *r = work[0], *z = work[1], *p = work[2], *q = work[3];
-  HPMG_CALL(A.apply(A.ctx, x, q));
-  hpmg_vec_copy(real, n, b, r);
-  hpmg_vec_axpy(real, n, -1.0, q, r);
-  double rn = hpmg_vec_norm(real, n, r);
+hpmg_error hpmg_linop_residual(const hpmg_linop *A, const hpmg_vec *b, const hpmg_vec *x, hpmg_vec *r) {
+  if (A->residual) return A->residual(A->ctx, b, x, r);
+  HPMG_CALL(A->apply(A->ctx, x, r));
+  return hpmg_v_xpby(b, -1.0, r); /* r = b - A x */
+}
+
+static void monitor(const hpmg_krylov_params *prm, int it, double rn, double r0) {
+  if (prm->mon) prm->mon(prm->mctx, it, rn, r0);
+}
+
+hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec *x, hpmg_vec work[4],
+                    int flexible, const hpmg_krylov_params *prm, hpmg_krylov_info *info) {
+  hpmg_vec *r = &work[0], *z = &work[1], *p = &work[2], *q = &work[3];
+  if (prm->x0_zero) HPMG_CALL(hpmg_v_copy(b, r));
+  else HPMG_CALL(hpmg_linop_residual(A, b, x, r));
+  double rn;
+  HPMG_CALL(hpmg_v_norm(r, &rn));
   const double r0 = rn;
   info->r0 = r0;
   info->rnorm = rn;
   info->iterations = 0;
   info->converged = rn == 0.0;
   HPMG_CALL(hpmg_check_residual(rn, 0));
-  if (mon) mon(mctx, 0, rn, r0);
+  monitor(prm, 0, rn, r0);
   if (info->converged) return HPMG_SUCCESS;
-  HPMG_CALL(M.apply(M.ctx, r, z));
-  hpmg_vec_copy(real, n, z, p);
-  double rz = hpmg_vec_dot(real, n, r, z);
-  for (int it = 1; it <= maxit; it++) {
-    HPMG_CALL(A.apply(A.ctx, p, q));
-    const double pq = hpmg_vec_dot(real, n, p, q);
+  HPMG_CALL(M->apply(M->ctx, r, z));
+  HPMG_CALL(hpmg_v_copy(z, p));
+  double rz;
+  HPMG_CALL(hpmg_v_dot(r, z, &rz));
+  for (int it = 1; it <= prm->maxit; it++) {
+    HPMG_CALL(A->apply(A->ctx, p, q));
+    double pq;
+    HPMG_CALL(hpmg_v_dot(p, q, &pq));
     if (!(pq > 0))
       return hpmg_error_set(HPMG_ERR_NUMERIC, "CG breakdown: p.Ap = %g at iteration %d (operator or preconditioner not SPD?)", pq, it);
     const double alpha = rz / pq;
-    hpmg_vec_axpy(real, n, alpha, p, x);
-    hpmg_vec_axpy(real, n, -alpha, q, r);
-    rn = hpmg_vec_norm(real, n, r);
+    HPMG_CALL(hpmg_v_cg_update(alpha, p, q, x, r, &rn));
     info->iterations = it;
     info->rnorm = rn;
     HPMG_CALL(hpmg_check_residual(rn, it));
-    if (mon) mon(mctx, it, rn, r0);
-    if (rn <= rtol * r0) {
+    monitor(prm, it, rn, r0);
+    if (rn <= prm->rtol * r0) {
       info->converged = 1;
       return HPMG_SUCCESS;
     }
-    HPMG_CALL(M.apply(M.ctx, r, z));
-    const double rz_new = hpmg_vec_dot(real, n, r, z);
-    hpmg_vec_xpby(real, n, z, rz_new / rz, p);
+    HPMG_CALL(M->apply(M->ctx, r, z));
+    double rz_new, beta;
+    HPMG_CALL(hpmg_v_dot(r, z, &rz_new));
+    if (flexible) { /* beta = z_new . (r_new - r_old) / rz with r_new - r_old = -alpha q */
+      double zq;
+      HPMG_CALL(hpmg_v_dot(z, q, &zq));
+      beta = -alpha * zq / rz;
+    } else beta = rz_new / rz;
+    HPMG_CALL(hpmg_v_xpby(z, beta, p));
     rz = rz_new;
   }
   return HPMG_SUCCESS;
@@ -99,34 +114,6 @@ hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, doubl
                         relres, info->iterations, tol);
 }
 
-hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x,
-                           double rtol, int maxit, void *work[2], hpmg_monitor mon, void *mctx,
-                           hpmg_krylov_info *info) {
-  void *r = work[0], *z = work[1];
-  double r0 = 0.0, ring[HPMG_STAGNATION_WINDOW];
-  info->iterations = 0;
-  info->converged = 0;
-  info->stagnated = 0;
-  for (int it = 0;; it++) {
-    HPMG_CALL(A.apply(A.ctx, x, z));
-    hpmg_vec_copy(real, n, b, r);
-    hpmg_vec_axpy(real, n, -1.0, z, r);
-    const double rn = hpmg_vec_norm(real, n, r);
-    HPMG_CALL(hpmg_check_residual(rn, it));
-    if (it == 0) r0 = info->r0 = rn;
-    info->rnorm = rn;
-    info->iterations = it;
-    if (mon) mon(mctx, it, rn, r0);
-    if (rn <= rtol * r0) {
-      info->converged = 1;
-      return HPMG_SUCCESS;
-    }
-    if (it == maxit || (info->stagnated = hpmg_stagnation(ring, it, rn))) return HPMG_SUCCESS;
-    HPMG_CALL(M.apply(M.ctx, r, z));
-    hpmg_vec_axpy(real, n, 1.0, z, x);
-  }
-}
-
 double hpmg_gmres_rotate(int m, double *H, double *cs, double *sn, double *g, int j, double *rho) {
   double *col = H + (size_t)j * (m + 1);
   for (int i = 0; i < j; i++) { /* previous rotations on the new column */
@@ -153,13 +140,13 @@ void hpmg_gmres_backsolve(int m, const double *H, const double *g, int j, double
   }
 }
 
-hpmg_error hpmg_gmres_work_create(int restart, hpmg_gmres_work *w) {
+hpmg_error hpmg_gmres_work_create(int restart, const hpmg_vec *lend, int nlend, hpmg_gmres_work *w) {
   memset(w, 0, sizeof *w);
   HPMG_CHECK_ARG(restart >= 1 && restart <= 1000, "GMRES restart length must be in 1..1000 (got %d)", restart);
   w->restart = restart;
   const size_t m = (size_t)restart;
-  w->v = calloc(m + 1, sizeof(void *));
-  w->z = calloc(m, sizeof(void *));
+  w->v = calloc(m + 1, sizeof(hpmg_vec));
+  w->z = calloc(m, sizeof(hpmg_vec));
   w->H = calloc((m + 1) * m, sizeof(double));
   w->cs = calloc(m, sizeof(double));
   w->sn = calloc(m, sizeof(double));
@@ -169,48 +156,60 @@ hpmg_error hpmg_gmres_work_create(int restart, hpmg_gmres_work *w) {
     hpmg_gmres_work_destroy(w);
     return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate GMRES(%d) workspace", restart);
   }
+  /* lent vectors in the order v0 z0 v1 z1 (the last slot z_m does not exist) */
+  hpmg_vec *slot[4] = {&w->v[0], &w->z[0], &w->v[1], m >= 2 ? &w->z[1] : NULL};
+  for (int i = 0; i < nlend && i < 4 && slot[i]; i++) {
+    *slot[i] = lend[i];
+    slot[i]->owned = 0;
+    w->nlent = i + 1;
+  }
   return HPMG_SUCCESS;
 }
 
 void hpmg_gmres_work_destroy(hpmg_gmres_work *w) {
   if (w->v)
-    for (int i = 0; i <= w->restart; i++) hpmg_free(&w->v[i]);
+    for (int i = 0; i <= w->restart; i++) hpmg_vec_destroy(&w->v[i]);
   if (w->z)
-    for (int i = 0; i < w->restart; i++) hpmg_free(&w->z[i]);
+    for (int i = 0; i < w->restart; i++) hpmg_vec_destroy(&w->z[i]);
   free(w->v); free(w->z); free(w->H); free(w->cs); free(w->sn); free(w->g); free(w->y);
   memset(w, 0, sizeof *w);
 }
 
-static hpmg_error gmres_vector(hpmg_gmres_work *w, void **slot) {
-  if (!*slot) HPMG_CALL(hpmg_malloc(w->bytes, slot));
-  return HPMG_SUCCESS;
+/* a basis vector like b, allocated on first use (an owned vector of another
+ * size, precision or backend is replaced) */
+static hpmg_error gmres_vector(const hpmg_gmres_work *w, const hpmg_vec *b, hpmg_vec *slot, const char *what, int j) {
+  if (slot->data && slot->be == b->be && slot->real == b->real && slot->n == b->n) return HPMG_SUCCESS;
+  if (slot->data && !slot->owned)
+    return hpmg_error_set(HPMG_ERR_ARG, "GMRES: a lent vector does not match the right-hand side");
+  hpmg_vec_destroy(slot);
+  hpmg_error e = hpmg_vec_create(b->be, b->real, b->n, slot);
+  if (e == HPMG_ERR_MEMORY)
+    return hpmg_error_set(HPMG_ERR_MEMORY, "GMRES(%d) basis vector %s%d does not fit in %s memory (use a smaller "
+                          "--restart)", w->restart, what, j, b->be->on_device ? "GPU" : "host");
+  return e;
 }
 
-hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x, double rtol,
-                      int maxit, hpmg_gmres_work *w, hpmg_monitor mon, void *mctx, hpmg_krylov_info *info) {
-  const int m = w->restart;
-  const size_t bytes = (size_t)n * hpmg_real_size(real);
-  if (w->bytes != bytes) { /* vectors of another size or precision: start over */
-    for (int i = 0; i <= m; i++) hpmg_free(&w->v[i]);
-    for (int i = 0; i < m; i++) hpmg_free(&w->z[i]);
-    w->bytes = bytes;
-  }
+hpmg_error hpmg_gmres(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec *x, hpmg_gmres_work *w,
+                      const hpmg_krylov_params *prm, hpmg_krylov_info *info) {
+  const int m = w->restart, maxit = prm->maxit;
+  const double rtol = prm->rtol;
   double *H = w->H, *cs = w->cs, *sn = w->sn, *g = w->g, *y = w->y;
 #define HH(i, j) H[(size_t)(j) * (m + 1) + (i)]
   info->iterations = 0;
   info->converged = 0;
-  HPMG_CALL(gmres_vector(w, &w->v[0]));
+  HPMG_CALL(gmres_vector(w, b, &w->v[0], "v", 0));
   int it = 0;
   double r0 = 0.0;
   for (;;) { /* restart cycles */
-    void *v0 = w->v[0];
-    HPMG_CALL(A.apply(A.ctx, x, v0));
-    hpmg_vec_xpby(real, n, b, -1.0, v0); /* v0 = b - A x */
-    const double beta = hpmg_vec_norm(real, n, v0);
+    hpmg_vec *v0 = &w->v[0];
+    if (it == 0 && prm->x0_zero) HPMG_CALL(hpmg_v_copy(b, v0));
+    else HPMG_CALL(hpmg_linop_residual(A, b, x, v0)); /* v0 = b - A x */
+    double beta;
+    HPMG_CALL(hpmg_v_norm(v0, &beta));
     HPMG_CALL(hpmg_check_residual(beta, it));
     if (it == 0) {
       r0 = info->r0 = beta;
-      if (mon) mon(mctx, 0, beta, r0);
+      monitor(prm, 0, beta, r0);
     }
     info->rnorm = beta;
     if (beta <= rtol * r0 || beta == 0.0) {
@@ -218,22 +217,23 @@ hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, con
       return HPMG_SUCCESS;
     }
     if (it >= maxit) return HPMG_SUCCESS;
-    hpmg_vec_scale(real, n, 1.0 / beta, v0);
+    HPMG_CALL(hpmg_v_scale(1.0 / beta, v0));
     g[0] = beta;
     int j = 0, done = 0;
     while (!done) {
-      HPMG_CALL(gmres_vector(w, &w->z[j]));
-      HPMG_CALL(gmres_vector(w, &w->v[j + 1]));
-      HPMG_CALL(M.apply(M.ctx, w->v[j], w->z[j]));
-      HPMG_CALL(A.apply(A.ctx, w->z[j], w->v[j + 1]));
-      void *u = w->v[j + 1];
+      HPMG_CALL(gmres_vector(w, b, &w->z[j], "z", j));
+      HPMG_CALL(gmres_vector(w, b, &w->v[j + 1], "v", j + 1));
+      HPMG_CALL(M->apply(M->ctx, &w->v[j], &w->z[j]));
+      HPMG_CALL(A->apply(A->ctx, &w->z[j], &w->v[j + 1]));
+      hpmg_vec *u = &w->v[j + 1];
       for (int i = 0; i <= j; i++) { /* modified Gram-Schmidt */
-        HH(i, j) = hpmg_vec_dot(real, n, u, w->v[i]);
-        hpmg_vec_axpy(real, n, -HH(i, j), w->v[i], u);
+        HPMG_CALL(hpmg_v_dot(u, &w->v[i], &HH(i, j)));
+        HPMG_CALL(hpmg_v_axpy(-HH(i, j), &w->v[i], u));
       }
-      const double hn = hpmg_vec_norm(real, n, u);
+      double hn;
+      HPMG_CALL(hpmg_v_norm(u, &hn));
       HH(j + 1, j) = hn;
-      if (hn > 0) hpmg_vec_scale(real, n, 1.0 / hn, u);
+      if (hn > 0) HPMG_CALL(hpmg_v_scale(1.0 / hn, u));
       double rho;
       const double res = hpmg_gmres_rotate(m, H, cs, sn, g, j, &rho);
       it++;
@@ -241,14 +241,14 @@ hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, con
       HPMG_CALL(hpmg_check_residual(res, it));
       info->iterations = it;
       info->rnorm = res;
-      if (mon) mon(mctx, it, res, r0);
+      monitor(prm, it, res, r0);
       /* hn == 0: the Krylov space is invariant, the least-squares solution is exact */
       done = res <= rtol * r0 || it >= maxit || j == m || hn == 0.0;
       if (rho == 0.0)
         return hpmg_error_set(HPMG_ERR_NUMERIC, "GMRES breakdown at iteration %d (singular Hessenberg matrix)", it);
     }
     hpmg_gmres_backsolve(m, H, g, j, y); /* x += Z y */
-    for (int i = 0; i < j; i++) hpmg_vec_axpy(real, n, y[i], w->z[i], x);
+    for (int i = 0; i < j; i++) HPMG_CALL(hpmg_v_axpy(y[i], &w->z[i], x));
     if (info->rnorm <= rtol * r0) {
       info->converged = 1;
       return HPMG_SUCCESS;

@@ -2,12 +2,24 @@
 #ifndef HPMG_LA_KRYLOV_H
 #define HPMG_LA_KRYLOV_H
 
+#include "la/backend.h"
 #include "la/vec.h"
 
+/* A linear operator (or preconditioner) on hpmg_vec: y = Op(x) in the
+ * precision of the vectors it is handed. The optional slots are fused forms
+ * a discretization provides where it has a kernel for them; NULL: the
+ * Krylov code composes apply with vector operations. */
 typedef struct {
   void *ctx;
-  hpmg_error (*apply)(void *ctx, const void *x, void *y); /* y = Op(x) */
+  hpmg_error (*apply)(void *ctx, const hpmg_vec *x, hpmg_vec *y);
+  /* optional: r = b - Op(x) in one pass */
+  hpmg_error (*residual)(void *ctx, const hpmg_vec *b, const hpmg_vec *x, hpmg_vec *r);
+  /* optional: ||b - Op(x)|| without storing the residual */
+  hpmg_error (*residual_norm)(void *ctx, const hpmg_vec *b, const hpmg_vec *x, double *nrm);
 } hpmg_linop;
+
+/* r = b - A x: A's fused slot, else apply and one vector pass */
+hpmg_error hpmg_linop_residual(const hpmg_linop *A, const hpmg_vec *b, const hpmg_vec *x, hpmg_vec *r);
 
 /* Called after every iteration (it = 0 for the initial residual). */
 typedef void (*hpmg_monitor)(void *ctx, int it, double rnorm, double r0);
@@ -18,7 +30,7 @@ typedef struct {
   double r0, rnorm;
 } hpmg_krylov_info;
 
-/* Stop test of the stationary iterations (V-cycle iteration, FMG): 1 if the
+/* Stop test of the stationary iterations (V-cycle iteration, FMG; mg/solve.h): 1 if the
  * residual norm rn of iteration it fell by less than 2x over the last 5
  * iterations, i.e. the iteration has reached the round-off floor of b - Ax
  * (about eps/h^2 relative) or does not converge; multigrid cycles reduce it by
@@ -41,16 +53,23 @@ hpmg_error hpmg_cycle_check(hpmg_solver_kind solver, hpmg_cycle_kind cycle);
 /* HPMG_ERR_NUMERIC with a message if a residual norm became NaN/Inf at iteration it. */
 hpmg_error hpmg_check_residual(double v, int it);
 
-/* Preconditioned CG for SPD A and symmetric positive M. work: 4 vectors of n.
- * Stops when ||b - A x|| <= rtol ||b - A x0|| (2-norm of the recursive residual). */
-hpmg_error hpmg_pcg(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x,
-                    double rtol, int maxit, void *work[4], hpmg_monitor mon, void *mctx,
-                    hpmg_krylov_info *info);
+/* What every iterative method takes besides its vectors. */
+typedef struct {
+  double rtol;       /* stop when ||b - A x|| <= rtol ||b - A x0|| */
+  int maxit;
+  int x0_zero;       /* x is zero on entry: r0 = b without applying A */
+  hpmg_monitor mon;  /* NULL: silent */
+  void *mctx;
+} hpmg_krylov_params;
 
-/* Stationary iteration x += M (b - A x) (e.g. V-cycles). work: 2 vectors. */
-hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x,
-                           double rtol, int maxit, void *work[2], hpmg_monitor mon, void *mctx,
-                           hpmg_krylov_info *info);
+/* Preconditioned CG for SPD A and symmetric positive M; flexible = 1: the
+ * flexible (Polak-Ribiere) beta = -alpha (z_new . A p) / (r . z), which
+ * tolerates a preconditioner that varies between iterations (an inexact or
+ * nonlinear one) at the cost of one more dot product; with a fixed M it
+ * gives the same iterates as CG up to rounding. work: 4 vectors like b (r z
+ * p q). Stops on the 2-norm of the recursively updated residual. */
+hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec *x, hpmg_vec work[4],
+                    int flexible, const hpmg_krylov_params *prm, hpmg_krylov_info *info);
 
 /* Restarted GMRES(m), right-preconditioned in the flexible form (Saad's
  * FGMRES): the preconditioned vectors z_j = M v_j are kept and x += Z y, so
@@ -63,9 +82,9 @@ hpmg_error hpmg_richardson(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M
  * 2j+1) and kept for later solves. */
 typedef struct {
   int restart;
-  size_t bytes;   /* bytes per vector the vectors were allocated with */
-  void **v, **z;  /* restart+1 Arnoldi vectors, restart preconditioned ones */
-  double *H;      /* (restart+1) x restart Hessenberg, column-major */
+  hpmg_vec *v, *z; /* restart+1 Arnoldi vectors, restart preconditioned ones */
+  int nlent;       /* the first nlent of v0 z0 v1 z1 are the caller's vectors */
+  double *H;       /* (restart+1) x restart Hessenberg, column-major */
   double *cs, *sn, *g, *y;
 } hpmg_gmres_work;
 
@@ -78,11 +97,14 @@ double hpmg_gmres_rotate(int m, double *H, double *cs, double *sn, double *g, in
 /* y[0..j) = R^{-1} g with R the leading j x j upper triangle of H. */
 void hpmg_gmres_backsolve(int m, const double *H, const double *g, int j, double *y);
 
-hpmg_error hpmg_gmres_work_create(int restart, hpmg_gmres_work *w);
+/* lend: up to 4 vectors of the caller (its CG/stationary work vectors, idle
+ * during GMRES) that serve as v0 z0 v1 z1, so that GMRES allocates 2m+1-4
+ * vectors at most; nlend = 0: none. */
+hpmg_error hpmg_gmres_work_create(int restart, const hpmg_vec *lend, int nlend, hpmg_gmres_work *w);
 void hpmg_gmres_work_destroy(hpmg_gmres_work *w);
-/* Vectors of n entries GMRES(restart) holds at most: 2*restart + 1. */
+/* Vectors GMRES(restart) holds at most: 2*restart + 1. */
 static inline double hpmg_gmres_vectors(int restart) { return 2.0 * restart + 1.0; }
-hpmg_error hpmg_gmres(hpmg_real real, int64_t n, hpmg_linop A, hpmg_linop M, const void *b, void *x, double rtol,
-                      int maxit, hpmg_gmres_work *w, hpmg_monitor mon, void *mctx, hpmg_krylov_info *info);
+hpmg_error hpmg_gmres(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec *x, hpmg_gmres_work *w,
+                      const hpmg_krylov_params *prm, hpmg_krylov_info *info);
 
 #endif

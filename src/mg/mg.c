@@ -1,220 +1,212 @@
-#include <lapacke.h>
-#include <math.h>
-#include <omp.h>
+/* The multigrid cycle, written once over hpmg_level_ops (mg.h). */
 #include <stdlib.h>
 #include <string.h>
-#include "la/vec.h"
 #include "mg.h"
 
-#define HPMG_DENSE_COARSE_MAX 3000 /* coarse unknowns factorized densely (72 MB) */
-
-static int first_level(int dim, int k, int coarse) {
-  /* k = 1 on one coarse cell has no interior node: start one level finer */
-  return (int64_t)k * coarse - 1 > 0 ? 0 : 1;
-}
-
-static int smoother_work_vectors(hpmg_smoother_kind s) {
-  return s == HPMG_SMOOTHER_CHEBYSHEV ? 2 : s == HPMG_SMOOTHER_JACOBI ? 1 : 0;
-}
-
-double hpmg_mg_memory(int dim, int k, int coarse, int refine, const hpmg_mg_options *opt, int fine_aliases) {
-  const double rs = (double)hpmg_real_size(opt->real);
-  double bytes = 0.0, n0 = 0.0;
-  for (int l = first_level(dim, k, coarse); l <= refine; l++) {
-    double n = 1.0, cells = (double)coarse * ldexp(1.0, l);
-    for (int d = 0; d < dim; d++) n *= k * cells - 1;
-    int vecs = 1 + smoother_work_vectors(opt->smoother) + (l == refine && fine_aliases ? 0 : 2);
-    bytes += vecs * n * rs;
-    if (opt->smoother == HPMG_SMOOTHER_PATCH && l > first_level(dim, k, coarse)) /* coarsest: no smoother */
-      bytes += hpmg_patch_memory(dim, k, opt->real, &opt->patch, n, omp_get_max_threads());
-    if ((opt->smoother == HPMG_SMOOTHER_GS || opt->smoother == HPMG_SMOOTHER_SGS) &&
-        opt->gs_order == HPMG_GS_ORDER_CELLWISE && l > first_level(dim, k, coarse))
-      bytes += 9.0 * n; /* the order, and its setup's seen-flags */
-    if (n0 == 0.0) n0 = n;
-  }
-  bytes += n0 <= HPMG_DENSE_COARSE_MAX ? n0 * n0 * 8.0 : 5 * n0 * 8.0;
-  return bytes;
-}
-
-static hpmg_error coarse_setup(hpmg_mg *mg) {
-  const hpmg_laplace *op = &mg->lv[0].op;
-  const int64_t n = op->g.N;
-  for (int i = 0; i < 5; i++) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)n, &mg->cwork[i]));
-  if (n > HPMG_DENSE_COARSE_MAX) return HPMG_SUCCESS;
-  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(n * n), &mg->chol));
-  HPMG_CALL(hpmg_laplace_dense(op, mg->chol));
-  int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, mg->chol, (lapack_int)n);
-  if (info != 0)
-    return hpmg_error_set(HPMG_ERR_NUMERIC, "coarse Cholesky factorization failed (info %d)", info);
-  return HPMG_SUCCESS;
-}
-
-/* Coarse solve in double whatever the cycle precision. */
-static hpmg_error coarse_solve(hpmg_mg *mg, const void *b, void *x) {
-  const hpmg_laplace *op = &mg->lv[0].op;
-  const int64_t n = op->g.N;
-  double *cb = mg->cwork[0], *cx = mg->cwork[1];
-  hpmg_vec_convert(n, mg->opt.real, b, HPMG_REAL_DOUBLE, cb);
-  if (mg->chol) {
-    memcpy(cx, cb, sizeof(double) * (size_t)n);
-    LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, mg->chol, (lapack_int)n, cx, 1);
-  } else { /* Jacobi-preconditioned CG to 1e-14 */
-    double *r = mg->cwork[2], *z = mg->cwork[3], *p = mg->cwork[4], *q = cb;
-    memset(cx, 0, sizeof(double) * (size_t)n);
-    memcpy(r, cb, sizeof(double) * (size_t)n);
-    const double r0 = hpmg_vec_norm(HPMG_REAL_DOUBLE, n, r);
-    hpmg_laplace_inverse_diagonal(op, HPMG_REAL_DOUBLE, 1.0, r, z, p);
-    double rz = hpmg_vec_dot(HPMG_REAL_DOUBLE, n, r, z);
-    for (int64_t it = 0; it < 10 * n + 100 && r0 > 0; it++) {
-      hpmg_laplace_apply(op, HPMG_REAL_DOUBLE, p, q);
-      const double alpha = rz / hpmg_vec_dot(HPMG_REAL_DOUBLE, n, p, q);
-      hpmg_vec_axpy(HPMG_REAL_DOUBLE, n, alpha, p, cx);
-      hpmg_vec_axpy(HPMG_REAL_DOUBLE, n, -alpha, q, r);
-      if (hpmg_vec_norm(HPMG_REAL_DOUBLE, n, r) <= 1e-14 * r0) break;
-      hpmg_laplace_inverse_diagonal(op, HPMG_REAL_DOUBLE, 1.0, r, z, NULL);
-      const double rz_new = hpmg_vec_dot(HPMG_REAL_DOUBLE, n, r, z);
-      hpmg_vec_xpby(HPMG_REAL_DOUBLE, n, z, rz_new / rz, p);
-      rz = rz_new;
-    }
-  }
-  hpmg_vec_convert(n, HPMG_REAL_DOUBLE, cx, mg->opt.real, x);
-  return HPMG_SUCCESS;
-}
-
-hpmg_error hpmg_mg_create(int dim, int k, int coarse, int refine, const double box[3], double lambda,
-                          const hpmg_mg_options *opt, int fine_aliases, hpmg_mg *mg) {
+hpmg_error hpmg_mg_init(hpmg_mg *mg, int nlevels, hpmg_real real, const hpmg_cycle_options *opt, int fine_aliases) {
   memset(mg, 0, sizeof *mg);
+  HPMG_CHECK_ARG(nlevels >= 1, "a multigrid hierarchy needs at least one level");
+  mg->lv = calloc((size_t)nlevels, sizeof *mg->lv);
+  if (!mg->lv) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate %d levels", nlevels);
+  mg->nlevels = nlevels;
+  mg->real = real;
   mg->opt = *opt;
-  const int l0 = first_level(dim, k, coarse);
-  HPMG_CHECK_ARG(refine >= l0, "degree 1 on a single coarse cell needs at least one refinement");
-  mg->nlevels = refine - l0 + 1;
-  mg->lv = calloc((size_t)mg->nlevels, sizeof *mg->lv);
-  if (!mg->lv) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate levels");
-  const hpmg_real real = opt->real;
-  for (int i = 0; i < mg->nlevels; i++) {
-    hpmg_mg_level *L = &mg->lv[i];
-    int64_t c = (int64_t)coarse << (l0 + i), cells[3] = {c, c, c};
-    HPMG_CALL(hpmg_grid_init(dim, k, cells, box, &L->g));
-    HPMG_CALL(hpmg_laplace_create(&L->g, lambda, &L->op));
-    const size_t bytes = (size_t)L->g.N * hpmg_real_size(real);
-    HPMG_CALL(hpmg_malloc(bytes, &L->r));
-    if (!(fine_aliases && i == mg->nlevels - 1)) {
-      HPMG_CALL(hpmg_calloc(bytes, &L->own_b));
-      HPMG_CALL(hpmg_calloc(bytes, &L->own_x));
-      L->b = L->own_b;
-      L->x = L->own_x;
+  mg->fine_aliases = fine_aliases;
+  return HPMG_SUCCESS;
+}
+
+double hpmg_mg_level_bytes(hpmg_real real, double n, int own_bx, int need_r) {
+  return ((own_bx ? 2 : 0) + (need_r ? 1 : 0)) * n * (double)hpmg_real_size(real);
+}
+
+hpmg_error hpmg_mg_setup(hpmg_mg *mg, const int *need_r) {
+  for (int l = 0; l < mg->nlevels; l++) {
+    hpmg_level *L = &mg->lv[l];
+    if (!(mg->fine_aliases && l == mg->nlevels - 1)) {
+      HPMG_CALL(hpmg_vec_create(L->be, mg->real, L->n, &L->b));
+      HPMG_CALL(hpmg_vec_create(L->be, mg->real, L->n, &L->x));
     }
-    if (i > 0) HPMG_CALL(hpmg_transfer_create(&mg->lv[i - 1].g, &L->P, &L->R));
-    if (i == 0) continue; /* the coarsest level is solved exactly */
-    switch (opt->smoother) {
-    case HPMG_SMOOTHER_CHEBYSHEV:
-      HPMG_CALL(hpmg_smoother_chebyshev(&L->op, real, opt->cheby_degree, opt->cheby_range,
-                                        opt->cheby_eig_iters, &L->smoother));
-      break;
-    case HPMG_SMOOTHER_JACOBI:
-      HPMG_CALL(hpmg_smoother_jacobi(&L->op, real, opt->jacobi_omega, &L->smoother));
-      break;
-    case HPMG_SMOOTHER_GS:
-    case HPMG_SMOOTHER_SGS:
-      HPMG_CALL(hpmg_smoother_gauss_seidel(&L->op, real, opt->smoother == HPMG_SMOOTHER_SGS, opt->gs_order, coarse,
-                                           &L->smoother));
-      break;
-    case HPMG_SMOOTHER_PATCH:
-      HPMG_CALL(hpmg_smoother_patch(&L->op, real, &opt->patch, &L->smoother));
-      break;
-    default:
-      return hpmg_error_set(HPMG_ERR_ARG, "unknown smoother %d", (int)opt->smoother);
+    if (!need_r || need_r[l]) HPMG_CALL(hpmg_vec_create(L->be, mg->real, L->n, &L->r));
+    if (l > 0 && mg->lv[l - 1].be != L->be) {
+      HPMG_CALL(hpmg_vec_create(L->be, mg->real, mg->lv[l - 1].n, &L->cb));
+      HPMG_CALL(hpmg_vec_create(L->be, mg->real, mg->lv[l - 1].n, &L->cx));
     }
   }
-  return coarse_setup(mg);
+  return HPMG_SUCCESS;
 }
 
 void hpmg_mg_destroy(hpmg_mg *mg) {
-  for (int i = 0; i < mg->nlevels; i++) {
-    hpmg_mg_level *L = &mg->lv[i];
-    hpmg_smoother_destroy(&L->smoother);
-    hpmg_laplace_destroy(&L->op);
-    hpmg_kron3_destroy(&L->P);
-    hpmg_kron3_destroy(&L->R);
-    hpmg_free(&L->r);
-    hpmg_free(&L->own_b);
-    hpmg_free(&L->own_x);
+  for (int l = 0; mg->lv && l < mg->nlevels; l++) {
+    hpmg_level *L = &mg->lv[l];
+    if (L->ops && L->ops->destroy) L->ops->destroy(L);
+    hpmg_vec_destroy(&L->b);
+    hpmg_vec_destroy(&L->x);
+    hpmg_vec_destroy(&L->r);
+    hpmg_vec_destroy(&L->cb);
+    hpmg_vec_destroy(&L->cx);
   }
   free(mg->lv);
-  hpmg_free(&mg->chol);
-  for (int i = 0; i < 5; i++) hpmg_free(&mg->cwork[i]);
   memset(mg, 0, sizeof *mg);
 }
 
-static hpmg_error smooth(hpmg_mg *mg, hpmg_mg_level *L, int x_is_zero, int post, int sweeps) {
-  if (sweeps == 0) {
-    if (x_is_zero) hpmg_vec_zero(mg->opt.real, L->g.N, L->x);
-    return HPMG_SUCCESS;
+void hpmg_mg_reset_stats(hpmg_mg *mg) {
+  mg->t_coarse = 0;
+  mg->matvecs = 0;
+  for (int l = 0; l < mg->nlevels; l++) {
+    hpmg_level *L = &mg->lv[l];
+    L->t_smooth = L->t_op = L->t_transfer = L->t_comm = 0;
+    L->matvecs = 0;
   }
-  double t0 = hpmg_wtime();
-  hpmg_error e = L->smoother->apply(L->smoother, L->b, L->x, x_is_zero, post, sweeps);
-  const double dt = hpmg_wtime() - t0;
-  mg->t.smooth += dt;
-  L->t_smooth += dt;
-  return e;
 }
 
-/* V-cycle on level l for A x = b with the level's b and x. */
-static hpmg_error vcycle(hpmg_mg *mg, int l, int x_is_zero) {
-  hpmg_mg_level *L = &mg->lv[l];
-  const hpmg_real real = mg->opt.real;
-  if (l == 0) {
-    double t0 = hpmg_wtime();
-    hpmg_error e = coarse_solve(mg, L->b, L->x);
-    mg->t.coarse += hpmg_wtime() - t0;
-    return e;
-  }
-  HPMG_CALL(smooth(mg, L, x_is_zero, 0, mg->opt.pre));
-  double t0 = hpmg_wtime();
-  if (x_is_zero && mg->opt.pre == 0) hpmg_vec_copy(real, L->g.N, L->b, L->r);
-  else {
-    hpmg_laplace_residual(&L->op, real, L->b, L->x, L->r);
-    mg->t.matvecs++;
-  }
-  double t1 = hpmg_wtime();
-  hpmg_kron3_apply(&L->R, real, L->r, mg->lv[l - 1].b, 0);
-  double t2 = hpmg_wtime();
-  mg->t.op += t1 - t0;
-  mg->t.transfer += t2 - t1;
-  L->t_op += t1 - t0;
-  L->t_transfer += t2 - t1;
-  HPMG_CALL(vcycle(mg, l - 1, 1));
-  t0 = hpmg_wtime();
-  hpmg_kron3_apply(&L->P, real, mg->lv[l - 1].x, L->x, 1);
-  if (mg->opt.add_residual) hpmg_vec_axpy(real, L->g.N, 1.0, L->r, L->x); /* L->r: still the residual */
-  t1 = hpmg_wtime() - t0;
-  mg->t.transfer += t1;
-  L->t_transfer += t1;
-  return smooth(mg, L, 0, mg->opt.symmetric, mg->opt.post);
-}
+/* --------------------------------------------------------------- timers */
 
-hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, const void *b, void *x) {
-  hpmg_mg_level *F = &mg->lv[mg->nlevels - 1];
-  if (b) F->b = (void *)b;
-  if (x) F->x = x;
-  return vcycle(mg, mg->nlevels - 1, 1);
+static double tic(const hpmg_mg *mg, const hpmg_level *L) {
+  if (!mg->opt.timing) return 0.0;
+  if (mg->opt.timing == 2) L->be->sync();
+  return hpmg_wtime();
 }
+static void toc(const hpmg_mg *mg, const hpmg_level *L, double t0, double *acc) {
+  if (mg->opt.timing) *acc += tic(mg, L) - t0;
+}
+#define TIMED(mg, L, acc, expr)                                                                                        \
+  do {                                                                                                                 \
+    const double t0_ = tic(mg, L);                                                                                     \
+    HPMG_CALL(expr);                                                                                                   \
+    toc(mg, L, t0_, acc);                                                                                              \
+  } while (0)
 
-hpmg_error hpmg_mg_fmg(hpmg_mg *mg, const void *b, void *x, int finest_cycle) {
-  const hpmg_real real = mg->opt.real;
-  hpmg_mg_level *F = &mg->lv[mg->nlevels - 1];
-  if (b) F->b = (void *)b;
-  if (x) F->x = x;
-  double t0 = hpmg_wtime();
-  for (int l = mg->nlevels - 1; l > 0; l--) /* consistent coarse load vectors b_c = P^T b_f */
-    hpmg_kron3_apply(&mg->lv[l].R, real, mg->lv[l].b, mg->lv[l - 1].b, 0);
-  mg->t.transfer += hpmg_wtime() - t0;
-  HPMG_CALL(vcycle(mg, 0, 1));
-  for (int l = 1; l < mg->nlevels; l++) {
-    t0 = hpmg_wtime();
-    hpmg_kron3_apply(&mg->lv[l].P, real, mg->lv[l - 1].x, mg->lv[l].x, 0);
-    mg->t.transfer += hpmg_wtime() - t0;
-    if (l < mg->nlevels - 1 || finest_cycle) HPMG_CALL(vcycle(mg, l, 0));
+/* --------------------------------------------------------------- pieces */
+
+static int crosses(const hpmg_mg *mg, int l) { return mg->lv[l - 1].be != mg->lv[l].be; }
+
+/* where level l writes the coarser level's right-hand side ... */
+static hpmg_vec *coarse_rhs(hpmg_mg *mg, int l) { return crosses(mg, l) ? &mg->lv[l].cb : &mg->lv[l - 1].b; }
+/* ... and the copy to that level's backend after */
+static hpmg_error coarse_rhs_done(hpmg_mg *mg, int l) {
+  hpmg_level *L = &mg->lv[l];
+  if (crosses(mg, l)) TIMED(mg, L, &L->t_comm, hpmg_v_transfer(&L->cb, &mg->lv[l - 1].b));
+  return HPMG_SUCCESS;
+}
+/* the coarser level's x on level l's backend */
+static hpmg_error coarse_x(hpmg_mg *mg, int l, const hpmg_vec **xc) {
+  hpmg_level *L = &mg->lv[l];
+  *xc = &mg->lv[l - 1].x;
+  if (crosses(mg, l)) {
+    TIMED(mg, L, &L->t_comm, hpmg_v_transfer(&mg->lv[l - 1].x, &L->cx));
+    *xc = &L->cx;
   }
   return HPMG_SUCCESS;
+}
+
+static hpmg_error coarse_solve(hpmg_mg *mg) {
+  hpmg_level *L = &mg->lv[0];
+  TIMED(mg, L, &mg->t_coarse, L->ops->coarse_solve(L));
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error smooth(hpmg_mg *mg, hpmg_level *L, int x_is_zero, int post, int sweeps) {
+  if (sweeps == 0) return x_is_zero ? hpmg_v_zero(&L->x) : HPMG_SUCCESS;
+  TIMED(mg, L, &L->t_smooth, L->ops->smooth(L, x_is_zero, post, sweeps));
+  return HPMG_SUCCESS;
+}
+
+/* the coarse right-hand side R (b - A x); x_is_zero: R b (the residual is b,
+ * kept in r where the cycle adds it to the correction); has_rf: it holds R b
+ * already (FMG) */
+static hpmg_error restrict_residual(hpmg_mg *mg, int l, int x_is_zero, int has_rf) {
+  hpmg_level *L = &mg->lv[l];
+  hpmg_vec *c = coarse_rhs(mg, l);
+  const int add_r = mg->opt.add_residual;
+  if (has_rf && !x_is_zero && L->ops->restrict_update && !add_r) {
+    TIMED(mg, L, &L->t_op, L->ops->restrict_update(L, c));
+    mg->matvecs++;
+  } else if (x_is_zero && !add_r) {
+    TIMED(mg, L, &L->t_transfer, L->ops->restrict_to(L, &L->b, c));
+  } else if (!x_is_zero && L->ops->residual_restrict && !add_r) {
+    TIMED(mg, L, &L->t_op, L->ops->residual_restrict(L, c));
+    mg->matvecs++;
+  } else {
+    if (x_is_zero) TIMED(mg, L, &L->t_op, hpmg_v_copy(&L->b, &L->r));
+    else {
+      TIMED(mg, L, &L->t_op, L->ops->residual(L));
+      mg->matvecs++;
+    }
+    TIMED(mg, L, &L->t_transfer, L->ops->restrict_to(L, &L->r, c));
+  }
+  return coarse_rhs_done(mg, l);
+}
+
+/* the coarse-grid correction x += P x_c (+ r) and the post-smoothing */
+static hpmg_error correct(hpmg_mg *mg, int l) {
+  hpmg_level *L = &mg->lv[l];
+  const hpmg_vec *xc;
+  HPMG_CALL(coarse_x(mg, l, &xc));
+  if (L->ops->correct_smooth && mg->opt.post > 0 && !mg->opt.add_residual) {
+    TIMED(mg, L, &L->t_smooth, L->ops->correct_smooth(L, xc, mg->opt.post));
+    return HPMG_SUCCESS;
+  }
+  const double t0 = tic(mg, L);
+  HPMG_CALL(L->ops->prolong(L, xc, 1));
+  if (mg->opt.add_residual) HPMG_CALL(hpmg_v_axpy(1.0, &L->r, &L->x)); /* r: still the level residual */
+  toc(mg, L, t0, &L->t_transfer);
+  return smooth(mg, L, 0, 1, mg->opt.post);
+}
+
+static hpmg_error vcycle(hpmg_mg *mg, int l, int x_is_zero, int presmoothed, int has_rf) {
+  if (l == 0) return coarse_solve(mg);
+  hpmg_level *L = &mg->lv[l];
+  if (!presmoothed) HPMG_CALL(smooth(mg, L, x_is_zero, 0, mg->opt.pre));
+  HPMG_CALL(restrict_residual(mg, l, x_is_zero && !presmoothed && mg->opt.pre == 0, has_rf));
+  HPMG_CALL(vcycle(mg, l - 1, 1, 0, 0));
+  return correct(mg, l);
+}
+
+hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, int l, int x_is_zero) { return vcycle(mg, l, x_is_zero, 0, 0); }
+
+hpmg_error hpmg_mg_fmg(hpmg_mg *mg, int finest_cycle) {
+  const int top = mg->nlevels - 1;
+  for (int l = top; l > 0; l--) {
+    hpmg_level *L = &mg->lv[l];
+    TIMED(mg, L, &L->t_transfer, L->ops->restrict_to(L, &L->b, coarse_rhs(mg, l)));
+    HPMG_CALL(coarse_rhs_done(mg, l));
+  }
+  HPMG_CALL(coarse_solve(mg));
+  for (int l = 1; l <= top; l++) {
+    hpmg_level *L = &mg->lv[l];
+    const int cycle = l < top || finest_cycle;
+    int presmoothed = 0;
+    const hpmg_vec *xc;
+    HPMG_CALL(coarse_x(mg, l, &xc));
+    if (cycle && L->ops->interp_smooth && mg->opt.pre > 0) {
+      TIMED(mg, L, &L->t_smooth, L->ops->interp_smooth(L, xc, mg->opt.pre));
+      presmoothed = 1;
+    } else if (L->ops->fmg_interp) TIMED(mg, L, &L->t_transfer, L->ops->fmg_interp(L, xc));
+    else TIMED(mg, L, &L->t_transfer, L->ops->prolong(L, xc, 0));
+    /* the coarse right-hand side of this level still holds the restriction
+     * of b made above: the cycles on coarser levels wrote only theirs */
+    if (cycle) HPMG_CALL(vcycle(mg, l, 0, presmoothed, 1));
+  }
+  return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_mg_precondition(hpmg_mg *mg, const hpmg_vec *r, hpmg_vec *z) {
+  hpmg_level *F = &mg->lv[mg->nlevels - 1];
+  if (mg->fine_aliases && r->real == mg->real && z->real == mg->real) {
+    F->b = hpmg_vec_wrap(F->be, mg->real, F->n, r->data);
+    F->x = hpmg_vec_wrap(F->be, mg->real, F->n, z->data);
+    return hpmg_mg_vcycle(mg, mg->nlevels - 1, 1);
+  }
+  HPMG_CALL(hpmg_v_convert(r, &F->b));
+  HPMG_CALL(hpmg_mg_vcycle(mg, mg->nlevels - 1, 1));
+  return hpmg_v_convert(&F->x, z);
+}
+
+static hpmg_error mg_apply(void *ctx, const hpmg_vec *r, hpmg_vec *z) { return hpmg_mg_precondition(ctx, r, z); }
+
+hpmg_linop hpmg_mg_linop(hpmg_mg *mg) {
+  hpmg_linop M = {0};
+  M.ctx = mg;
+  M.apply = mg_apply;
+  return M;
 }

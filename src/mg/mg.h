@@ -1,71 +1,105 @@
-/* Geometric multigrid on the hierarchy of Cartesian levels obtained by
- * uniform refinement of the coarse mesh: level operators rediscretized
- * matrix-free, prolongation = embedding, restriction = its transpose, exact
- * coarse solve (dense Cholesky, or CG to 1e-14 when the coarse level is big). */
+/* Multigrid written once: the hierarchy of levels, the V-cycle (standard or
+ * adding the level residual to the correction), full multigrid and the
+ * multigrid preconditioner, over level objects a discretization supplies
+ * (the Q_k levels of src/disc/qk_host.c and src/cuda/qk_levels.cu, the
+ * finite-difference levels of src/mg/fd_mg.c). Each level lives on a
+ * backend; a transfer between levels on different backends copies through
+ * mirrors of the coarser level's vectors (paper 002's CPU-GPU split).
+ *
+ * A discretization fills, per level, the required slots of hpmg_level_ops
+ * and, where it has a fused kernel, the optional ones; the cycle calls the
+ * fused slot when it is there. */
 #ifndef HPMG_MG_H
 #define HPMG_MG_H
 
-#include "mg/transfer.h"
-#include "smoothers/patch.h"
-#include "smoothers/smoother.h"
+#include "la/backend.h"
+#include "la/krylov.h"
+
+typedef struct hpmg_level hpmg_level;
 
 typedef struct {
-  double op, smooth, transfer, coarse; /* seconds */
-  int64_t matvecs;                     /* residual matvecs on all levels */
-} hpmg_mg_timers;
+  /* sweeps of the smoother on A x = b with the level's b and x; x_is_zero: x
+   * is zero on entry (the slot zeroes it if it reads it); post: the
+   * post-smoothing of the cycle (reverse order where the smoother makes the
+   * cycle symmetric). Slots may swap x.data with r.data (out-of-place
+   * sweeps) unless the level is the finest of a hierarchy with fine_aliases. */
+  hpmg_error (*smooth)(hpmg_level *L, int x_is_zero, int post, int sweeps);
+  /* r = b - A x */
+  hpmg_error (*residual)(hpmg_level *L);
+  /* coarse = R fine: the restriction to the next coarser level (coarse is
+   * that level's b, or its mirror cb on this level's backend) */
+  hpmg_error (*restrict_to)(hpmg_level *L, const hpmg_vec *fine, hpmg_vec *coarse);
+  /* x (+)= P coarse_x */
+  hpmg_error (*prolong)(hpmg_level *L, const hpmg_vec *coarse_x, int add);
+  /* the coarsest level only: x = A^{-1} b (or an approximation as accurate
+   * as the cycle needs) */
+  hpmg_error (*coarse_solve)(hpmg_level *L);
+  /* optional: coarse = R (b - A x) without storing the residual */
+  hpmg_error (*residual_restrict)(hpmg_level *L, hpmg_vec *coarse);
+  /* optional: coarse -= R A x, where coarse holds R b (FMG's first cycle on
+   * a level: its coarse right-hand side still holds FMG's restriction of b) */
+  hpmg_error (*restrict_update)(hpmg_level *L, hpmg_vec *coarse);
+  /* optional: x += P coarse_x, then `sweeps` post-smoothing sweeps */
+  hpmg_error (*correct_smooth)(hpmg_level *L, const hpmg_vec *coarse_x, int sweeps);
+  /* optional: FMG's interpolation x = P_fmg coarse_x to a new level
+   * (NULL: x = P coarse_x) */
+  hpmg_error (*fmg_interp)(hpmg_level *L, const hpmg_vec *coarse_x);
+  /* optional: fmg_interp, then `sweeps` pre-smoothing sweeps */
+  hpmg_error (*interp_smooth)(hpmg_level *L, const hpmg_vec *coarse_x, int sweeps);
+  /* frees ctx */
+  void (*destroy)(hpmg_level *L);
+} hpmg_level_ops;
+
+struct hpmg_level {
+  const hpmg_level_ops *ops;
+  void *ctx; /* the discretization's level data */
+  const hpmg_backend *be;
+  int64_t n;          /* entries of the level vectors */
+  hpmg_vec b, x, r;   /* on be, in the cycle's precision */
+  hpmg_vec cb, cx;    /* mirrors of the next coarser level's b and x on be, when that level lives elsewhere */
+  double t_smooth, t_op, t_transfer, t_comm; /* seconds (smoothing, residuals, transfers from/to it, copies) */
+  int64_t matvecs;    /* operator applications inside the level's smoother (the slots count them) */
+};
 
 typedef struct {
-  hpmg_grid g;
-  hpmg_laplace op;
-  hpmg_smoother *smoother;
-  void *b, *x, *r;   /* level vectors (level precision); b, x may alias caller's on the finest */
-  void *own_b, *own_x;
-  hpmg_kron3 P, R;   /* transfers between this level and the next coarser one */
-  double t_smooth, t_op, t_transfer; /* seconds spent on this level (smoothing,
-                                        residual, restriction from / prolongation to it) */
-} hpmg_mg_level;
-
-typedef struct {
-  hpmg_smoother_kind smoother;
-  int cheby_degree, cheby_eig_iters;
-  double cheby_range, jacobi_omega;
-  int pre, post;
-  /* 1: post-smoothing runs in the adjoint order of pre-smoothing (reverse
-   * patch colors, backward Gauss-Seidel), so the V-cycle is symmetric, as CG
-   * needs. 0: the same smoother S before and after (paper 000, Algorithm 1),
-   * for GMRES, FMG and the V-cycle iteration. */
-  int symmetric;
-  /* 1: the coarse-grid correction adds the level residual too, x += P e_c + r
-   * (HPMG_CYCLE_ADD_RESIDUAL, the cycle behind paper 000's published counts) */
-  int add_residual;
-  hpmg_patch_options patch; /* HPMG_SMOOTHER_PATCH only */
-  hpmg_gs_order gs_order;   /* HPMG_SMOOTHER_GS/SGS only */
-  hpmg_real real; /* precision of the cycle */
-} hpmg_mg_options;
+  int pre, post;    /* smoothing sweeps */
+  int add_residual; /* x += P e_c + r (HPMG_CYCLE_ADD_RESIDUAL) */
+  int timing;       /* 0: none; 1: wall clock; 2: wall clock after the backend's sync */
+} hpmg_cycle_options;
 
 typedef struct {
   int nlevels;
-  hpmg_mg_level *lv; /* lv[0] coarsest, lv[nlevels-1] finest */
-  hpmg_mg_options opt;
-  double *chol;      /* dense Cholesky factor of the coarsest operator, or NULL (CG) */
-  double *cwork[5];  /* double scratch of the coarse solve */
-  hpmg_mg_timers t;
+  hpmg_level *lv; /* lv[0] coarsest, lv[nlevels-1] finest */
+  hpmg_real real; /* the cycle's precision */
+  hpmg_cycle_options opt;
+  int fine_aliases; /* the finest b and x are the caller's vectors, set per cycle */
+  double t_coarse;
+  int64_t matvecs;  /* residuals computed by the cycle (all levels) */
 } hpmg_mg;
 
-/* Levels with cells = coarse*2^l, l = 0..refine (levels without unknowns are
- * skipped). fine_aliases: the finest level's b/x are supplied per cycle. */
-hpmg_error hpmg_mg_create(int dim, int k, int coarse, int refine, const double box[3], double lambda,
-                          const hpmg_mg_options *opt, int fine_aliases, hpmg_mg *mg);
+/* nlevels zeroed levels to fill: ops, ctx, be, n; then hpmg_mg_setup. */
+hpmg_error hpmg_mg_init(hpmg_mg *mg, int nlevels, hpmg_real real, const hpmg_cycle_options *opt, int fine_aliases);
+/* Allocates each level's b, x (not on the finest with fine_aliases) and r
+ * (where need_r[l] != 0; NULL: every level), and the mirrors where a level's
+ * coarser neighbour lives on another backend. */
+hpmg_error hpmg_mg_setup(hpmg_mg *mg, const int *need_r);
 void hpmg_mg_destroy(hpmg_mg *mg);
-/* x = V(b): one V-cycle from a zero initial guess, on the finest level. b and
- * x in the cycle's precision (b, x of the finest level if NULL). */
-hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, const void *b, void *x);
-/* Full multigrid start: solve on the coarsest level, interpolate up, one
- * V-cycle per level. finest_cycle = 0 stops after the interpolation into the
- * finest level, for a caller that runs that level's cycle as a defect
- * correction in its own (higher) precision. */
-hpmg_error hpmg_mg_fmg(hpmg_mg *mg, const void *b, void *x, int finest_cycle);
-/* Bytes hpmg_mg_create allocates (vectors and factors), without allocating. */
-double hpmg_mg_memory(int dim, int k, int coarse, int refine, const hpmg_mg_options *opt, int fine_aliases);
+/* Bytes of the vectors hpmg_mg_setup allocates for a level of n entries. */
+double hpmg_mg_level_bytes(hpmg_real real, double n, int own_bx, int need_r);
+void hpmg_mg_reset_stats(hpmg_mg *mg);
+
+/* One V-cycle on the level vectors of level l: x = V(b) from x (x_is_zero:
+ * from 0). */
+hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, int l, int x_is_zero);
+/* Full multigrid on the level vectors (the finest b set): b restricted down,
+ * coarse solve, then per level x = P_fmg x_c and one V-cycle from it (on
+ * the finest level only if finest_cycle). */
+hpmg_error hpmg_mg_fmg(hpmg_mg *mg, int finest_cycle);
+/* z = V(r), one V-cycle from zero on the finest level; r and z in any
+ * precision on the finest level's backend (converted to and from the
+ * cycle's where they differ, aliased where the hierarchy allows it). */
+hpmg_error hpmg_mg_precondition(hpmg_mg *mg, const hpmg_vec *r, hpmg_vec *z);
+/* hpmg_mg_precondition as a linear operator for the Krylov methods */
+hpmg_linop hpmg_mg_linop(hpmg_mg *mg);
 
 #endif
