@@ -1,7 +1,6 @@
 /* The CUDA backend: device memory and the BLAS-1 kernels of qk_ops.cu
  * (deterministic reductions: the result depends only on n and the data). */
-#include "hpmg_cuda.h"
-#include "qk_cuda.h"
+#include "qk_cuda.h" /* first: the C headers inside extern "C" */
 extern "C" {
 #include "la/backend.h"
 }

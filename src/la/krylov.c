@@ -114,7 +114,12 @@ hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, doubl
                         relres, info->iterations, tol);
 }
 
-double hpmg_gmres_rotate(int m, double *H, double *cs, double *sn, double *g, int j, double *rho) {
+/* The small least-squares part of GMRES, on the host. H is the (m+1) x m
+ * Hessenberg matrix, column-major. Column j (entries 0..j+1) is new: apply
+ * the j earlier Givens rotations to it, make the rotation that zeroes
+ * H[j+1][j], apply it to g; returns |g[j+1]|, the residual norm. *rho = the
+ * new diagonal (0: breakdown). */
+static double gmres_rotate(int m, double *H, double *cs, double *sn, double *g, int j, double *rho) {
   double *col = H + (size_t)j * (m + 1);
   for (int i = 0; i < j; i++) { /* previous rotations on the new column */
     const double a = col[i], c = col[i + 1];
@@ -132,7 +137,8 @@ double hpmg_gmres_rotate(int m, double *H, double *cs, double *sn, double *g, in
   return fabs(g[j + 1]);
 }
 
-void hpmg_gmres_backsolve(int m, const double *H, const double *g, int j, double *y) {
+/* y[0..j) = R^{-1} g with R the leading j x j upper triangle of H. */
+static void gmres_backsolve(int m, const double *H, const double *g, int j, double *y) {
   for (int i = j - 1; i >= 0; i--) {
     double t = g[i];
     for (int l = i + 1; l < j; l++) t -= H[(size_t)l * (m + 1) + i] * y[l];
@@ -235,7 +241,7 @@ hpmg_error hpmg_gmres(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *
       HH(j + 1, j) = hn;
       if (hn > 0) HPMG_CALL(hpmg_v_scale(1.0 / hn, u));
       double rho;
-      const double res = hpmg_gmres_rotate(m, H, cs, sn, g, j, &rho);
+      const double res = gmres_rotate(m, H, cs, sn, g, j, &rho);
       it++;
       j++;
       HPMG_CALL(hpmg_check_residual(res, it));
@@ -247,7 +253,7 @@ hpmg_error hpmg_gmres(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *
       if (rho == 0.0)
         return hpmg_error_set(HPMG_ERR_NUMERIC, "GMRES breakdown at iteration %d (singular Hessenberg matrix)", it);
     }
-    hpmg_gmres_backsolve(m, H, g, j, y); /* x += Z y */
+    gmres_backsolve(m, H, g, j, y); /* x += Z y */
     for (int i = 0; i < j; i++) HPMG_CALL(hpmg_v_axpy(y[i], &w->z[i], x));
     if (info->rnorm <= rtol * r0) {
       info->converged = 1;

@@ -88,15 +88,6 @@ typedef struct {
   double *cs, *sn, *g, *y;
 } hpmg_gmres_work;
 
-/* The small least-squares part of GMRES, shared by the CPU and CUDA
- * solvers. H is the (m+1) x m Hessenberg matrix, column-major. Column j
- * (entries 0..j+1) is new: apply the j earlier Givens rotations to it, make
- * the rotation that zeroes H[j+1][j], apply it to g; returns |g[j+1]|, the
- * residual norm. *rho = the new diagonal (0: breakdown). */
-double hpmg_gmres_rotate(int m, double *H, double *cs, double *sn, double *g, int j, double *rho);
-/* y[0..j) = R^{-1} g with R the leading j x j upper triangle of H. */
-void hpmg_gmres_backsolve(int m, const double *H, const double *g, int j, double *y);
-
 /* lend: up to 4 vectors of the caller (its CG/stationary work vectors, idle
  * during GMRES) that serve as v0 z0 v1 z1, so that GMRES allocates 2m+1-4
  * vectors at most; nlend = 0: none. */
