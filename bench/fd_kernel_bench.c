@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "la/backend.h"
 #include "mg/fd_mg.h"
 
 static const fd_ops *o;
+static const hpmg_backend *be; /* memory, copy and dot: the backend the solver uses */
 static double median5(double *t) {
   for (int i = 0; i < 5; i++)
     for (int j = i + 1; j < 5; j++)
@@ -22,10 +24,10 @@ static double median5(double *t) {
   do {                                                                                                  \
     double t_[5];                                                                                       \
     for (int r_ = -1; r_ < 5; r_++) {                                                                   \
-      o->sync();                                                                                        \
+      be->sync();                                                                                       \
       const double t0_ = hpmg_wtime();                                                                  \
       expr;                                                                                             \
-      o->sync();                                                                                        \
+      be->sync();                                                                                       \
       if (r_ >= 0) t_[r_] = hpmg_wtime() - t0_;                                                         \
     }                                                                                                   \
     const double m_ = median5(t_);                                                                      \
@@ -40,24 +42,26 @@ int main(int argc, char **argv) {
   const int cuda = argc > 3 && !strcmp(argv[3], "cuda");
   const fd_prec p = argc > 4 && !strcmp(argv[4], "float") ? FD_FLOAT : FD_DOUBLE;
   if (cuda) {
-    if (fd_ops_cuda(p, &o)) { fprintf(stderr, "%s\n", hpmg_last_error()); return 77; }
+    if (fd_ops_cuda(p, &o) || hpmg_backend_cuda(&be)) { fprintf(stderr, "%s\n", hpmg_last_error()); return 77; }
   } else {
     o = fd_ops_cpu(p);
+    be = hpmg_backend_host();
   }
+  const hpmg_real real = (hpmg_real)p;
   const int64_t n = (int64_t)1 << L, N = fd_points(dim, n), Nc = fd_points(dim, n / 2);
   const size_t sz = fd_prec_size(p);
   const double c = 1.0 / (dim == 2 ? 4 : 8);
   void *u, *f, *r, *uc, *fc;
-  if (o->alloc(sz * (size_t)N, &u) || o->alloc(sz * (size_t)N, &f) || o->alloc(sz * (size_t)N, &r) ||
-      o->alloc(sz * (size_t)Nc, &uc) || o->alloc(sz * (size_t)Nc, &fc)) {
+  if (be->alloc(sz * (size_t)N, &u) || be->alloc(sz * (size_t)N, &f) || be->alloc(sz * (size_t)N, &r) ||
+      be->alloc(sz * (size_t)Nc, &uc) || be->alloc(sz * (size_t)Nc, &fc)) {
     fprintf(stderr, "%s\n", hpmg_last_error());
     return 1;
   }
   double nrm;
-  TIME("copy", 2, o->copy(N, f, r));
+  TIME("copy", 2, be->copy(real, N, f, r));
   TIME("residual", 3, o->residual(dim, n, u, f, r));
   TIME("residual_norm", 2, o->residual_norm(dim, n, u, f, &nrm));
-  TIME("dot", 2, o->dot(N, u, f, &nrm));
+  TIME("dot", 2, be->dot(real, N, u, f, &nrm));
   TIME("restrict", 1 + c, o->restrict_rhs(dim, n, r, fc));
   if (o->residual_restrict) TIME("residual_restrict", 2 + c, o->residual_restrict(dim, n, u, f, fc));
   if (o->restrict_update) TIME("restrict_update", 1 + 2 * c, o->restrict_update(dim, n, u, fc));
@@ -82,6 +86,6 @@ int main(int argc, char **argv) {
     TIME("interp_mcgs2_unfused", 7 + c, (o->prolong_cubic(dim, n, uc, u), o->smooth(dim, n, FD_SMOOTH_MCGS, 1, 2, 0, &u, f, &r)));
     fd_cuda_set_gs_march_min(old);
   }
-  o->free(&u); o->free(&f); o->free(&r); o->free(&uc); o->free(&fc);
+  be->free(&u); be->free(&f); be->free(&r); be->free(&uc); be->free(&fc);
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "la/backend.h"
 #include "mg/fd_mg.h"
 
 static int fails = 0;
@@ -44,25 +45,29 @@ static double maxdiff(const void *a, const void *b, fd_prec p, int64_t N) {
   return m;
 }
 
-typedef struct { const fd_ops *o; void *d; void *h; size_t bytes; } buf;
-static buf mk(const fd_ops *o, const void *h, size_t bytes) {
-  buf b = {o, NULL, malloc(bytes), bytes};
-  OK(o->alloc(bytes, &b.d));
-  if (h) { memcpy(b.h, h, bytes); OK(o->to_device(h, b.d, bytes)); }
+/* device memory through the CUDA backend (la/backend.h), as the solver's */
+typedef struct { const hpmg_backend *be; void *d; void *h; size_t bytes; } buf;
+static buf mk(const hpmg_backend *be, const void *h, size_t bytes) {
+  buf b = {be, NULL, malloc(bytes), bytes};
+  OK(be->alloc(bytes, &b.d));
+  if (h) { memcpy(b.h, h, bytes); OK(be->to_device(h, b.d, bytes)); }
   return b;
 }
-static void *back(buf *b) { OK(b->o->to_host(b->d, b->h, b->bytes)); return b->h; }
-static void rm(buf *b) { b->o->free(&b->d); free(b->h); }
+static void *back(buf *b) { OK(b->be->to_host(b->d, b->h, b->bytes)); return b->h; }
+static void rm(buf *b) { b->be->free(&b->d); free(b->h); }
 
 static void kernels(int dim, int64_t n, fd_prec p) {
   const fd_ops *c = fd_ops_cpu(p), *g;
   OK(fd_ops_cuda(p, &g));
+  const hpmg_backend *hb = hpmg_backend_host(), *gb;
+  OK(hpmg_backend_cuda(&gb));
+  const hpmg_real real = (hpmg_real)p;
   const double tol = p == FD_DOUBLE ? 1e-13 : 2e-6;
   const int64_t N = fd_points(dim, n), Nc = fd_points(dim, n / 2);
   const size_t B = fd_prec_size(p) * (size_t)N, Bc = fd_prec_size(p) * (size_t)Nc;
   void *u = host_rand(dim, n, p), *f = host_rand(dim, n, p), *uc = host_rand(dim, n / 2, p);
   void *hr = calloc((size_t)N, fd_prec_size(p)), *hc = calloc((size_t)Nc, fd_prec_size(p));
-  buf du = mk(g, u, B), df = mk(g, f, B), dr = mk(g, hr, B), dc = mk(g, uc, Bc), dfc = mk(g, hc, Bc);
+  buf du = mk(gb, u, B), df = mk(gb, f, B), dr = mk(gb, hr, B), dc = mk(gb, uc, Bc), dfc = mk(gb, hc, Bc);
   /* residual, apply, norm */
   c->residual(dim, n, u, f, hr);
   OK(g->residual(dim, n, du.d, df.d, dr.d));
@@ -87,7 +92,7 @@ static void kernels(int dim, int64_t n, fd_prec p) {
       for (int o = k ? 0 : 2; o < 3; o++) {
         void *hu = malloc(B), *ht = calloc((size_t)N, fd_prec_size(p));
         memcpy(hu, u, B);
-        buf gu = mk(g, u, B), gt = mk(g, ht, B);
+        buf gu = mk(gb, u, B), gt = mk(gb, ht, B);
         c->smooth(dim, n, kinds[k], oms[o], 2, bw, &hu, f, &ht);
         OK(g->smooth(dim, n, kinds[k], oms[o], 2, bw, &gu.d, df.d, &gt.d));
         const double d = maxdiff(back(&gu), hu, p, N);
@@ -109,7 +114,7 @@ static void kernels(int dim, int64_t n, fd_prec p) {
           const double om = (sw + bw + zc) & 1 ? 1.3 : 1.0; /* plain GS and SOR */
           memcpy(hu, u, B);
           c->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &hu, f, &ht);
-          buf gr = mk(g, u, B), gq = mk(g, ht, B), gm = mk(g, u, B), gn = mk(g, ht, B);
+          buf gr = mk(gb, u, B), gq = mk(gb, ht, B), gm = mk(gb, u, B), gn = mk(gb, ht, B);
           const int64_t old = fd_cuda_set_gs_march_min(INT64_MAX);
           OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &gr.d, df.d, &gq.d));
           fd_cuda_set_gs_march_min(0);
@@ -139,10 +144,10 @@ static void kernels(int dim, int64_t n, fd_prec p) {
           memcpy(hu, u, B);
           c->prolong(dim, n, uc, hu, 1);
           c->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &hu, f, &ht);
-          buf ga = mk(g, u, B), gb = mk(g, ht, B), gc = mk(g, u, B), gd = mk(g, ht, B);
+          buf ga = mk(gb, u, B), gbt = mk(gb, ht, B), gc = mk(gb, u, B), gd = mk(gb, ht, B);
           const int64_t old = fd_cuda_set_gs_march_min(mm ? 0 : INT64_MAX);
           OK(g->prolong(dim, n, dc.d, ga.d, 1));
-          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &ga.d, df.d, &gb.d));
+          OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, bw, &ga.d, df.d, &gbt.d));
           const int64_t oldz = fd_cuda_set_gs_march_zchunk(mm == 2 ? 5 : 0);
           OK(g->correct_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, om, sw, bw, &gc.d, df.d, &gd.d));
           fd_cuda_set_gs_march_zchunk(oldz);
@@ -153,7 +158,7 @@ static void kernels(int dim, int64_t n, fd_prec p) {
           CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s correct_smooth %d sweeps %s SOR %g (march %s): not bitwise prolong + smooth (%.2e)",
                 dim, (long long)n, p ? "float" : "double", sw, bw ? "backward" : "forward", om, mm == 2 ? "on, 5-plane z-chunks" : mm ? "on" : "off",
                 maxdiff(ga.h, gc.h, p, N));
-          rm(&ga); rm(&gb); rm(&gc); rm(&gd); free(hu); free(ht);
+          rm(&ga); rm(&gbt); rm(&gc); rm(&gd); free(hu); free(ht);
         }
   /* FMG's interpolation fused into the first pre-smoothing pass
    * (interp_smooth: u = Pc uc inside k_mcgs_march in 3D, u never read) is
@@ -171,10 +176,10 @@ static void kernels(int dim, int64_t n, fd_prec p) {
         memcpy(hu, u, B);
         c->prolong_cubic(dim, n, uc, hu);
         c->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, 0, &hu, f, &ht);
-        buf ga = mk(g, u, B), gb = mk(g, ht, B), gc = mk(g, f, B), gd = mk(g, ht, B);
+        buf ga = mk(gb, u, B), gbt = mk(gb, ht, B), gc = mk(gb, f, B), gd = mk(gb, ht, B);
         const int64_t old = fd_cuda_set_gs_march_min(mm ? 0 : INT64_MAX);
         OK(g->prolong_cubic(dim, n, dc.d, ga.d));
-        OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, 0, &ga.d, df.d, &gb.d));
+        OK(g->smooth(dim, n, FD_SMOOTH_MCGS, om, sw, 0, &ga.d, df.d, &gbt.d));
         const int64_t oldz = fd_cuda_set_gs_march_zchunk(zc);
         OK(g->interp_smooth(dim, n, dc.d, FD_SMOOTH_MCGS, om, sw, &gc.d, df.d, &gd.d));
         fd_cuda_set_gs_march_zchunk(oldz);
@@ -184,7 +189,7 @@ static void kernels(int dim, int64_t n, fd_prec p) {
               dim, p ? "float" : "double", sw, da, dd);
         CHECK(!memcmp(ga.h, gc.h, B), "%dD n=%lld %s interp_smooth %d sweeps SOR %g (march %s, z-chunk %lld): not bitwise prolong_cubic + smooth (%.2e)",
               dim, (long long)n, p ? "float" : "double", sw, om, mm ? "on" : "off", (long long)zc, maxdiff(ga.h, gc.h, p, N));
-        rm(&ga); rm(&gb); rm(&gc); rm(&gd); free(hu); free(ht);
+        rm(&ga); rm(&gbt); rm(&gc); rm(&gd); free(hu); free(ht);
       }
   /* transfers */
   c->restrict_rhs(dim, n, f, hc);
@@ -193,7 +198,7 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   /* the fused residual + restriction equals residual, then restriction */
   c->residual(dim, n, u, f, hr);
   c->restrict_rhs(dim, n, hr, hc);
-  OK(g->zero(Nc, dfc.d));
+  OK(gb->zero(real, Nc, dfc.d));
   if (g->residual_restrict) OK(g->residual_restrict(dim, n, du.d, df.d, dfc.d));
   else { OK(g->residual(dim, n, du.d, df.d, dr.d)); OK(g->restrict_rhs(dim, n, dr.d, dfc.d)); }
   CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD residual + restriction (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
@@ -204,19 +209,19 @@ static void kernels(int dim, int64_t n, fd_prec p) {
     CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD restrict_update (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
     /* u one element off a pair's alignment: the 3D kernel's scalar-load path */
     void *ud = NULL;
-    OK(g->alloc(B + fd_prec_size(p), &ud));
+    OK(gb->alloc(B + fd_prec_size(p), &ud));
     void *u1 = (char *)ud + fd_prec_size(p);
-    OK(g->to_device(u, u1, B));
+    OK(gb->to_device(u, u1, B));
     OK(g->restrict_rhs(dim, n, df.d, dfc.d));
     OK(g->restrict_update(dim, n, u1, dfc.d));
     CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD restrict_update, unaligned u (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
-    OK(g->zero(Nc, dfc.d));
+    OK(gb->zero(real, Nc, dfc.d));
     OK(g->residual_restrict(dim, n, u1, df.d, dfc.d));
     CHECK(maxdiff(back(&dfc), hc, p, Nc) <= tol * 32, "%dD residual + restriction, unaligned u (%.2e)", dim, maxdiff(dfc.h, hc, p, Nc));
-    g->free(&ud);
+    gb->free(&ud);
   }
   memcpy(hr, u, B);
-  OK(g->copy(N, du.d, dr.d));
+  OK(gb->copy(real, N, du.d, dr.d));
   c->prolong(dim, n, uc, hr, 1);
   OK(g->prolong(dim, n, dc.d, dr.d, 1));
   CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD prolongation (add)", dim);
@@ -226,10 +231,13 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   c->prolong_cubic(dim, n, uc, hr);
   OK(g->prolong_cubic(dim, n, dc.d, dr.d));
   CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD cubic FMG interpolation (%.2e)", dim, maxdiff(dr.h, hr, p, N));
+  /* the backends' vector operations: y = 0.3 f - 1.7 y as scale, then axpy */
   memcpy(hr, u, B);
-  OK(g->copy(N, du.d, dr.d));
-  c->axpby(N, 0.3, f, -1.7, hr);
-  OK(g->axpby(N, 0.3, df.d, -1.7, dr.d));
+  OK(gb->copy(real, N, du.d, dr.d));
+  OK(hb->scale(real, N, -1.7, hr));
+  OK(hb->axpy(real, N, 0.3, f, hr));
+  OK(gb->scale(real, N, -1.7, dr.d));
+  OK(gb->axpy(real, N, 0.3, df.d, dr.d));
   CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD axpby", dim);
   printf("%dD n=%lld %s: GPU kernels match the CPU\n", dim, (long long)n, p ? "float" : "double");
   rm(&du); rm(&df); rm(&dr); rm(&dc); rm(&dfc);

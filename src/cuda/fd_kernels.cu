@@ -7,7 +7,8 @@
  * in 3D from n = 256 on, the pre- and post-smoothing pairs of sweeps run as
  * one pass through memory each (k_mcgs_march, temporal blocking).
  * Red-black GS: two launches. Results equal the CPU kernels up to rounding (tests/test_fd_gpu.c). Reductions accumulate in
- * double with one atomicAdd per block. */
+ * double with one atomicAdd per block. Memory, copies and the vector
+ * operations of the solver are the CUDA hpmg_backend's (backend_cuda.cu). */
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_pipeline.h>
@@ -158,11 +159,6 @@ template <typename T> __global__ void k_dot(int64_t N, const T *__restrict__ x, 
   for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < N; t += (int64_t)gridDim.x * blockDim.x)
     v += (double)x[t] * (double)y[t];
   block_add(v, out);
-}
-
-template <typename T> __global__ void k_axpby(int64_t N, T a, const T *__restrict__ x, T b, T *__restrict__ y) {
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < N; t += (int64_t)gridDim.x * blockDim.x)
-    y[t] = b == (T)0 ? a * x[t] : a * x[t] + b * y[t];
 }
 
 /* Two colors of the multicolor GS at once: the colors (0,cj,ck) and (1,cj,ck)
@@ -878,35 +874,6 @@ void interior_grid(int dim, int64_t n, dim3 *g, dim3 *b) {
 }
 unsigned flat_blocks(int64_t N) { int64_t b = (N + 255) / 256; return (unsigned)(b > 65535 * 8 ? 65535 * 8 : (b < 1 ? 1 : b)); }
 
-hpmg_error cu_alloc(size_t bytes, void **p) {
-  *p = nullptr;
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 64);
-  if (e != cudaSuccess) {
-    char buf[32];
-    *p = nullptr;
-    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate %s on the GPU (%s)",
-                          hpmg_format_bytes((double)bytes, buf, sizeof buf), cudaGetErrorString(e));
-  }
-  FD_CU(cudaMemset(*p, 0, bytes));
-  return HPMG_SUCCESS;
-}
-void cu_free(void **p) {
-  if (p && *p) cudaFree(*p);
-  if (p) *p = nullptr;
-}
-hpmg_error cu_to_host(const void *s, void *d, size_t bytes) {
-  FD_CU(cudaMemcpy(d, s, bytes, cudaMemcpyDeviceToHost));
-  return HPMG_SUCCESS;
-}
-hpmg_error cu_to_device(const void *s, void *d, size_t bytes) {
-  FD_CU(cudaMemcpy(d, s, bytes, cudaMemcpyHostToDevice));
-  return HPMG_SUCCESS;
-}
-hpmg_error cu_sync(void) {
-  FD_CU(cudaDeviceSynchronize());
-  return HPMG_SUCCESS;
-}
-
 /* planes per z-chunk of k_mcgs_march: g_march_zchunk if set, else the
  * chunk count c that minimizes (waves of c * blocks over the resident
  * slots) x (steps per chunk, with the 2S-plane ring and the 2S-plane tail):
@@ -1122,26 +1089,12 @@ template <typename T> struct Ops {
     FD_CU_LAUNCH();
     return reduce_end(out);
   }
-  static hpmg_error axpby(int64_t N, double a, const void *x, double b, void *y) {
-    k_axpby<T><<<flat_blocks(N), 256>>>(N, (T)a, (const T *)x, (T)b, (T *)y);
-    FD_CU_LAUNCH();
-    return HPMG_SUCCESS;
-  }
-  static hpmg_error copy(int64_t N, const void *x, void *y) {
-    FD_CU(cudaMemcpyAsync(y, x, sizeof(T) * (size_t)N, cudaMemcpyDeviceToDevice));
-    return HPMG_SUCCESS;
-  }
-  static hpmg_error zero(int64_t N, void *x) {
-    FD_CU(cudaMemsetAsync(x, 0, sizeof(T) * (size_t)N));
-    return HPMG_SUCCESS;
-  }
 };
 
-#define FD_CUDA_TABLE(T, P)                                                                      \
-  {"cuda", 1, P, cu_alloc, cu_free, Ops<T>::residual, Ops<T>::residual_norm, Ops<T>::apply,      \
-   Ops<T>::smooth, Ops<T>::restrict_rhs, Ops<T>::residual_restrict, Ops<T>::restrict_update, Ops<T>::prolong, Ops<T>::prolong_cubic, \
-   Ops<T>::correct_smooth, Ops<T>::interp_smooth, Ops<T>::dot, Ops<T>::axpby,            \
-   Ops<T>::copy, Ops<T>::zero, cu_to_host, cu_to_device, cu_sync}
+#define FD_CUDA_TABLE(T, P)                                                                                  \
+  {"cuda", P, Ops<T>::residual, Ops<T>::residual_norm, Ops<T>::apply, Ops<T>::smooth, Ops<T>::restrict_rhs,   \
+   Ops<T>::residual_restrict, Ops<T>::restrict_update, Ops<T>::prolong, Ops<T>::prolong_cubic,              \
+   Ops<T>::correct_smooth, Ops<T>::interp_smooth, Ops<T>::dot}
 const fd_ops cuda_ops_d = FD_CUDA_TABLE(double, FD_DOUBLE);
 const fd_ops cuda_ops_f = FD_CUDA_TABLE(float, FD_FLOAT);
 

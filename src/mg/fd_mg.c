@@ -1,30 +1,48 @@
-/* FD multigrid: level hierarchy across backends, V-cycle, FMG, PCG, FFT
- * dispatch (paper 002, Algorithms 3.1-3.3). The cycle code is written once
- * against fd_ops; a level lives on the GPU or the CPU, and the one level
- * below the last GPU level keeps a device mirror of its u and f so that the
- * split costs one copy down (f) and one copy up (u) per visit. */
+/* FD multigrid (paper 002, Algorithms 3.1-3.3) on the solver core: the
+ * finite-difference levels fill the slots of hpmg_level_ops (mg/mg.h) with
+ * the kernels of their backend's fd_ops table, and the V-cycle, FMG, the
+ * multigrid preconditioner, the V-cycle iteration (mg/solve.h) and CG
+ * (la/krylov.h) are the core's. A level lives on the GPU or the CPU; where
+ * the split falls, the core copies through mirrors of the coarser level's b
+ * and x on the GPU level, one copy down (b) and one up (x) per visit. Also
+ * here: the configuration and its checks, the memory estimate, the split
+ * model, the FFT dispatch and the error norms. */
 #include <math.h>
 #include <omp.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 #include "fft/fd_fft.h"
+#include "la/vec.h"
 #include "mg/fd_mg.h"
+#include "mg/mg.h"
+#include "mg/solve.h"
 
+/* the solver hands fd_prec to the core as hpmg_real */
+_Static_assert((int)FD_DOUBLE == (int)HPMG_REAL_DOUBLE && (int)FD_FLOAT == (int)HPMG_REAL_FLOAT,
+               "fd_prec and hpmg_real must agree");
+
+/* What a level's slots need: the level's grid and kernels, and the smoother. */
 typedef struct {
-  int64_t n, count;     /* intervals, points (n+1)^d */
-  void *u, *f, *r;      /* on this level's backend */
-  void *du, *df;        /* device mirrors (the first CPU level of a split) */
-  const fd_ops *ops;
+  int dim;
+  int64_t n;             /* intervals per direction */
+  const fd_ops *ops;     /* the kernels of the level's backend, in the cycle's precision */
+  fd_smoother_kind kind;
+  double weight;         /* Jacobi's damping or the Gauss-Seidel smoothers' SOR weight */
+  hpmg_level_ops slots;  /* fd_slots less the fused slots this level does not have */
 } fd_level;
 
+/* The core's hierarchy counts levels from the coarsest (mg.lv[0], 2
+ * intervals: one unknown); the paper, the split and fd_config count them
+ * from the finest: paper level l is mg.lv[nlev - 1 - l]. */
 struct fd_solver_s {
   fd_config cfg;
-  int nlev, split;
-  fd_level *lev;
+  int nlev, split;       /* split: the finest `split` levels are on the GPU */
+  fd_level *lev;         /* lev[i]: the ctx of mg.lv[i] */
+  hpmg_mg mg;
   const fd_ops *cpu, *gpu;
-  void *cg[5];          /* x, r, p, q, b on level 0's backend (CG only) */
-  void *stage;          /* host staging of level-0 size in the working precision */
+  const hpmg_backend *gpu_be;
+  hpmg_vec cg[5];        /* CG: x, b, and hpmg_pcg's work vectors z, p, q on the finest level's backend */
+  void *stage;           /* host staging of the finest level's size (in the working precision) */
   fd_fft fft;
   fd_stats st;
 };
@@ -192,54 +210,185 @@ hpmg_error fd_memory_estimate(const fd_config *c, double *host, double *dev) {
     if (c->device == FD_DEVICE_CPU) h += 8 * n0; /* FFTW works in double */
     else { h += sz * n0; d += fd_cuda_fft_bytes(c->dim, (int64_t)1 << L, c->prec); }
   } else {
+    /* per level b, x and r (hpmg_mg_setup); the coarsest GPU level holds
+     * mirrors of the finest CPU level's b and x */
     for (int l = 0; l < L; l++) {
       const double p = (double)fd_points(c->dim, (int64_t)1 << (L - l));
-      if (l < split) d += 3 * sz * p;
-      else h += 3 * sz * p;
+      *(l < split ? &d : &h) += hpmg_mg_level_bytes((hpmg_real)c->prec, p, 1, 1);
       if (l == split && split > 0) d += 2 * sz * p;
     }
+    /* CG: x, b and hpmg_pcg's work vectors z, p, q (its r is the finest b) */
     if (c->solver == FD_SOLVER_CG) *(split > 0 ? &d : &h) += 5 * sz * n0;
-    if (split > 0 || c->prec == FD_FLOAT) h += sz * n0;
+    if (split > 0) h += sz * n0; /* the host staging of b and x */
   }
   *host = h;
   *dev = d;
   return HPMG_SUCCESS;
 }
 
-/* ------------------------------------------------------------------ helpers */
+/* ------------------------------------------------------------ level slots */
 
-static double tic(fd_solver s, const fd_ops *ops) {
-  if (ops->on_device && s->cfg.profile) ops->sync();
-  return hpmg_wtime();
+static fd_level *FL(const hpmg_level *L) { return L->ctx; }
+
+/* x = 0 before a smoothing from zero. The host backend's zero is a parallel
+ * first-touch memset: an OpenMP fork/join on every level of every cycle,
+ * where the FD kernels run on one thread below FD_PAR_MIN(_2D) so that the
+ * coarse levels cost no barriers (and the split model counts none); small
+ * host levels are cleared here on the calling thread instead. */
+#define FD_ZERO_SERIAL_BYTES ((size_t)1 << 18)
+static hpmg_error zero_x(hpmg_level *L) {
+  if (!L->be->on_device && hpmg_vec_bytes(&L->x) < FD_ZERO_SERIAL_BYTES) {
+    memset(L->x.data, 0, hpmg_vec_bytes(&L->x));
+    return HPMG_SUCCESS;
+  }
+  return hpmg_v_zero(&L->x);
 }
-#define TIMED(s, ops, field, expr)                                                             \
-  do {                                                                                         \
-    double t0_ = tic(s, ops);                                                                  \
-    HPMG_CALL(expr);                                                                           \
-    (s)->st.field += tic(s, ops) - t0_;                                                        \
-  } while (0)
+
+/* pre-smoothing forward, post-smoothing backward (reverse color order); the
+ * Jacobi sweep and the GPU's z-marching GS pass work out of place and swap
+ * x.data with r.data (the hierarchy is created with fine_aliases = 0) */
+static hpmg_error slot_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
+  const fd_level *q = FL(L);
+  if (x_is_zero) HPMG_CALL(zero_x(L));
+  return q->ops->smooth(q->dim, q->n, q->kind, q->weight, sweeps, post, &L->x.data, L->b.data, &L->r.data);
+}
+
+static hpmg_error slot_residual(hpmg_level *L) {
+  const fd_level *q = FL(L);
+  return q->ops->residual(q->dim, q->n, L->x.data, L->b.data, L->r.data);
+}
+
+static hpmg_error slot_restrict(hpmg_level *L, const hpmg_vec *fine, hpmg_vec *coarse) {
+  const fd_level *q = FL(L);
+  return q->ops->restrict_rhs(q->dim, q->n, fine->data, coarse->data);
+}
+
+static hpmg_error slot_prolong(hpmg_level *L, const hpmg_vec *xc, int add) {
+  const fd_level *q = FL(L);
+  return q->ops->prolong(q->dim, q->n, xc->data, L->x.data, add);
+}
+
+/* The coarsest level has one unknown: one Gauss-Seidel step from zero solves it. */
+static hpmg_error slot_coarse_solve(hpmg_level *L) {
+  const fd_level *q = FL(L);
+  HPMG_CALL(zero_x(L));
+  return q->ops->smooth(q->dim, q->n, FD_SMOOTH_MCGS, 1.0, 1, 0, &L->x.data, L->b.data, &L->r.data);
+}
+
+static hpmg_error slot_residual_restrict(hpmg_level *L, hpmg_vec *coarse) {
+  const fd_level *q = FL(L);
+  return q->ops->residual_restrict(q->dim, q->n, L->x.data, L->b.data, coarse->data);
+}
+
+static hpmg_error slot_restrict_update(hpmg_level *L, hpmg_vec *coarse) {
+  const fd_level *q = FL(L);
+  return q->ops->restrict_update(q->dim, q->n, L->x.data, coarse->data);
+}
+
+static hpmg_error slot_correct_smooth(hpmg_level *L, const hpmg_vec *xc, int sweeps) {
+  const fd_level *q = FL(L);
+  return q->ops->correct_smooth(q->dim, q->n, xc->data, q->kind, q->weight, sweeps, 1, &L->x.data, L->b.data,
+                                &L->r.data);
+}
+
+/* FMG's cubic interpolation Pc to a new level (FD_FMG_CUBIC) */
+static hpmg_error slot_fmg_interp(hpmg_level *L, const hpmg_vec *xc) {
+  const fd_level *q = FL(L);
+  return q->ops->prolong_cubic(q->dim, q->n, xc->data, L->x.data);
+}
+
+static hpmg_error slot_interp_smooth(hpmg_level *L, const hpmg_vec *xc, int sweeps) {
+  const fd_level *q = FL(L);
+  return q->ops->interp_smooth(q->dim, q->n, xc->data, q->kind, q->weight, sweeps, &L->x.data, L->b.data,
+                               &L->r.data);
+}
+
+/* Every slot; a level drops the fused ones its kernels lack (the cycle then
+ * composes them from the plain ones) and FMG's interpolation slots unless
+ * the configuration asks for the cubic one (the linear one is prolong). */
+static const hpmg_level_ops fd_slots = {
+    .smooth = slot_smooth,
+    .residual = slot_residual,
+    .restrict_to = slot_restrict,
+    .prolong = slot_prolong,
+    .coarse_solve = slot_coarse_solve,
+    .residual_restrict = slot_residual_restrict,
+    .restrict_update = slot_restrict_update,
+    .correct_smooth = slot_correct_smooth,
+    .fmg_interp = slot_fmg_interp,
+    .interp_smooth = slot_interp_smooth,
+};
+
+/* the smoother's weight in fd_ops' smooth: Jacobi's damping or GS's SOR weight */
+static double relax_weight(const fd_config *c) { return c->smoother == FD_SMOOTH_JACOBI ? c->omega : c->sor; }
+
+static void level_init(fd_solver s, int i, const fd_ops *ops, const hpmg_backend *be) {
+  const fd_config *c = &s->cfg;
+  fd_level *q = &s->lev[i];
+  q->dim = c->dim;
+  q->n = (int64_t)2 << i;
+  q->ops = ops;
+  q->kind = c->smoother;
+  q->weight = relax_weight(c);
+  q->slots = fd_slots;
+  if (!ops->residual_restrict) q->slots.residual_restrict = NULL;
+  if (!ops->restrict_update) q->slots.restrict_update = NULL;
+  if (!ops->correct_smooth) q->slots.correct_smooth = NULL;
+  if (c->fmg_interp != FD_FMG_CUBIC) q->slots.fmg_interp = NULL;
+  if (c->fmg_interp != FD_FMG_CUBIC || !ops->interp_smooth) q->slots.interp_smooth = NULL;
+  hpmg_level *L = &s->mg.lv[i];
+  L->ops = &q->slots;
+  L->ctx = q;
+  L->be = be;
+  L->n = fd_points(c->dim, q->n);
+}
+
+/* --------------------------------------------------------- the operator */
+
+static const fd_level *finest(const struct fd_solver_s *s) { return &s->lev[s->nlev - 1]; }
+static const hpmg_backend *finest_be(const struct fd_solver_s *s) { return s->mg.lv[s->nlev - 1].be; }
+
+/* wall clock; with cfg.profile after the finest level's queued work, as the
+ * cycle's timers (timing = 2) */
+static hpmg_error tic(fd_solver s, double *t) {
+  if (s->cfg.profile) HPMG_CALL(finest_be(s)->sync());
+  *t = hpmg_wtime();
+  return HPMG_SUCCESS;
+}
+
+/* The finest level's operator for the outer iterations, in its precision on
+ * its backend; its residual norms are the solve's t_norm. */
+static hpmg_error op_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
+  const fd_level *q = finest(ctx);
+  return q->ops->apply(q->dim, q->n, x->data, y->data);
+}
+static hpmg_error op_residual(void *ctx, const hpmg_vec *b, const hpmg_vec *x, hpmg_vec *r) {
+  const fd_level *q = finest(ctx);
+  return q->ops->residual(q->dim, q->n, x->data, b->data, r->data);
+}
+static hpmg_error op_residual_norm(void *ctx, const hpmg_vec *b, const hpmg_vec *x, double *nrm) {
+  fd_solver s = ctx;
+  const fd_level *q = finest(s);
+  double t0, t1;
+  HPMG_CALL(tic(s, &t0));
+  HPMG_CALL(q->ops->residual_norm(q->dim, q->n, x->data, b->data, nrm));
+  HPMG_CALL(tic(s, &t1));
+  s->st.t_norm += t1 - t0;
+  return HPMG_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- setup */
 
 static int on_dev(fd_solver s, int l) { return l < s->split; }
-/* level l on the GPU, level l + 1 on the CPU: the split's one crossing */
-static int crosses(fd_solver s, int l) { return on_dev(s, l) && !on_dev(s, l + 1); }
 
 void fd_solver_destroy(fd_solver *sp) {
   if (!sp || !*sp) return;
   fd_solver s = *sp;
-  if (s->lev) {
-    for (int l = 0; l < s->nlev; l++) {
-      fd_level *lv = &s->lev[l];
-      if (lv->ops) {
-        lv->ops->free(&lv->u); lv->ops->free(&lv->f); lv->ops->free(&lv->r);
-      }
-      if (s->gpu) { s->gpu->free(&lv->du); s->gpu->free(&lv->df); }
-    }
-    const fd_ops *o0 = s->lev[0].ops;
-    for (int i = 0; i < 5; i++) if (o0 && s->cg[i]) o0->free(&s->cg[i]);
-  }
+  hpmg_mg_destroy(&s->mg); /* before s->lev: the levels' slots live there */
+  for (int i = 0; i < 5; i++) hpmg_vec_destroy(&s->cg[i]);
+  hpmg_free(&s->lev);
   hpmg_free(&s->stage);
   fd_fft_destroy(&s->fft);
-  hpmg_free(&s->lev);
   hpmg_free(sp);
 }
 
@@ -253,25 +402,19 @@ static hpmg_error solver_alloc(fd_solver s) {
     s->st.t_plan = fd_fft_plan_seconds(s->fft);
     return HPMG_SUCCESS;
   }
+  const hpmg_real real = (hpmg_real)c->prec;
+  /* profile: each phase timed after the backend's queued work */
+  const hpmg_cycle_options co = {.pre = c->pre, .post = c->post, .add_residual = 0, .timing = c->profile ? 2 : 1};
   HPMG_CALL(hpmg_calloc(sizeof(fd_level) * (size_t)s->nlev, &s->lev));
-  for (int l = 0; l < s->nlev; l++) {
-    fd_level *lv = &s->lev[l];
-    lv->n = n0 >> l;
-    lv->count = fd_points(c->dim, lv->n);
-    lv->ops = on_dev(s, l) ? s->gpu : s->cpu;
-    const size_t b = sz * (size_t)lv->count;
-    HPMG_CALL(lv->ops->alloc(b, &lv->u));
-    HPMG_CALL(lv->ops->alloc(b, &lv->f));
-    HPMG_CALL(lv->ops->alloc(b, &lv->r));
-    if (s->split > 0 && l == s->split) {
-      HPMG_CALL(s->gpu->alloc(b, &lv->du));
-      HPMG_CALL(s->gpu->alloc(b, &lv->df));
-    }
+  HPMG_CALL(hpmg_mg_init(&s->mg, s->nlev, real, &co, 0));
+  for (int i = 0; i < s->nlev; i++) {
+    const int gpu = on_dev(s, s->nlev - 1 - i);
+    level_init(s, i, gpu ? s->gpu : s->cpu, gpu ? s->gpu_be : hpmg_backend_host());
   }
+  HPMG_CALL(hpmg_mg_setup(&s->mg, NULL)); /* r on every level: the smoothers' tmp */
   if (c->solver == FD_SOLVER_CG)
-    for (int i = 0; i < 5; i++) HPMG_CALL(s->lev[0].ops->alloc(sz * (size_t)s->lev[0].count, &s->cg[i]));
-  if (s->split > 0 || c->prec == FD_FLOAT)
-    HPMG_CALL(hpmg_malloc(sz * (size_t)s->lev[0].count, &s->stage));
+    for (int i = 0; i < 5; i++) HPMG_CALL(hpmg_vec_create(finest_be(s), real, s->mg.lv[s->nlev - 1].n, &s->cg[i]));
+  if (s->split > 0) HPMG_CALL(hpmg_malloc(sz * (size_t)fd_points(c->dim, n0), &s->stage));
   return HPMG_SUCCESS;
 }
 
@@ -282,8 +425,11 @@ hpmg_error fd_solver_create(const fd_config *cfg, fd_solver *sp) {
   const double t0 = hpmg_wtime();
   if (cfg->threads > 0) omp_set_num_threads(cfg->threads);
   const fd_ops *gpu = NULL;
-  if (cfg->device == FD_DEVICE_CUDA && cfg->solver != FD_SOLVER_FFT)
+  const hpmg_backend *gpu_be = NULL;
+  if (cfg->device == FD_DEVICE_CUDA && cfg->solver != FD_SOLVER_FFT) {
     HPMG_CALL(fd_ops_cuda(cfg->prec, &gpu));
+    HPMG_CALL(hpmg_backend_cuda(&gpu_be));
+  }
   double hb, db;
   HPMG_CALL(fd_memory_estimate(cfg, &hb, &db));
   const uint64_t avail = hpmg_memory_available();
@@ -299,6 +445,7 @@ hpmg_error fd_solver_create(const fd_config *cfg, fd_solver *sp) {
   s->nlev = cfg->refine;
   s->cpu = fd_ops_cpu(cfg->prec);
   s->gpu = gpu;
+  s->gpu_be = gpu_be;
   s->split = gpu ? resolved_split(cfg) : 0; /* no GPU levels on the CPU, nor for FFT on CUDA */
   if (gpu && cfg->split == FD_SPLIT_AUTO) { /* measure the model's constants */
     fd_split_costs sc;
@@ -320,243 +467,7 @@ hpmg_error fd_solver_create(const fd_config *cfg, fd_solver *sp) {
 
 void fd_solver_get_stats(fd_solver s, fd_stats *st) { *st = s->st; }
 
-/* ------------------------------------------------------------- cycle parts */
-
-/* the smoother's weight in fd_ops' smooth: Jacobi's damping or GS's SOR weight */
-static double relax_weight(const fd_config *c) { return c->smoother == FD_SMOOTH_JACOBI ? c->omega : c->sor; }
-
-static hpmg_error smooth(fd_solver s, int l, int sweeps, int backward) {
-  fd_level *lv = &s->lev[l];
-  if (sweeps == 0) return HPMG_SUCCESS;
-  TIMED(s, lv->ops, t_smooth,
-        lv->ops->smooth(s->cfg.dim, lv->n, s->cfg.smoother, relax_weight(&s->cfg), sweeps, backward, &lv->u,
-                        lv->f, &lv->r));
-  return HPMG_SUCCESS;
-}
-
-/* The coarsest level has one unknown: one Gauss-Seidel step solves it. */
-static hpmg_error coarse_solve(fd_solver s) {
-  fd_level *lv = &s->lev[s->nlev - 1];
-  TIMED(s, lv->ops, t_coarse,
-        lv->ops->smooth(s->cfg.dim, lv->n, FD_SMOOTH_MCGS, 1.0, 1, 0, &lv->u, lv->f, &lv->r));
-  return HPMG_SUCCESS;
-}
-
-/* Where level l writes f_{l+1}: on its own backend, crossing to the CPU's
- * f_{l+1} after (restrict_done) when level l + 1 is not on the device. */
-static void *coarse_rhs(fd_solver s, int l) {
-  return crosses(s, l) ? s->lev[l + 1].df : s->lev[l + 1].f;
-}
-static hpmg_error restrict_done(fd_solver s, int l) {
-  fd_level *lv = &s->lev[l], *cv = &s->lev[l + 1];
-  if (crosses(s, l))
-    TIMED(s, lv->ops, t_comm, lv->ops->to_host(cv->df, cv->f, fd_prec_size(s->cfg.prec) * (size_t)cv->count));
-  return HPMG_SUCCESS;
-}
-
-/* f_{l+1} = 4 R src (src on level l's backend) */
-static hpmg_error restrict_to(fd_solver s, int l, const void *src) {
-  fd_level *lv = &s->lev[l];
-  TIMED(s, lv->ops, t_transfer, lv->ops->restrict_rhs(s->cfg.dim, lv->n, src, coarse_rhs(s, l)));
-  return restrict_done(s, l);
-}
-
-/* f_{l+1} = 4 R (f_l - A u_l), the cycle's coarse right-hand side: in one
- * kernel where the backend has residual_restrict, else through r_l. With
- * has_rf, f_{l+1} (where level l writes it) holds 4 R f_l already, and a
- * backend with restrict_update subtracts 4 R A u_l without reading f_l. */
-static hpmg_error restrict_residual(fd_solver s, int l, int has_rf) {
-  fd_level *lv = &s->lev[l];
-  const int dim = s->cfg.dim;
-  if (has_rf && lv->ops->restrict_update) {
-    TIMED(s, lv->ops, t_residual, lv->ops->restrict_update(dim, lv->n, lv->u, coarse_rhs(s, l)));
-    return restrict_done(s, l);
-  }
-  if (!lv->ops->residual_restrict) {
-    TIMED(s, lv->ops, t_residual, lv->ops->residual(dim, lv->n, lv->u, lv->f, lv->r));
-    return restrict_to(s, l, lv->r);
-  }
-  TIMED(s, lv->ops, t_residual, lv->ops->residual_restrict(dim, lv->n, lv->u, lv->f, coarse_rhs(s, l)));
-  return restrict_done(s, l);
-}
-
-typedef enum { PROLONG_SET, PROLONG_ADD, PROLONG_CUBIC } prolong_mode;
-
-/* u_{l+1} on level l's backend (copied up from the CPU if the split is between) */
-static hpmg_error coarse_u(fd_solver s, int l, const void **uc) {
-  fd_level *lv = &s->lev[l], *cv = &s->lev[l + 1];
-  *uc = cv->u;
-  if (crosses(s, l)) {
-    TIMED(s, lv->ops, t_comm, lv->ops->to_device(cv->u, cv->du, fd_prec_size(s->cfg.prec) * (size_t)cv->count));
-    *uc = cv->du;
-  }
-  return HPMG_SUCCESS;
-}
-
-/* u_l = P u_{l+1}, u_l += P u_{l+1}, or u_l = Pc u_{l+1} (FMG's cubic
- * interpolation), crossing from the CPU if needed */
-static hpmg_error prolong_from(fd_solver s, int l, prolong_mode mode) {
-  fd_level *lv = &s->lev[l];
-  const void *uc;
-  HPMG_CALL(coarse_u(s, l, &uc));
-  if (mode == PROLONG_CUBIC) TIMED(s, lv->ops, t_transfer, lv->ops->prolong_cubic(s->cfg.dim, lv->n, uc, lv->u));
-  else TIMED(s, lv->ops, t_transfer, lv->ops->prolong(s->cfg.dim, lv->n, uc, lv->u, mode == PROLONG_ADD));
-  return HPMG_SUCCESS;
-}
-
-/* the cycle's coarse-grid correction u_l += P u_{l+1} and post-smoothing:
- * in one call where the backend has correct_smooth (CUDA: the correction
- * inside the first smoothing pass, timed as smoothing) */
-static hpmg_error correct_and_smooth(fd_solver s, int l) {
-  fd_level *lv = &s->lev[l];
-  if (!lv->ops->correct_smooth || s->cfg.post == 0) {
-    HPMG_CALL(prolong_from(s, l, PROLONG_ADD));
-    return smooth(s, l, s->cfg.post, 1);
-  }
-  const void *uc;
-  HPMG_CALL(coarse_u(s, l, &uc));
-  TIMED(s, lv->ops, t_smooth,
-        lv->ops->correct_smooth(s->cfg.dim, lv->n, uc, s->cfg.smoother, relax_weight(&s->cfg), s->cfg.post, 1, &lv->u, lv->f,
-                                &lv->r));
-  return HPMG_SUCCESS;
-}
-
-/* Algorithm 3.1 on levels l0..L-1, with u_{l0} the initial guess;
- * presmoothed: level l0's pre-smoothing is already done (FMG's interp_smooth);
- * has_rf: f_{l0+1} holds 4 R f_{l0} (FMG, see restrict_residual). */
-static hpmg_error vcycle_from(fd_solver s, int l0, int presmoothed, int has_rf) {
-  const int L = s->nlev;
-  for (int l = l0; l < L - 1; l++) {
-    if (!(presmoothed && l == l0)) HPMG_CALL(smooth(s, l, s->cfg.pre, 0));
-    HPMG_CALL(restrict_residual(s, l, has_rf && l == l0));
-    fd_level *cv = &s->lev[l + 1];
-    TIMED(s, cv->ops, t_transfer, cv->ops->zero(cv->count, cv->u));
-  }
-  HPMG_CALL(coarse_solve(s));
-  for (int l = L - 2; l >= l0; l--) HPMG_CALL(correct_and_smooth(s, l));
-  return HPMG_SUCCESS;
-}
-static hpmg_error vcycle(fd_solver s, int l0) { return vcycle_from(s, l0, 0, 0); }
-
-/* FMG's cubic interpolation u_l = Pc u_{l+1} and the pre-smoothing of
- * level l's V-cycle: in one call where the backend has interp_smooth (CUDA:
- * the interpolation inside the first smoothing pass, timed as smoothing).
- * Returns in *presmoothed whether the pre-smoothing is done. */
-static hpmg_error interp_and_smooth(fd_solver s, int l, int *presmoothed) {
-  fd_level *lv = &s->lev[l];
-  *presmoothed = 0;
-  if (!lv->ops->interp_smooth || s->cfg.pre == 0) return prolong_from(s, l, PROLONG_CUBIC);
-  const void *uc;
-  HPMG_CALL(coarse_u(s, l, &uc));
-  TIMED(s, lv->ops, t_smooth,
-        lv->ops->interp_smooth(s->cfg.dim, lv->n, uc, s->cfg.smoother, relax_weight(&s->cfg), s->cfg.pre, &lv->u, lv->f, &lv->r));
-  *presmoothed = 1;
-  return HPMG_SUCCESS;
-}
-
-/* Algorithm 3.2: right-hand sides by restriction of f_0, exact coarsest
- * solve, then interpolate (cubic Pc by default, the cycle's linear P as in
- * the paper with FD_FMG_LINEAR) and one V-cycle per level. When level l's
- * V-cycle starts, f_{l+1} still holds 4 R f_l: its V-cycle (stage l + 1)
- * wrote only coarser levels' right-hand sides, and where level l + 1 is on
- * the CPU, the device copy df that level l writes was last written by the
- * restriction above. So the cycle's first restriction needs only 4 R A u_l. */
-static hpmg_error fmg(fd_solver s) {
-  const int L = s->nlev;
-  for (int l = 0; l < L - 1; l++) HPMG_CALL(restrict_to(s, l, s->lev[l].f));
-  HPMG_CALL(s->lev[L - 1].ops->zero(s->lev[L - 1].count, s->lev[L - 1].u));
-  HPMG_CALL(coarse_solve(s));
-  for (int l = L - 2; l >= 0; l--) {
-    int pre = 0;
-    if (s->cfg.fmg_interp == FD_FMG_CUBIC) HPMG_CALL(interp_and_smooth(s, l, &pre));
-    else HPMG_CALL(prolong_from(s, l, PROLONG_SET));
-    HPMG_CALL(vcycle_from(s, l, pre, 1));
-  }
-  return HPMG_SUCCESS;
-}
-
-static hpmg_error norm0(fd_solver s, const void *u, const void *f, double *res) {
-  fd_level *lv = &s->lev[0];
-  TIMED(s, lv->ops, t_norm, lv->ops->residual_norm(s->cfg.dim, lv->n, u, f, res));
-  return HPMG_SUCCESS;
-}
-
-static void monitor(fd_solver s, int it, double res) {
-  if (s->cfg.monitor) s->cfg.monitor(s->cfg.monitor_ctx, it, res, s->st.res0);
-}
-
-static hpmg_error pcg(fd_solver s) {
-  fd_level *lv = &s->lev[0];
-  const fd_ops *o = lv->ops;
-  const int64_t N = lv->count;
-  void *x = s->cg[0], *r = s->cg[1], *p = s->cg[2], *q = s->cg[3], *b = s->cg[4];
-  HPMG_CALL(o->copy(N, lv->f, b));
-  HPMG_CALL(o->zero(N, x));
-  HPMG_CALL(o->copy(N, b, r));
-  double rr, rz, pq;
-  HPMG_CALL(o->dot(N, r, r, &rr));
-  s->st.res0 = s->st.res = sqrt(rr);
-  monitor(s, 0, s->st.res0);
-  if (s->st.res0 == 0) { s->st.converged = 1; return HPMG_SUCCESS; }
-  /* z = M r, M = one V-cycle from zero; z lives in level 0's u */
-#define PRECOND()                                                                              \
-  do {                                                                                         \
-    HPMG_CALL(o->copy(N, r, lv->f));                                                           \
-    HPMG_CALL(o->zero(N, lv->u));                                                              \
-    HPMG_CALL(vcycle(s, 0));                                                                   \
-  } while (0)
-  PRECOND();
-  HPMG_CALL(o->copy(N, lv->u, p));
-  HPMG_CALL(o->dot(N, r, lv->u, &rz));
-  for (int it = 1; it <= s->cfg.maxit; it++) {
-    double t0 = tic(s, o);
-    HPMG_CALL(o->apply(s->cfg.dim, lv->n, p, q));
-    HPMG_CALL(o->dot(N, p, q, &pq));
-    const double alpha = rz / pq;
-    HPMG_CALL(o->axpby(N, alpha, p, 1.0, x));
-    HPMG_CALL(o->axpby(N, -alpha, q, 1.0, r));
-    HPMG_CALL(o->dot(N, r, r, &rr));
-    s->st.t_krylov += tic(s, o) - t0;
-    s->st.res = sqrt(rr);
-    s->st.iterations = it;
-    monitor(s, it, s->st.res);
-    if (!(s->st.res == s->st.res)) return hpmg_error_set(HPMG_ERR_NUMERIC, "fd: CG residual is NaN");
-    if (s->st.res <= s->cfg.tol * s->st.res0) { s->st.converged = 1; break; }
-    PRECOND();
-    double rz_new;
-    t0 = tic(s, o);
-    HPMG_CALL(o->dot(N, r, lv->u, &rz_new));
-    HPMG_CALL(o->axpby(N, 1.0, lv->u, rz_new / rz, p));
-    rz = rz_new;
-    s->st.t_krylov += tic(s, o) - t0;
-  }
-#undef PRECOND
-  /* solution back into level 0's u; true residual for the report */
-  HPMG_CALL(o->copy(N, x, lv->u));
-  HPMG_CALL(o->copy(N, b, lv->f));
-  return norm0(s, lv->u, lv->f, &s->st.res);
-}
-
 /* ---------------------------------------------------- host <-> level data */
-
-static void to_prec(fd_prec p, int64_t N, const double *src, void *dst) {
-  if (p == FD_DOUBLE) {
-    if ((const void *)src != dst) memcpy(dst, src, sizeof(double) * (size_t)N);
-    return;
-  }
-  float *d = (float *)dst;
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < N; i++) d[i] = (float)src[i];
-}
-static void from_prec(fd_prec p, int64_t N, const void *src, double *dst) {
-  if (p == FD_DOUBLE) {
-    if (src != (const void *)dst) memcpy(dst, src, sizeof(double) * (size_t)N);
-    return;
-  }
-  const float *s = (const float *)src;
-#pragma omp parallel for simd schedule(static)
-  for (int64_t i = 0; i < N; i++) dst[i] = (double)s[i];
-}
 
 void fd_rhs_sine(int dim, int64_t n, double *b) {
   const double h = 1.0 / (double)n, pi = 3.14159265358979323846;
@@ -575,146 +486,169 @@ void fd_rhs_sine(int dim, int64_t n, double *b) {
   }
 }
 
-/* stage b (or the built-in rhs) into dst on a backend with ops o */
-static hpmg_error load_rhs(fd_solver s, const fd_ops *o, int64_t n, const double *b, void *dst,
-                           fd_prec p) {
+
+/* b (or the built-in right-hand side) into dst: (n+1)^d values in precision
+ * p on backend be, through the host staging where be is a device */
+static hpmg_error load_rhs(fd_solver s, const hpmg_backend *be, int64_t n, const double *b, void *dst, hpmg_real p) {
   const int64_t N = fd_points(s->cfg.dim, n);
-  const size_t bytes = fd_prec_size(p) * (size_t)N;
-  if (!o->on_device && p == FD_DOUBLE) {
-    if (b) memcpy(dst, b, bytes);
-    else fd_rhs_sine(s->cfg.dim, n, (double *)dst);
-    return HPMG_SUCCESS;
+  const size_t bytes = hpmg_real_size(p) * (size_t)N;
+  void *host = be->on_device ? s->stage : dst;
+  if (b) hpmg_vec_convert(N, HPMG_REAL_DOUBLE, b, p, host);
+  else if (p == HPMG_REAL_DOUBLE) fd_rhs_sine(s->cfg.dim, n, (double *)host);
+  else {
+    double *tmp;
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)N, &tmp));
+    fd_rhs_sine(s->cfg.dim, n, tmp);
+    hpmg_vec_convert(N, HPMG_REAL_DOUBLE, tmp, p, host);
+    hpmg_free(&tmp);
   }
-  void *stage = s->stage;
-  if (!b) {
-    if (p == FD_DOUBLE) { fd_rhs_sine(s->cfg.dim, n, (double *)stage); }
-    else {
-      /* generate in double a row block at a time would be nicer; the full
-       * double array is avoided by converting in place from the back */
-      double *tmp;
-      HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)N, &tmp));
-      fd_rhs_sine(s->cfg.dim, n, tmp);
-      to_prec(p, N, tmp, stage);
-      hpmg_free(&tmp);
-    }
-  } else {
-    to_prec(p, N, b, stage);
-  }
-  if (o->on_device) return o->to_device(stage, dst, bytes);
-  memcpy(dst, stage, bytes);
+  if (be->on_device) HPMG_CALL(be->to_device(host, dst, bytes));
   return HPMG_SUCCESS;
 }
 
-static hpmg_error store_solution(fd_solver s, const fd_ops *o, int64_t n, const void *src, double *x,
-                                 fd_prec p) {
+static hpmg_error store_solution(fd_solver s, const hpmg_backend *be, int64_t n, const void *src, double *x,
+                                 hpmg_real p) {
   const int64_t N = fd_points(s->cfg.dim, n);
-  const size_t bytes = fd_prec_size(p) * (size_t)N;
-  if (!o->on_device && p == FD_DOUBLE) { memcpy(x, src, bytes); return HPMG_SUCCESS; }
-  if (o->on_device) {
-    HPMG_CALL(o->to_host(src, s->stage, bytes));
-    from_prec(p, N, s->stage, x);
+  if (be->on_device) {
+    HPMG_CALL(be->to_host(src, s->stage, hpmg_real_size(p) * (size_t)N));
+    src = s->stage;
+  }
+  hpmg_vec_convert(N, p, src, HPMG_REAL_DOUBLE, x);
+  return HPMG_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- solve */
+
+static hpmg_error solve_fft(fd_solver s, const double *b, double *x) {
+  const fd_config *c = &s->cfg;
+  const int64_t n0 = (int64_t)1 << c->refine;
+  const hpmg_real p = (hpmg_real)fd_fft_prec(s->fft);
+  const hpmg_backend *be = hpmg_backend_host();
+  if (c->device == FD_DEVICE_CUDA) HPMG_CALL(hpmg_backend_cuda(&be));
+  void *buf = fd_fft_buffer(s->fft);
+  HPMG_CALL(load_rhs(s, be, n0, b, buf, p));
+  HPMG_CALL(be->sync());
+  const double t0 = hpmg_wtime();
+  HPMG_CALL(fd_fft_execute(s->fft));
+  HPMG_CALL(be->sync());
+  s->st.t_fft = s->st.t_solve = hpmg_wtime() - t0;
+  s->st.iterations = 1;
+  s->st.converged = 1;
+  HPMG_CALL(store_solution(s, be, n0, buf, x, p));
+  /* residual in double on the host, against the same rhs */
+  double *rhs;
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)fd_points(c->dim, n0), &rhs));
+  if (b) memcpy(rhs, b, sizeof(double) * (size_t)fd_points(c->dim, n0));
+  else fd_rhs_sine(c->dim, n0, rhs);
+  s->st.res0 = fd_residual_norm_host(c->dim, n0, NULL, rhs);
+  s->st.res = fd_residual_norm_host(c->dim, n0, x, rhs);
+  hpmg_free(&rhs);
+  s->st.rate = s->st.res0 > 0 ? s->st.res / s->st.res0 : 0;
+  return HPMG_SUCCESS;
+}
+
+/* the phase times of fd_stats from the hierarchy's timers */
+static void collect_times(fd_solver s) {
+  fd_stats *st = &s->st;
+  for (int i = 0; i < s->mg.nlevels; i++) {
+    const hpmg_level *L = &s->mg.lv[i];
+    st->t_smooth += L->t_smooth;
+    st->t_residual += L->t_op; /* residuals, and the fused residual + restriction */
+    st->t_transfer += L->t_transfer;
+    st->t_comm += L->t_comm;
+  }
+  st->t_coarse = s->mg.t_coarse;
+  /* CG: the solve's time outside the cycles and the norms, i.e. the outer
+   * iteration's operator applications and vector work and the
+   * preconditioner's copies into and out of the finest level (without
+   * cfg.profile, also GPU work queued by the cycle and waited for there).
+   * The V-cycle iteration runs in place and FMG is one pass: no outer
+   * vector work, 0. */
+  if (s->cfg.solver == FD_SOLVER_CG) {
+    const double rest = st->t_solve - st->t_smooth - st->t_residual - st->t_transfer - st->t_comm - st->t_coarse -
+                        st->t_norm;
+    st->t_krylov = rest > 0 ? rest : 0;
+  }
+}
+
+static hpmg_error solve_mg(fd_solver s, const double *b, double *x) {
+  const fd_config *c = &s->cfg;
+  const int64_t n0 = (int64_t)1 << c->refine;
+  hpmg_mg *mg = &s->mg;
+  hpmg_level *F = &mg->lv[mg->nlevels - 1];
+  const fd_level *q = finest(s);
+  const int cg = c->solver == FD_SOLVER_CG, fmg_pass = c->solver == FD_SOLVER_FMG;
+  /* CG iterates on its own x and b: the preconditioner overwrites the finest
+   * level's b and x. The V-cycle iteration and FMG work on those in place. */
+  hpmg_vec *xs = cg ? &s->cg[0] : &F->x, *bs = cg ? &s->cg[1] : &F->b;
+  HPMG_CALL(load_rhs(s, F->be, n0, b, bs->data, mg->real));
+  HPMG_CALL(hpmg_v_zero(xs));
+  hpmg_mg_reset_stats(mg);
+  /* FMG is one pass with no stopping test: its time to solution excludes the
+   * two residual norms of the report (||f|| now, with u = 0, and the final
+   * one after the pass), as the FFT solver's excludes its residual check
+   * (docs/fd.md). They are not counted in t_norm either. */
+  if (fmg_pass) HPMG_CALL(q->ops->residual_norm(q->dim, q->n, xs->data, bs->data, &s->st.res0));
+  const hpmg_linop A = {s, op_apply, op_residual, op_residual_norm};
+  const hpmg_krylov_params prm = {c->tol, c->maxit, 1, c->monitor, c->monitor_ctx};
+  hpmg_krylov_info info;
+  memset(&info, 0, sizeof info);
+  HPMG_CALL(F->be->sync());
+  const double t0 = hpmg_wtime();
+  hpmg_error err;
+  if (cg) {
+    /* CG's residual r is the finest level's b: the preconditioner's copy of
+     * r into b is then no copy (the core skips a copy onto itself), and the
+     * cycle only reads b (its slots swap x and r, never b) */
+    hpmg_vec work[4] = {hpmg_vec_wrap(F->be, mg->real, F->n, F->b.data), s->cg[2], s->cg[3], s->cg[4]};
+    const hpmg_linop M = hpmg_mg_linop(mg);
+    err = hpmg_pcg(&A, &M, bs, xs, work, 0, &prm, &info);
+    /* the report's residual is the true one, not CG's recursively updated one */
+    if (!err) err = op_residual_norm(s, bs, xs, &info.rnorm);
+  } else if (fmg_pass) {
+    err = hpmg_mg_fmg(mg, 1);
+    info.iterations = 1;
+    info.converged = 1;
   } else {
-    from_prec(p, N, src, x);
+    /* zero initial guess; in place, the norms from op_residual_norm (the
+     * work vectors are not used) */
+    err = hpmg_mg_stationary(mg, &A, &F->b, &F->x, NULL, 0, 0.0, &prm, &info);
+  }
+  const hpmg_error e_sync = F->be->sync();
+  if (!err) err = e_sync;
+  s->st.t_solve = hpmg_wtime() - t0;
+  collect_times(s);
+  s->st.iterations = info.iterations;
+  s->st.converged = info.converged;
+  if (!fmg_pass) {
+    s->st.res0 = info.r0;
+    s->st.res = info.rnorm;
+  }
+  HPMG_CALL(err);
+  if (fmg_pass) {
+    HPMG_CALL(q->ops->residual_norm(q->dim, q->n, xs->data, bs->data, &s->st.res));
+    if (c->monitor) {
+      c->monitor(c->monitor_ctx, 0, s->st.res0, s->st.res0);
+      c->monitor(c->monitor_ctx, 1, s->st.res, s->st.res0);
+    }
+  }
+  if (s->st.iterations > 0 && s->st.res0 > 0) s->st.rate = pow(s->st.res / s->st.res0, 1.0 / s->st.iterations);
+  HPMG_CALL(store_solution(s, F->be, n0, xs->data, x, mg->real));
+  if (!s->st.converged) {
+    info.rnorm = s->st.res;
+    return hpmg_not_converged(&info, s->st.res0 > 0 ? s->st.res / s->st.res0 : 0.0, c->tol);
   }
   return HPMG_SUCCESS;
 }
 
 hpmg_error fd_solver_solve(fd_solver s, const double *b, double *x) {
   HPMG_CHECK_ARG(s && x, "fd: NULL solver or solution vector");
-  const fd_config *c = &s->cfg;
-  const int64_t n0 = (int64_t)1 << c->refine;
   const double setup = s->st.t_setup, plan = s->st.t_plan;
   memset(&s->st.iterations, 0, sizeof(fd_stats) - offsetof(fd_stats, iterations));
   s->st.t_setup = setup;
   s->st.t_plan = plan;
-  { double hb, db; fd_memory_estimate(c, &hb, &db); s->st.bytes_host = hb; s->st.bytes_device = db; }
-
-  if (c->solver == FD_SOLVER_FFT) {
-    const fd_prec p = fd_fft_prec(s->fft);
-    const fd_ops *o = c->device == FD_DEVICE_CUDA ? NULL : fd_ops_cpu(p);
-    void *buf = fd_fft_buffer(s->fft);
-    if (o) HPMG_CALL(load_rhs(s, o, n0, b, buf, p));
-    else {
-      const fd_ops *g;
-      HPMG_CALL(fd_ops_cuda(p, &g));
-      HPMG_CALL(load_rhs(s, g, n0, b, buf, p));
-      o = g;
-    }
-    HPMG_CALL(o->sync());
-    const double t0 = hpmg_wtime();
-    HPMG_CALL(fd_fft_execute(s->fft));
-    HPMG_CALL(o->sync());
-    s->st.t_fft = s->st.t_solve = hpmg_wtime() - t0;
-    s->st.iterations = 1;
-    s->st.converged = 1;
-    HPMG_CALL(store_solution(s, o, n0, buf, x, p));
-    /* residual in double on the host, against the same rhs */
-    double *rhs;
-    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)fd_points(c->dim, n0), &rhs));
-    if (b) memcpy(rhs, b, sizeof(double) * (size_t)fd_points(c->dim, n0));
-    else fd_rhs_sine(c->dim, n0, rhs);
-    s->st.res0 = fd_residual_norm_host(c->dim, n0, NULL, rhs);
-    s->st.res = fd_residual_norm_host(c->dim, n0, x, rhs);
-    hpmg_free(&rhs);
-    s->st.rate = s->st.res0 > 0 ? s->st.res / s->st.res0 : 0;
-    return HPMG_SUCCESS;
-  }
-
-  fd_level *l0 = &s->lev[0];
-  const fd_ops *o = l0->ops;
-  HPMG_CALL(load_rhs(s, o, n0, b, l0->f, c->prec));
-  HPMG_CALL(o->zero(l0->count, l0->u));
-  /* FMG is one pass with no stopping test: its time to solution excludes the
-   * two residual norms of the report (||f|| now, with u = 0, and the final
-   * one after the pass), as the FFT solver's excludes its residual check
-   * (docs/fd.md). They are not counted in t_norm either. */
-  const int fmg_pass = c->solver == FD_SOLVER_FMG;
-  if (fmg_pass) HPMG_CALL(o->residual_norm(c->dim, l0->n, l0->u, l0->f, &s->st.res0));
-  HPMG_CALL(o->sync());
-  const double t0 = hpmg_wtime();
-  hpmg_error err = HPMG_SUCCESS;
-  if (c->solver == FD_SOLVER_CG) {
-    err = pcg(s);
-  } else if (fmg_pass) {
-    HPMG_CALL(fmg(s));
-    s->st.iterations = 1;
-    s->st.converged = 1;
-  } else {
-    /* zero initial guess: the initial residual is ||f|| */
-    HPMG_CALL(norm0(s, l0->u, l0->f, &s->st.res0));
-    s->st.res = s->st.res0;
-    monitor(s, 0, s->st.res0);
-    if (s->st.res0 > 0) {
-      for (int it = 1; it <= c->maxit; it++) {
-        HPMG_CALL(vcycle(s, 0));
-        HPMG_CALL(norm0(s, l0->u, l0->f, &s->st.res));
-        s->st.iterations = it;
-        monitor(s, it, s->st.res);
-        if (!(s->st.res == s->st.res) || s->st.res > 1e10 * s->st.res0)
-          return hpmg_error_set(HPMG_ERR_NUMERIC, "fd: V-cycle diverged (residual %g at iteration %d)",
-                                s->st.res, it);
-        if (s->st.res <= c->tol * s->st.res0) { s->st.converged = 1; break; }
-      }
-    } else {
-      s->st.converged = 1;
-    }
-  }
-  HPMG_CALL(o->sync());
-  s->st.t_solve = hpmg_wtime() - t0;
-  if (err) return err;
-  if (fmg_pass) {
-    HPMG_CALL(o->residual_norm(c->dim, l0->n, l0->u, l0->f, &s->st.res));
-    monitor(s, 0, s->st.res0);
-    monitor(s, 1, s->st.res);
-  }
-  if (s->st.iterations > 0 && s->st.res0 > 0)
-    s->st.rate = pow(s->st.res / s->st.res0, 1.0 / s->st.iterations);
-  HPMG_CALL(store_solution(s, o, n0, l0->u, x, c->prec));
-  if (!s->st.converged)
-    return hpmg_error_set(HPMG_ERR_NOT_CONVERGED,
-                          "fd: relative residual %.3e after %d iterations, tolerance %.1e",
-                          s->st.res / s->st.res0, s->st.iterations, c->tol);
-  return HPMG_SUCCESS;
+  { double hb, db; fd_memory_estimate(&s->cfg, &hb, &db); s->st.bytes_host = hb; s->st.bytes_device = db; }
+  return s->cfg.solver == FD_SOLVER_FFT ? solve_fft(s, b, x) : solve_mg(s, b, x);
 }
 
 /* -------------------------------------------------------------- diagnostics */
@@ -763,6 +697,6 @@ double fd_residual_norm_host(int dim, int64_t n, const double *x, const double *
   const fd_ops *ops = fd_ops_cpu(FD_DOUBLE);
   double r = 0;
   if (x) ops->residual_norm(dim, n, x, b, &r);
-  else ops->dot(fd_points(dim, n), b, b, &r), r = sqrt(r);
+  else r = hpmg_vec_norm(HPMG_REAL_DOUBLE, fd_points(dim, n), b);
   return r;
 }

@@ -72,6 +72,11 @@ typedef struct {
   int iterations, converged;
   double res0, res, rate;   /* 2-norms of the h^2-scaled residual; average reduction */
   double t_setup, t_solve;  /* seconds; t_solve = time to solution (no setup, no output copy) */
+  /* seconds per phase, from the hierarchy's timers (mg/mg.h): smoothing
+   * (with the fused correction or interpolation), residuals (with the fused
+   * residual + restriction), transfers, the coarsest solve, copies across the
+   * split; the outer residual norms; t_krylov: CG's time outside the cycles
+   * and norms (operator, vector work), 0 for the V-cycle iteration and FMG */
   double t_smooth, t_residual, t_transfer, t_coarse, t_comm, t_norm, t_krylov, t_fft, t_plan;
   double bytes_host, bytes_device;
 } fd_stats;

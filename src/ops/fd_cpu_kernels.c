@@ -3,7 +3,6 @@
  * in double and float, compiled once per instruction set (core/isa.h). */
 #include <math.h>
 #include <omp.h>
-#include <string.h>
 #include "ops/fd_stencil.h"
 
 #define REAL double
@@ -20,14 +19,6 @@
 #include "mg/fd_transfer.inc"
 #undef REAL
 #undef FD_NAME
-
-static hpmg_error cpu_alloc(size_t bytes, void **p) { return hpmg_calloc(bytes, p); }
-static void cpu_free(void **p) { hpmg_free(p); }
-static hpmg_error cpu_copy_bytes(const void *s, void *d, size_t bytes) {
-  if (s != d) memcpy(d, s, bytes);
-  return HPMG_SUCCESS;
-}
-static hpmg_error cpu_sync(void) { return HPMG_SUCCESS; }
 
 #define FD_CPU_OPS(S, REAL)                                                                     \
   static hpmg_error residual_##S(int dim, int64_t n, const void *u, const void *f, void *r) {    \
@@ -72,25 +63,11 @@ static hpmg_error cpu_sync(void) { return HPMG_SUCCESS; }
   static hpmg_error dot_##S(int64_t count, const void *x, const void *y, double *out) {          \
     *out = fd_dot_##S(count, (const REAL *)x, (const REAL *)y);                                  \
     return HPMG_SUCCESS;                                                                         \
-  }                                                                                              \
-  static hpmg_error axpby_##S(int64_t count, double a, const void *x, double b, void *y) {       \
-    fd_axpby_##S(count, a, (const REAL *)x, b, (REAL *)y);                                       \
-    return HPMG_SUCCESS;                                                                         \
-  }                                                                                              \
-  static hpmg_error copy_##S(int64_t count, const void *x, void *y) {                            \
-    return cpu_copy_bytes(x, y, (size_t)count * sizeof(REAL));                                   \
-  }                                                                                              \
-  static hpmg_error zero_##S(int64_t count, void *x) {                                           \
-    REAL *y = (REAL *)x;                                                                         \
-    _Pragma("omp parallel for simd schedule(static) if (count >= 65536)")                        \
-    for (int64_t i = 0; i < count; i++) y[i] = 0;                                                \
-    return HPMG_SUCCESS;                                                                         \
   }
 
 #define FD_CPU_OPS_TABLE(S, PREC)                                                                \
-  {"cpu", 0, PREC, cpu_alloc, cpu_free, residual_##S, residual_norm_##S, apply_##S, smooth_##S,   \
-   restrict_##S, NULL, NULL, prolong_##S, prolong_cubic_##S, NULL, NULL, dot_##S, axpby_##S,      \
-   copy_##S, zero_##S, cpu_copy_bytes, cpu_copy_bytes, cpu_sync}
+  {"cpu", PREC, residual_##S, residual_norm_##S, apply_##S, smooth_##S, restrict_##S, NULL, NULL,  \
+   prolong_##S, prolong_cubic_##S, NULL, NULL, dot_##S}
 
 FD_CPU_OPS(d, double)
 FD_CPU_OPS(f, float)

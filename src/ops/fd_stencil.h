@@ -11,8 +11,9 @@
  * Every kernel exists for double and float: the CPU ones are written once in
  * fd_*.inc files and instantiated with suffixes _d and _f in
  * fd_cpu_kernels.c; backends expose them through fd_ops (one table per
- * backend and precision), so the cycle code in src/mg/fd_mg.c is written
- * once for every backend.
+ * backend and precision), which src/mg/fd_mg.c puts behind the level slots
+ * of the multigrid core (mg/mg.h). Memory, copies and vector operations are
+ * the backend's (la/backend.h: hpmg_backend_host, hpmg_backend_cuda).
  */
 #ifndef HPMG_FD_STENCIL_H
 #define HPMG_FD_STENCIL_H
@@ -35,10 +36,7 @@ static inline size_t fd_prec_size(fd_prec p) { return p == FD_DOUBLE ? sizeof(do
  * intervals of the level the vectors live on (nf: of the fine level). */
 typedef struct fd_ops {
   const char *name;
-  int on_device;
   fd_prec prec;
-  hpmg_error (*alloc)(size_t bytes, void **p);           /* zero-filled */
-  void (*free)(void **p);
   /* r = f - A u */
   hpmg_error (*residual)(int dim, int64_t n, const void *u, const void *f, void *r);
   /* ||f - A u||_2 without storing the residual */
@@ -82,15 +80,10 @@ typedef struct fd_ops {
    * the interpolation's pass and the smoothing pass's read of u are saved. */
   hpmg_error (*interp_smooth)(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
                               void **u, const void *f, void **tmp);
-  /* whole-array BLAS-1 on count entries */
+  /* x . y over count entries, accumulated in double (the solver's dot
+   * products are the backend's; tests/test_isa.c checks this one across
+   * the CPU variants) */
   hpmg_error (*dot)(int64_t count, const void *x, const void *y, double *out);
-  hpmg_error (*axpby)(int64_t count, double a, const void *x, double b, void *y); /* y = a x + b y */
-  hpmg_error (*copy)(int64_t count, const void *x, void *y);
-  hpmg_error (*zero)(int64_t count, void *x);
-  /* transfers between host and this backend's memory (CPU: memcpy) */
-  hpmg_error (*to_host)(const void *src, void *host_dst, size_t bytes);
-  hpmg_error (*to_device)(const void *host_src, void *dst, size_t bytes);
-  hpmg_error (*sync)(void);
 } fd_ops;
 
 /* The CUDA backend: HPMG_ERR_BACKEND with a message when this build has no
