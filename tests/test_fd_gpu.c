@@ -79,8 +79,8 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   c->residual_norm(dim, n, u, f, &n1);
   OK(g->residual_norm(dim, n, du.d, df.d, &n2));
   CHECK(fabs(n1 - n2) <= 1e-5 * n1, "%dD residual norm %.10e vs %.10e", dim, n1, n2);
-  c->dot(N, u, f, &n1);
-  OK(g->dot(N, du.d, df.d, &n2));
+  OK(hb->dot(real, N, u, f, &n1));
+  OK(gb->dot(real, N, du.d, df.d, &n2));
   CHECK(fabs(n1 - n2) <= 1e-5 * fabs(n1) + 1e-12, "%dD dot", dim);
   /* smoothers, both directions: GS equal to rounding (same update formula);
    * the weight: Jacobi 0.8, GS plain (1) and SOR (1.3, 0.8) */

@@ -128,7 +128,7 @@ __device__ __forceinline__ void block_add(double v, double *out) {
  * (one block per tile of every plane made a million atomics on one address
  * at 1024^3), and a block's next plane is the neighbour plane it has just
  * read (strided planes read each plane three times from DRAM). */
-constexpr unsigned FD_REDUCE_BLOCKS = 4096, FD_REDUCE_ROWS = 64, FD_REDUCE_PLANES = 16;
+constexpr unsigned FD_REDUCE_ROWS = 64, FD_REDUCE_PLANES = 16;
 /* __launch_bounds__: with 88 registers, 2 blocks fitted on an SM, and the
  * kernel ran latency-bound at 25% warp occupancy (ncu, 3D n = 512); at 64,
  * 4 blocks: 1024^3 9.5 -> 6.2 ms. */
@@ -151,13 +151,6 @@ template <typename T> __global__ void __launch_bounds__(256, 4) k_resnorm(int di
         v += e * e;
       }
   }
-  block_add(v, out);
-}
-
-template <typename T> __global__ void k_dot(int64_t N, const T *__restrict__ x, const T *__restrict__ y, double *out) {
-  double v = 0;
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < N; t += (int64_t)gridDim.x * blockDim.x)
-    v += (double)x[t] * (double)y[t];
   block_add(v, out);
 }
 
@@ -872,7 +865,6 @@ void interior_grid(int dim, int64_t n, dim3 *g, dim3 *b) {
     g->z = (unsigned)((rows + per - 1) / per * (n - 1));
   }
 }
-unsigned flat_blocks(int64_t N) { int64_t b = (N + 255) / 256; return (unsigned)(b > 65535 * 8 ? 65535 * 8 : (b < 1 ? 1 : b)); }
 
 /* planes per z-chunk of k_mcgs_march: g_march_zchunk if set, else the
  * chunk count c that minimizes (waves of c * blocks over the resident
@@ -1082,19 +1074,12 @@ template <typename T> struct Ops {
     HPMG_CALL(prolong_cubic(dim, n, uc, *u));
     return smooth(dim, n, kind, omega, sweeps, 0, u, f, tmp);
   }
-  static hpmg_error dot(int64_t N, const void *x, const void *y, double *out) {
-    HPMG_CALL(reduce_begin());
-    const unsigned nb = flat_blocks(N);
-    k_dot<T><<<nb < FD_REDUCE_BLOCKS ? nb : FD_REDUCE_BLOCKS, 256>>>(N, (const T *)x, (const T *)y, g_acc);
-    FD_CU_LAUNCH();
-    return reduce_end(out);
-  }
 };
 
 #define FD_CUDA_TABLE(T, P)                                                                                  \
   {"cuda", P, Ops<T>::residual, Ops<T>::residual_norm, Ops<T>::apply, Ops<T>::smooth, Ops<T>::restrict_rhs,   \
    Ops<T>::residual_restrict, Ops<T>::restrict_update, Ops<T>::prolong, Ops<T>::prolong_cubic,              \
-   Ops<T>::correct_smooth, Ops<T>::interp_smooth, Ops<T>::dot}
+   Ops<T>::correct_smooth, Ops<T>::interp_smooth}
 const fd_ops cuda_ops_d = FD_CUDA_TABLE(double, FD_DOUBLE);
 const fd_ops cuda_ops_f = FD_CUDA_TABLE(float, FD_FLOAT);
 

@@ -51,7 +51,7 @@ struct hpmg_cuda_solver_s {
   hpmg_mg mg;
   hpmg_mg_solver drv;
   double *cinv;   /* dense inverse of the coarsest operator (device) or NULL: CG */
-  double *cw[5];  /* double coarse scratch (device) */
+  double *cw[6];  /* double coarse scratch (device): b, x, and CG's r z p q */
   double *db, *dx; /* device b and x for host callers */
   void *tscratch; /* transfer scratch */
   hpmg_stats st;
@@ -119,7 +119,7 @@ extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, 
   total += 0.75 * nf * rs; /* transfer scratch */
   const hpmg_mg_solve_options d = drv_options(so);
   total += hpmg_mg_solver_memory(nf, kreal, &d) + 2 * nf * 8.0; /* outer vectors; b, x of host callers */
-  total += n0 <= QK_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 2 * n0 * 8.0 : 5 * n0 * 8.0;
+  total += n0 <= QK_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 6 * n0 * 8.0 : 6 * n0 * 8.0;
   *bytes = total;
   return HPMG_SUCCESS;
 }
@@ -237,42 +237,45 @@ __global__ void qk_gemv_kernel(int n, const double *__restrict__ A, const double
   if (lane == 0) y[row] = sum;
 }
 
+/* the coarse operator and its Jacobi preconditioner, in double, for CG */
+static hpmg_error coarse_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
+  const hpmg_kernel_args a = qk_kargs(HPMG_KERNEL_APPLY, x->data, y->data, NULL);
+  return hpmg_cuda_op_kernel((hpmg_cuda_op)ctx, HPMG_REAL_DOUBLE, &a);
+}
+static hpmg_error coarse_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
+  return hpmg_cuda_op_inverse_diagonal((hpmg_cuda_op)ctx, HPMG_REAL_DOUBLE, 1.0, r->data, z->data, NULL);
+}
+
 /* in double whatever the cycle precision: the explicit inverse, or
- * Jacobi-preconditioned CG to 1e-14 (as the host coarse solve) */
+ * Jacobi-preconditioned CG (hpmg_pcg) to 1e-14, as the host coarse solve */
 static hpmg_error coarse_solve(hpmg_level *L) {
   qk_level *q = Q(L);
   hpmg_cuda_solver s = q->s;
   const int64_t n = L->n;
   if (n == 0) return HPMG_SUCCESS;
-  double *cb = s->cw[0], *cx = s->cw[1];
-  HPMG_CALL(hpmg_cuda_convert(n, L->b.real, L->b.data, HPMG_REAL_DOUBLE, cb));
+  hpmg_vec cb = hpmg_vec_wrap(s->be, HPMG_REAL_DOUBLE, n, s->cw[0]), cx = hpmg_vec_wrap(s->be, HPMG_REAL_DOUBLE, n, s->cw[1]);
+  HPMG_CALL(hpmg_v_convert(&L->b, &cb));
   if (s->cinv) {
-    qk_gemv_kernel<<<(unsigned)((n + 7) / 8), 256>>>((int)n, s->cinv, cb, cx);
+    qk_gemv_kernel<<<(unsigned)((n + 7) / 8), 256>>>((int)n, s->cinv, s->cw[0], s->cw[1]);
     QK_LAUNCH();
   } else {
-    const hpmg_real D = HPMG_REAL_DOUBLE;
-    double *r = s->cw[2], *z = s->cw[3], *p = s->cw[4], *qv = cb;
-    double r0, rz;
-    QK_CU(cudaMemsetAsync(cx, 0, sizeof(double) * (size_t)n));
-    HPMG_CALL(vcopy(D, n, cb, r));
-    HPMG_CALL(hpmg_cuda_norm(D, n, r, &r0));
-    HPMG_CALL(hpmg_cuda_op_inverse_diagonal(q->dop, D, 1.0, r, z, p));
-    HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz));
-    for (int64_t it = 0; it < 10 * n + 100 && r0 > 0; it++) {
-      const hpmg_kernel_args a = qk_kargs(HPMG_KERNEL_APPLY, p, qv, NULL);
-      HPMG_CALL(hpmg_cuda_op_kernel(q->dop, D, &a));
-      double pq, rr, rz_new;
-      HPMG_CALL(hpmg_cuda_dot(D, n, p, qv, &pq));
-      const double alpha = rz / pq;
-      HPMG_CALL(qk_cg_update(n, alpha, p, qv, cx, r, &rr));
-      if (sqrt(rr) <= 1e-14 * r0) break;
-      HPMG_CALL(hpmg_cuda_op_inverse_diagonal(q->dop, D, 1.0, r, z, NULL));
-      HPMG_CALL(hpmg_cuda_dot(D, n, r, z, &rz_new));
-      HPMG_CALL(hpmg_cuda_xpby(D, n, z, rz_new / rz, p));
-      rz = rz_new;
-    }
+    hpmg_linop A, M;
+    memset(&A, 0, sizeof A);
+    memset(&M, 0, sizeof M);
+    A.ctx = M.ctx = q->dop;
+    A.apply = coarse_apply;
+    M.apply = coarse_jacobi;
+    hpmg_vec w[4];
+    for (int i = 0; i < 4; i++) w[i] = hpmg_vec_wrap(s->be, HPMG_REAL_DOUBLE, n, s->cw[2 + i]);
+    hpmg_krylov_params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.rtol = 1e-14;
+    prm.maxit = (int)(10 * n + 100 < 1000000 ? 10 * n + 100 : 1000000);
+    prm.x0_zero = 1;
+    hpmg_krylov_info info;
+    HPMG_CALL(hpmg_pcg(&A, &M, &cb, &cx, w, 0, &prm, &info));
   }
-  return hpmg_cuda_convert(n, HPMG_REAL_DOUBLE, cx, L->x.real, L->x.data);
+  return hpmg_v_convert(&cx, &L->x);
 }
 
 static void level_destroy(hpmg_level *L) {
@@ -316,7 +319,7 @@ extern "C" void hpmg_cuda_solver_destroy(hpmg_cuda_solver *sp) {
   hpmg_mg_solver_destroy(&s->drv);
   hpmg_mg_destroy(&s->mg);
   hpmg_cuda_free(s->cinv);
-  for (int i = 0; i < 5; i++) hpmg_cuda_free(s->cw[i]);
+  for (int i = 0; i < 6; i++) hpmg_cuda_free(s->cw[i]);
   hpmg_cuda_free(s->db);
   hpmg_cuda_free(s->dx);
   hpmg_cuda_free(s->tscratch);
@@ -330,7 +333,7 @@ static hpmg_error dalloc(size_t bytes, void *p) { return hpmg_cuda_malloc(bytes,
 static hpmg_error coarse_setup(hpmg_cuda_solver s) {
   const hpmg_laplace *op = &Q(&s->mg.lv[0])->op;
   const int64_t n = op->g.N;
-  for (int i = 0; i < 5; i++) HPMG_CALL(dalloc(sizeof(double) * (size_t)(n > 0 ? n : 1), &s->cw[i]));
+  for (int i = 0; i < 6; i++) HPMG_CALL(dalloc(sizeof(double) * (size_t)(n > 0 ? n : 1), &s->cw[i]));
   if (n > QK_DENSE_COARSE_MAX || n == 0) return HPMG_SUCCESS;
   double *A = (double *)malloc(sizeof(double) * (size_t)(n * n));
   if (!A) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the coarse matrix");

@@ -16,7 +16,7 @@ typedef struct {
   hpmg_kron3 P, R;  /* transfers between this level and the next coarser one */
   int symmetric;
   double *chol;     /* coarsest: dense Cholesky factor of the operator, or NULL (CG) */
-  double *cwork[5]; /* coarsest: double scratch of the coarse solve */
+  double *cwork[6]; /* coarsest: double scratch of the coarse solve (b, x, and CG's r z p q) */
 } qk_level;
 
 static int smoother_work_vectors(hpmg_smoother_kind s) {
@@ -39,7 +39,7 @@ double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real rea
       bytes += 9.0 * n; /* the order, and its setup's seen-flags */
     if (n0 == 0.0) n0 = n;
   }
-  bytes += n0 <= HPMG_DENSE_COARSE_MAX ? n0 * n0 * 8.0 : 5 * n0 * 8.0;
+  bytes += n0 <= HPMG_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 6 * n0 * 8.0 : 6 * n0 * 8.0;
   return bytes;
 }
 
@@ -72,7 +72,7 @@ static hpmg_error prolong(hpmg_level *L, const hpmg_vec *xc, int add) {
 
 static hpmg_error coarse_setup(qk_level *q) {
   const int64_t n = q->op.g.N;
-  for (int i = 0; i < 5; i++) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(n > 0 ? n : 1), &q->cwork[i]));
+  for (int i = 0; i < 6; i++) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(n > 0 ? n : 1), &q->cwork[i]));
   if (n > HPMG_DENSE_COARSE_MAX) return HPMG_SUCCESS;
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(n * n), &q->chol));
   HPMG_CALL(hpmg_laplace_dense(&q->op, q->chol));
@@ -82,37 +82,36 @@ static hpmg_error coarse_setup(qk_level *q) {
   return HPMG_SUCCESS;
 }
 
-/* in double whatever the cycle precision */
+/* the coarse operator and its Jacobi preconditioner, in double, for CG */
+static hpmg_error coarse_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
+  hpmg_laplace_apply(ctx, HPMG_REAL_DOUBLE, x->data, y->data);
+  return HPMG_SUCCESS;
+}
+static hpmg_error coarse_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
+  hpmg_laplace_inverse_diagonal(ctx, HPMG_REAL_DOUBLE, 1.0, r->data, z->data, NULL);
+  return HPMG_SUCCESS;
+}
+
+/* in double whatever the cycle precision: the Cholesky factor, or
+ * Jacobi-preconditioned CG (hpmg_pcg) to 1e-14 */
 static hpmg_error coarse_solve(hpmg_level *L) {
   qk_level *q = Q(L);
-  const hpmg_laplace *op = &q->op;
-  const int64_t n = op->g.N;
-  double *cb = q->cwork[0], *cx = q->cwork[1];
-  hpmg_vec_convert(n, L->b.real, L->b.data, HPMG_REAL_DOUBLE, cb);
+  const int64_t n = q->op.g.N;
+  const hpmg_backend *H = hpmg_backend_host();
+  hpmg_vec cb = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[0]), cx = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[1]);
+  HPMG_CALL(hpmg_v_convert(&L->b, &cb));
   if (q->chol) {
-    memcpy(cx, cb, sizeof(double) * (size_t)n);
-    LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, cx, 1);
-  } else { /* Jacobi-preconditioned CG to 1e-14 */
-    double *r = q->cwork[2], *z = q->cwork[3], *p = q->cwork[4], *qv = cb;
-    memset(cx, 0, sizeof(double) * (size_t)n);
-    memcpy(r, cb, sizeof(double) * (size_t)n);
-    const double r0 = hpmg_vec_norm(HPMG_REAL_DOUBLE, n, r);
-    hpmg_laplace_inverse_diagonal(op, HPMG_REAL_DOUBLE, 1.0, r, z, p);
-    double rz = hpmg_vec_dot(HPMG_REAL_DOUBLE, n, r, z);
-    for (int64_t it = 0; it < 10 * n + 100 && r0 > 0; it++) {
-      hpmg_laplace_apply(op, HPMG_REAL_DOUBLE, p, qv);
-      const double alpha = rz / hpmg_vec_dot(HPMG_REAL_DOUBLE, n, p, qv);
-      hpmg_vec_axpy(HPMG_REAL_DOUBLE, n, alpha, p, cx);
-      hpmg_vec_axpy(HPMG_REAL_DOUBLE, n, -alpha, qv, r);
-      if (hpmg_vec_norm(HPMG_REAL_DOUBLE, n, r) <= 1e-14 * r0) break;
-      hpmg_laplace_inverse_diagonal(op, HPMG_REAL_DOUBLE, 1.0, r, z, NULL);
-      const double rz_new = hpmg_vec_dot(HPMG_REAL_DOUBLE, n, r, z);
-      hpmg_vec_xpby(HPMG_REAL_DOUBLE, n, z, rz_new / rz, p);
-      rz = rz_new;
-    }
+    memcpy(cx.data, cb.data, sizeof(double) * (size_t)n);
+    LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, cx.data, 1);
+  } else {
+    hpmg_linop A = {&q->op, coarse_apply, NULL, NULL}, M = {&q->op, coarse_jacobi, NULL, NULL};
+    hpmg_vec w[4];
+    for (int i = 0; i < 4; i++) w[i] = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[2 + i]);
+    const hpmg_krylov_params prm = {1e-14, (int)(10 * n + 100 < 1000000 ? 10 * n + 100 : 1000000), 1, NULL, NULL};
+    hpmg_krylov_info info;
+    HPMG_CALL(hpmg_pcg(&A, &M, &cb, &cx, w, 0, &prm, &info));
   }
-  hpmg_vec_convert(n, HPMG_REAL_DOUBLE, cx, L->x.real, L->x.data);
-  return HPMG_SUCCESS;
+  return hpmg_v_convert(&cx, &L->x);
 }
 
 static void destroy(hpmg_level *L) {
@@ -123,7 +122,7 @@ static void destroy(hpmg_level *L) {
   hpmg_kron3_destroy(&q->P);
   hpmg_kron3_destroy(&q->R);
   hpmg_free(&q->chol);
-  for (int i = 0; i < 5; i++) hpmg_free(&q->cwork[i]);
+  for (int i = 0; i < 6; i++) hpmg_free(&q->cwork[i]);
   free(q);
   L->ctx = NULL;
 }

@@ -45,8 +45,10 @@ static void monitor(const hpmg_krylov_params *prm, int it, double rn, double r0)
 hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec *x, hpmg_vec work[4],
                     int flexible, const hpmg_krylov_params *prm, hpmg_krylov_info *info) {
   hpmg_vec *r = &work[0], *z = &work[1], *p = &work[2], *q = &work[3];
-  if (prm->x0_zero) HPMG_CALL(hpmg_v_copy(b, r));
-  else HPMG_CALL(hpmg_linop_residual(A, b, x, r));
+  if (prm->x0_zero) {
+    HPMG_CALL(hpmg_v_zero(x));
+    HPMG_CALL(hpmg_v_copy(b, r));
+  } else HPMG_CALL(hpmg_linop_residual(A, b, x, r));
   double rn;
   HPMG_CALL(hpmg_v_norm(r, &rn));
   const double r0 = rn;
@@ -208,7 +210,10 @@ hpmg_error hpmg_gmres(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *
   double r0 = 0.0;
   for (;;) { /* restart cycles */
     hpmg_vec *v0 = &w->v[0];
-    if (it == 0 && prm->x0_zero) HPMG_CALL(hpmg_v_copy(b, v0));
+    if (it == 0 && prm->x0_zero) {
+      HPMG_CALL(hpmg_v_zero(x));
+      HPMG_CALL(hpmg_v_copy(b, v0));
+    }
     else HPMG_CALL(hpmg_linop_residual(A, b, x, v0)); /* v0 = b - A x */
     double beta;
     HPMG_CALL(hpmg_v_norm(v0, &beta));

@@ -57,7 +57,7 @@ hpmg_error hpmg_check_residual(double v, int it);
 typedef struct {
   double rtol;       /* stop when ||b - A x|| <= rtol ||b - A x0|| */
   int maxit;
-  int x0_zero;       /* x is zero on entry: r0 = b without applying A */
+  int x0_zero;       /* start from x = 0: x is zeroed and r0 = b, without applying A */
   hpmg_monitor mon;  /* NULL: silent */
   void *mctx;
 } hpmg_krylov_params;

@@ -230,26 +230,12 @@ hpmg_error fd_memory_estimate(const fd_config *c, double *host, double *dev) {
 
 static fd_level *FL(const hpmg_level *L) { return L->ctx; }
 
-/* x = 0 before a smoothing from zero. The host backend's zero is a parallel
- * first-touch memset: an OpenMP fork/join on every level of every cycle,
- * where the FD kernels run on one thread below FD_PAR_MIN(_2D) so that the
- * coarse levels cost no barriers (and the split model counts none); small
- * host levels are cleared here on the calling thread instead. */
-#define FD_ZERO_SERIAL_BYTES ((size_t)1 << 18)
-static hpmg_error zero_x(hpmg_level *L) {
-  if (!L->be->on_device && hpmg_vec_bytes(&L->x) < FD_ZERO_SERIAL_BYTES) {
-    memset(L->x.data, 0, hpmg_vec_bytes(&L->x));
-    return HPMG_SUCCESS;
-  }
-  return hpmg_v_zero(&L->x);
-}
-
 /* pre-smoothing forward, post-smoothing backward (reverse color order); the
  * Jacobi sweep and the GPU's z-marching GS pass work out of place and swap
  * x.data with r.data (the hierarchy is created with fine_aliases = 0) */
 static hpmg_error slot_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
   const fd_level *q = FL(L);
-  if (x_is_zero) HPMG_CALL(zero_x(L));
+  if (x_is_zero) HPMG_CALL(hpmg_v_zero(&L->x));
   return q->ops->smooth(q->dim, q->n, q->kind, q->weight, sweeps, post, &L->x.data, L->b.data, &L->r.data);
 }
 
@@ -271,7 +257,7 @@ static hpmg_error slot_prolong(hpmg_level *L, const hpmg_vec *xc, int add) {
 /* The coarsest level has one unknown: one Gauss-Seidel step from zero solves it. */
 static hpmg_error slot_coarse_solve(hpmg_level *L) {
   const fd_level *q = FL(L);
-  HPMG_CALL(zero_x(L));
+  HPMG_CALL(hpmg_v_zero(&L->x));
   return q->ops->smooth(q->dim, q->n, FD_SMOOTH_MCGS, 1.0, 1, 0, &L->x.data, L->b.data, &L->r.data);
 }
 

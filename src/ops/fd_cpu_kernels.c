@@ -59,15 +59,11 @@
   static hpmg_error prolong_cubic_##S(int dim, int64_t nf, const void *uc, void *uf) {          \
     fd_prolong_cubic_##S(dim, nf, (const REAL *)uc, (REAL *)uf);                                 \
     return HPMG_SUCCESS;                                                                         \
-  }                                                                                              \
-  static hpmg_error dot_##S(int64_t count, const void *x, const void *y, double *out) {          \
-    *out = fd_dot_##S(count, (const REAL *)x, (const REAL *)y);                                  \
-    return HPMG_SUCCESS;                                                                         \
   }
 
 #define FD_CPU_OPS_TABLE(S, PREC)                                                                \
   {"cpu", PREC, residual_##S, residual_norm_##S, apply_##S, smooth_##S, restrict_##S, NULL, NULL,  \
-   prolong_##S, prolong_cubic_##S, NULL, NULL, dot_##S}
+   prolong_##S, prolong_cubic_##S, NULL, NULL}
 
 FD_CPU_OPS(d, double)
 FD_CPU_OPS(f, float)

@@ -80,10 +80,6 @@ typedef struct fd_ops {
    * the interpolation's pass and the smoothing pass's read of u are saved. */
   hpmg_error (*interp_smooth)(int dim, int64_t n, const void *uc, fd_smoother_kind kind, double omega, int sweeps,
                               void **u, const void *f, void **tmp);
-  /* x . y over count entries, accumulated in double (the solver's dot
-   * products are the backend's; tests/test_isa.c checks this one across
-   * the CPU variants) */
-  hpmg_error (*dot)(int64_t count, const void *x, const void *y, double *out);
 } fd_ops;
 
 /* The CUDA backend: HPMG_ERR_BACKEND with a message when this build has no
