@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "la/backend.h"
-#include "mg/fd_mg.h"
+#include "disc/fd/fd_mg.h"
 
 static const fd_ops *o;
 static const hpmg_backend *be; /* memory, copy and dot: the backend the solver uses */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cuda/hpmg_cuda.h"
+#include "disc/qk/cuda/hpmg_cuda.h"
 
 static const char *names[] = {"fused", "separate", "global", "additive", "chebyshev"};
 

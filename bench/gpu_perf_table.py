@@ -3,7 +3,7 @@
   python3 bench/gpu_perf_table.py OUTDIR
 reads OUTDIR/peak.json, steps.jsonl, table7_fmg.jsonl, profile.jsonl.
 
-Fused patch step, 3D (src/cuda/qk_patch.cu, qk_lines_kernel), per patch,
+Fused patch step, 3D (src/disc/qk/cuda/qk_patch.cu, qk_lines_kernel), per patch,
 n = 2k+1, m = 2k-1, z = 2k^2+2k-1 structural nonzeros of a 1D m x n patch
 matrix (an interior row couples to its own cells' nodes only):
   flops (FMAs executed, x2): localized residual 2 (2 n^2 z + 3 m n z + 2 m^2 z)

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cuda/hpmg_cuda.h"
+#include "disc/qk/cuda/hpmg_cuda.h"
 
 int main(int argc, char **argv) {
   if (argc < 5) {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "la/vec.h"
-#include "mg/transfer.h"
+#include "disc/qk/transfer.h"
 
 static double best_of(int rep, void (*f)(void *), void *ctx) {
   double best = 1e30;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "la/vec.h"
-#include "smoothers/chebyshev.h"
-#include "smoothers/patch.h"
+#include "disc/qk/chebyshev.h"
+#include "disc/qk/patch.h"
 
 int main(int argc, char **argv) {
   if (argc < 5) {

@@ -2,7 +2,7 @@
  * sums of a 3D Q_k level for bench/zpush_model.py:  zpush_dump K CELLS */
 #include <stdio.h>
 #include <stdlib.h>
-#include "ops/laplace.h"
+#include "disc/qk/laplace.h"
 int main(int argc, char **argv) {
   int k = atoi(argv[1]); int64_t c = atoll(argv[2]);
   hpmg_grid g; hpmg_laplace op;

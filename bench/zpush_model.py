@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""1D model of the GPU operator's z stage (src/cuda/qk_ops.cu): the push into
+"""1D model of the GPU operator's z stage (src/disc/qk/cuda/qk_ops.cu): the push into
 the register ring with summation by parts over plane differences, emulated
 step for step (z-chunks, first-plane garbage, the extra push at j = n), with
 the weights built as in hpmg_cuda_op_create. Checks

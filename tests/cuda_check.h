@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cuda/hpmg_cuda.h"
+#include "disc/qk/cuda/hpmg_cuda.h"
 
 /* a failing library call ends the test with its message */
 #define CK(call)                                                                    \

@@ -16,9 +16,9 @@ int main(void) {
   return 77;
 }
 #else
-#include "cuda/hpmg_cuda.h"
+#include "disc/qk/cuda/hpmg_cuda.h"
 #include "la/vec.h"
-#include "smoothers/smoother.h"
+#include "disc/qk/smoother.h"
 
 static uint64_t seed = 0x12345678abcdefull;
 static double urand(void) { /* in [-1, 1) */

@@ -1,5 +1,5 @@
-/* The GPU vertex-patch smoother (src/cuda/qk_patch.cu) against the CPU one
- * (src/smoothers/patch.c) on random x and b: one pre-smoothing step (colors
+/* The GPU vertex-patch smoother (src/disc/qk/cuda/qk_patch.cu) against the CPU one
+ * (src/disc/qk/patch.c) on random x and b: one pre-smoothing step (colors
  * forward), one post step (colors backward), and two steps from x = 0 (x
  * poisoned with NaN on the GPU, so the zeroing is checked), for every kernel
  * variant (fused, separate, global) and the additive mode, every degree
@@ -26,8 +26,8 @@ int main(void) {
   return 77;
 }
 #else
-#include "cuda/hpmg_cuda.h"
-#include "smoothers/patch.h"
+#include "disc/qk/cuda/hpmg_cuda.h"
+#include "disc/qk/patch.h"
 
 static uint64_t seed = 0x9e3779b97f4a7c15ull;
 static double urand(void) { /* in [-1, 1) */

@@ -17,8 +17,8 @@ int main(void) {
   return 77;
 }
 #else
-#include "cuda/hpmg_cuda.h"
-#include "smoothers/smoother.h"
+#include "disc/qk/cuda/hpmg_cuda.h"
+#include "disc/qk/smoother.h"
 
 static int failures = 0;
 

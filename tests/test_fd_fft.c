@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "mg/fd_mg.h"
+#include "disc/fd/fd_mg.h"
 
 static int fails = 0;
 static uint64_t rng = 0x9E3779B97F4A7C15ull;

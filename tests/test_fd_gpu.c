@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "la/backend.h"
-#include "mg/fd_mg.h"
+#include "disc/fd/fd_mg.h"
 
 static int fails = 0;
 #define CHECK(cond, ...)                                                  \

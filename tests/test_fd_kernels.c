@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ops/fd_stencil.h"
+#include "disc/fd/fd_stencil.h"
 
 /* the kernels through the CPU backend's table (the variant in use) */
 #define OPS(r) fd_ops_cpu(sizeof(*(r)) == sizeof(double) ? FD_DOUBLE : FD_FLOAT)

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mg/fd_mg.h"
+#include "disc/fd/fd_mg.h"
 #include "check.h"
 
 static int fails = 0;

@@ -16,9 +16,9 @@
 #include "check.h"
 #include "core/isa.h"
 #include "la/vec.h"
-#include "mg/transfer.h"
-#include "ops/fd_stencil.h"
-#include "smoothers/patch.h"
+#include "disc/qk/transfer.h"
+#include "disc/fd/fd_stencil.h"
+#include "disc/qk/patch.h"
 
 static void *rand_vec(hpmg_real r, int64_t n) {
   void *v = malloc((size_t)(n > 0 ? n : 1) * hpmg_real_size(r));

@@ -11,7 +11,7 @@
 #include "check.h"
 #include "fem/fem.h"
 #include "la/vec.h"
-#include "ops/laplace.h"
+#include "disc/qk/laplace.h"
 #include "test_env.h"
 
 typedef struct {

@@ -1,4 +1,4 @@
-/* Vertex-patch smoother against independent references (src/smoothers/patch.h).
+/* Vertex-patch smoother against independent references (src/disc/qk/patch.h).
  *   fdm_dense   one smoothing step with --local-solver fdm equals --local-solver
  *               dense to 1e-12, k = 1..10 (2D) and 1..8 (3D), isotropic and
  *               anisotropic cells, lambda = 0 and > 0, both modes, pre and post
@@ -16,7 +16,7 @@
 #include <string.h>
 #include "check.h"
 #include "la/vec.h"
-#include "smoothers/patch.h"
+#include "disc/qk/patch.h"
 #include "test_env.h"
 
 /* CHECK_OK for functions without a result */

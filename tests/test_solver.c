@@ -25,7 +25,7 @@
 #include "check.h"
 #include "hpmg.h"
 #include "la/vec.h"
-#include "ops/laplace.h"
+#include "disc/qk/laplace.h"
 
 hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b);
 

@@ -5,7 +5,7 @@
 #include "check.h"
 #include "fem/fem.h"
 #include "la/vec.h"
-#include "mg/transfer.h"
+#include "disc/qk/transfer.h"
 #include "test_env.h"
 
 /* coarse FE function with interior coefficients u at physical point x */

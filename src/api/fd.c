@@ -5,7 +5,7 @@
 #include <string.h>
 #include "la/krylov.h"
 #include "la/vec.h"
-#include "mg/fd_mg.h"
+#include "disc/fd/fd_mg.h"
 
 struct hpmg_fd_run_s {
   fd_solver fd;

@@ -1,7 +1,7 @@
 /* The public problem and solver objects on a finite-difference problem
  * (HPMG_DISC_FD): public options -> fd_config, the API's interior-point
  * vectors <-> the FD solver's grid vectors, statistics. The solver itself is
- * src/mg/fd_mg (docs/fd.md). */
+ * src/disc/fd/fd_mg (docs/fd.md). */
 #ifndef HPMG_API_FD_H
 #define HPMG_API_FD_H
 

@@ -6,7 +6,7 @@
 #include "fem/fem.h"
 #include "io/vtu.h"
 #include "la/vec.h"
-#include "mg/transfer.h"
+#include "disc/qk/transfer.h"
 #include "fd.h"
 #include "problem_impl.h"
 

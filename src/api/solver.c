@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cuda/hpmg_cuda.h"
+#include "disc/qk/cuda/hpmg_cuda.h"
 #include "fd.h"
-#include "disc/qk_host.h"
+#include "disc/qk/qk_host.h"
 #include "la/krylov.h"
 #include "mg/solve.h"
 #include "problem_impl.h"

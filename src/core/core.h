@@ -7,6 +7,10 @@
 #include <stdint.h>
 #include "hpmg.h"
 
+/* Storage precision of vectors and kernels. */
+typedef enum { HPMG_REAL_DOUBLE = 0, HPMG_REAL_FLOAT = 1 } hpmg_real;
+static inline size_t hpmg_real_size(hpmg_real r) { return r == HPMG_REAL_FLOAT ? 4 : 8; }
+
 /* Record an error message (printf-style) for hpmg_last_error() and return code. */
 hpmg_error hpmg_error_set(hpmg_error code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

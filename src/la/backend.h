@@ -1,6 +1,6 @@
 /* A backend is where vectors live and the vector kernels for that memory: the
- * host (OpenMP, src/la/backend_host.c) or a CUDA GPU
- * (src/cuda/backend_cuda.cu). Krylov methods (la/krylov.h) and the multigrid
+ * host (OpenMP, src/backends/host.c) or a CUDA GPU
+ * (src/backends/cuda.cu). Krylov methods (la/krylov.h) and the multigrid
  * cycle (mg/mg.h) are written once over this table and hpmg_vec, and run
  * unchanged on either.
  *
@@ -13,7 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/core.h"
-#include "ops/laplace.h" /* hpmg_real */
 
 typedef struct hpmg_backend {
   const char *name;

@@ -3,7 +3,8 @@
 #ifndef HPMG_LA_VEC_H
 #define HPMG_LA_VEC_H
 
-#include "ops/laplace.h"
+#include "core/core.h"
+#include "core/isa.h"
 
 double hpmg_vec_dot(hpmg_real r, int64_t n, const void *x, const void *y);
 double hpmg_vec_norm(hpmg_real r, int64_t n, const void *x);

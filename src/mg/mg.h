@@ -1,8 +1,8 @@
 /* Multigrid written once: the hierarchy of levels, the V-cycle (standard or
  * adding the level residual to the correction), full multigrid and the
  * multigrid preconditioner, over level objects a discretization supplies
- * (the Q_k levels of src/disc/qk_host.c and src/cuda/qk_levels.cu, the
- * finite-difference levels of src/mg/fd_mg.c). Each level lives on a
+ * (the Q_k levels of src/disc/qk/qk_host.c and src/disc/qk/cuda/qk_levels.cu, the
+ * finite-difference levels of src/disc/fd/fd_mg.c). Each level lives on a
  * backend; a transfer between levels on different backends copies through
  * mirrors of the coarser level's vectors (paper 002's CPU-GPU split).
  *

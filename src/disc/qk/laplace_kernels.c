@@ -1,0 +1,35 @@
+/* The Q_k operator's CPU kernels (laplace_kernels.inc) in double and float,
+ * compiled once per instruction set (core/isa.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "core/isa.h"
+#include "core/simd.h"
+#include "disc/qk/laplace.h"
+
+/* vectors per register-blocked chunk (laplace_kernels.inc) */
+#ifndef LAP_NB
+#define LAP_NB 4
+#endif
+
+#define REAL double
+#define SFX(name) name##_d
+#define V val
+#define DIA dia
+#define DM dM
+#define DK dK
+#define SK sK
+#include "laplace_kernels.inc"
+#define REAL float
+#define SFX(name) name##_f
+#define V valf
+#define DIA diaf
+#define DM dMf
+#define DK dKf
+#define SK sKf
+#include "laplace_kernels.inc"
+
+const hpmg_laplace_kernels HPMG_ISA_DEFINE(hpmg_laplace_kernels) = {
+    .kernel = {kernel_d, kernel_f},
+    .inverse_diagonal = {dinv_d, dinv_f},
+    .gauss_seidel = {gauss_seidel_d, gauss_seidel_f},
+};

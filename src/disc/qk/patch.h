@@ -1,0 +1,77 @@
+/* Vertex-patch Schwarz smoother (paper 000 Sec. 2.2, paper 004 Sec. 3).
+ *
+ * A patch is the 2^d cells around an interior vertex v (vertex indices
+ * v_d = 1..cells_d-1); its local space is the (2k-1)^d free nodes interior to
+ * the patch, its closure the (2k+1)^d nodes including the patch boundary. In
+ * free-node indices (grid.h) the closed patch of v spans, per direction,
+ * i_d = (v_d-1)k - 1 + j, j = 0..2k; only j = 0 and j = 2k can fall on the
+ * Dirichlet boundary (they are gathered as 0), interior nodes are always free.
+ *
+ * Coloring: color = parity of (v_0-1, v_1-1, v_2-1), 2^d colors. Two patches
+ * of one color are two vertices apart in some direction: their closures meet
+ * only on patch boundaries, which are read but never written, so the patches
+ * of a color are updated in parallel without races, and in any order with
+ * the same result.
+ *
+ * Multiplicative mode (paper 000 Algorithm 3): per color, per patch,
+ *   r_j = R_j b - Abar_j Rbar_j x   (localized residual from the closed patch)
+ *   x  += R_j^T A_j^{-1} r_j        (fdm or dense local solve)
+ * Pre-smoothing runs the colors forward. Post-smoothing runs them forward too
+ * (paper 000's cycle, for GMRES, FMG and the V-cycle iteration), or backward
+ * when the cycle must be symmetric (CG: mg option symmetric): then the
+ * post-smoother is the A-adjoint of the pre-smoother and a V-cycle with equal
+ * pre/post counts is symmetric.
+ *
+ * Additive mode: r = b - A x once per step (one global matvec), then
+ *   x += omega sum_j R_j^T A_j^{-1} R_j r.
+ * sum_j R_j^T A_j^{-1} R_j A is a sum of 2^d colors of A-orthogonal projections
+ * (patches of one color have A-orthogonal local spaces), so its spectrum lies
+ * in (0, 2^d]; omega = 1/2^d keeps the damped step a contraction in the
+ * energy norm for every k and h. The smoother is symmetric for any omega. */
+#ifndef HPMG_SMOOTHERS_PATCH_H
+#define HPMG_SMOOTHERS_PATCH_H
+
+#include "disc/qk/fdm.h"
+#include "disc/qk/smoother.h"
+
+/* Largest local system kept as an explicit inverse (3D k = 8: 3375^2 doubles,
+ * 91 MB per level); beyond it the dense reference is refused. */
+#define HPMG_PATCH_DENSE_MAX 3375
+
+typedef struct {
+  hpmg_patch_mode mode;
+  hpmg_local_solver local;
+  double damping; /* additive only; 0 selects 1/2^dim */
+  hpmg_patch_order order; /* multiplicative sweep order */
+  int64_t batch;          /* patches per batch; 0 auto, -1 whole level */
+} hpmg_patch_options;
+
+/* Patches per batch for --patch-batch auto: the batch's share of x and b
+ * (about 2 k^dim values per patch, doubled for the closures' overlap) fills
+ * half the private caches of the cores (per-core L2 size read at run time,
+ * 1 MiB if unknown, times ncores = omp_get_num_procs(), not the thread
+ * count, so the sweep order never depends on the thread count), at least
+ * 2^dim patches. */
+int64_t hpmg_patch_batch_auto(int dim, int k, hpmg_real r, int ncores);
+
+/* Validate the combination for Q_k in dim dimensions (before allocation). */
+hpmg_error hpmg_patch_check(int dim, int k, const hpmg_patch_options *o);
+/* Patch smoother on the level of op (cells >= 2 per direction for any patch
+ * to exist; a level without interior vertices leaves x unchanged). */
+hpmg_error hpmg_smoother_patch(const hpmg_laplace *op, hpmg_real r, const hpmg_patch_options *o,
+                               hpmg_smoother **s);
+/* Bytes hpmg_smoother_patch allocates for a level of N unknowns (factors,
+ * dense inverse, per-thread buffers, the additive residual vector). */
+double hpmg_patch_memory(int dim, int k, hpmg_real r, const hpmg_patch_options *o, double N, int nthreads);
+
+/* Testing hook: run the multiplicative FDM sweep with SIMD over patches
+ * (on = 1, the default) or one patch at a time (on = 0, the reference). */
+hpmg_error hpmg_patch_set_simd(hpmg_smoother *s, int on);
+
+/* Testing hook: the localized residual R_j b - Abar_j Rbar_j x of the patch
+ * of vertex v (v[2] ignored in 2D), in the smoother's precision (b, x level
+ * vectors, r of (2k-1)^d entries, interior patch nodes lexicographic). */
+hpmg_error hpmg_patch_local_residual(const hpmg_smoother *s, const int64_t v[3], const void *b,
+                                     const void *x, void *r);
+
+#endif

@@ -1,0 +1,76 @@
+/* The vertex-patch smoother's sweeps (patch_kernels.inc) with their local
+ * solvers (fdm_kernels.inc) in double and float, compiled once per
+ * instruction set (core/isa.h). The local solvers exist twice per
+ * precision: on one patch (scalar data) and on HPMG_VBYTES / sizeof(REAL)
+ * patches at once, one per SIMD lane (paper 004 Sec. 4: the data arrays of
+ * the patches interleaved lane by lane, [node][lane], so every contraction
+ * is a full-width vector operation whatever the degree). */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/simd.h"
+#include "disc/qk/patch_impl.h"
+
+typedef double patch_vd __attribute__((vector_size(HPMG_VBYTES)));
+typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
+#define PATCH_VL_D ((int)(HPMG_VBYTES / sizeof(double)))
+#define PATCH_VL_F ((int)(HPMG_VBYTES / sizeof(float)))
+
+#define PATCH_CAT(a, b) PATCH_CAT_(a, b)
+#define PATCH_CAT_(a, b) a##_##b
+#define FDM_CAT(a, b) FDM_CAT_(a, b)
+#define FDM_CAT_(a, b) a##_##b
+#define FDM_API static __attribute__((unused))
+
+/* fdm kernels: d1/f1 one patch, dv/fv one patch per lane */
+#define REAL double
+#define FDM_DATA dbl
+#define FDM_DATA_T hpmg_fdm_data_d
+#define FDM_SFX d1
+#include "fdm_kernels.inc"
+#undef FDM_SFX
+#define VAL patch_vd
+#define FDM_SFX dv
+#include "fdm_kernels.inc"
+#undef VAL
+#undef FDM_SFX
+#undef REAL
+#undef FDM_DATA
+#undef FDM_DATA_T
+#define REAL float
+#define FDM_DATA flt
+#define FDM_DATA_T hpmg_fdm_data_f
+#define FDM_SFX f1
+#include "fdm_kernels.inc"
+#undef FDM_SFX
+#define VAL patch_vf
+#define FDM_SFX fv
+#include "fdm_kernels.inc"
+#undef VAL
+#undef FDM_SFX
+#undef REAL
+#undef FDM_DATA
+#undef FDM_DATA_T
+
+#define REAL double
+#define PATCH_SFX d
+#define PATCH_INV inv_d
+#define PATCH_VEC patch_vd
+#define PATCH_VL PATCH_VL_D
+#define PATCH_VFN(name) name##_dv
+#define PATCH_SFN(name) name##_d1
+#include "patch_kernels.inc"
+
+#define REAL float
+#define PATCH_SFX f
+#define PATCH_INV inv_f
+#define PATCH_VEC patch_vf
+#define PATCH_VL PATCH_VL_F
+#define PATCH_VFN(name) name##_fv
+#define PATCH_SFN(name) name##_f1
+#include "patch_kernels.inc"
+
+const hpmg_patch_kernels HPMG_ISA_DEFINE(hpmg_patch_kernels) = {
+    .sweep = {patch_sweep_d, patch_sweep_f},
+    .local_residual = {patch_local_residual_d, patch_local_residual_f},
+};

@@ -1,0 +1,204 @@
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "la/vec.h"
+#include "disc/qk/transfer.h"
+#include "qk_host.h"
+
+#define HPMG_DENSE_COARSE_MAX 3000 /* coarse unknowns factorized densely (72 MB) */
+
+typedef struct {
+  hpmg_grid g;
+  hpmg_laplace op;
+  hpmg_smoother *smoother;
+  hpmg_kron3 P, R;  /* transfers between this level and the next coarser one */
+  int symmetric;
+  double *chol;     /* coarsest: dense Cholesky factor of the operator, or NULL (CG) */
+  double *cwork[6]; /* coarsest: double scratch of the coarse solve (b, x, and CG's r z p q) */
+} qk_level;
+
+static int smoother_work_vectors(hpmg_smoother_kind s) {
+  return s == HPMG_SMOOTHER_CHEBYSHEV ? 2 : s == HPMG_SMOOTHER_JACOBI ? 1 : 0;
+}
+
+double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,
+                           int fine_aliases) {
+  const double rs = (double)hpmg_real_size(real);
+  const int l0 = hpmg_qk_first_level(k, coarse);
+  double bytes = 0.0, n0 = 0.0;
+  for (int l = l0; l <= refine; l++) {
+    double n = 1.0, cells = (double)coarse * ldexp(1.0, l);
+    for (int d = 0; d < dim; d++) n *= k * cells - 1;
+    bytes += hpmg_mg_level_bytes(real, n, !(l == refine && fine_aliases), 1) + smoother_work_vectors(so->smoother) * n * rs;
+    if (so->smoother == HPMG_SMOOTHER_PATCH && l > l0) /* coarsest: no smoother */
+      bytes += hpmg_patch_memory(dim, k, real, &so->patch, n, omp_get_max_threads());
+    if ((so->smoother == HPMG_SMOOTHER_GS || so->smoother == HPMG_SMOOTHER_SGS) &&
+        so->gs_order == HPMG_GS_ORDER_CELLWISE && l > l0)
+      bytes += 9.0 * n; /* the order, and its setup's seen-flags */
+    if (n0 == 0.0) n0 = n;
+  }
+  bytes += n0 <= HPMG_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 6 * n0 * 8.0 : 6 * n0 * 8.0;
+  return bytes;
+}
+
+/* ------------------------------------------------------------------ slots */
+
+static qk_level *Q(const hpmg_level *L) { return L->ctx; }
+
+static hpmg_error smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
+  qk_level *q = Q(L);
+  const int64_t m0 = q->smoother->matvecs;
+  hpmg_error e = q->smoother->apply(q->smoother, L->b.data, L->x.data, x_is_zero, post && q->symmetric, sweeps);
+  L->matvecs += q->smoother->matvecs - m0;
+  return e;
+}
+
+static hpmg_error residual(hpmg_level *L) {
+  hpmg_laplace_residual(&Q(L)->op, L->r.real, L->b.data, L->x.data, L->r.data);
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error restrict_to(hpmg_level *L, const hpmg_vec *fine, hpmg_vec *coarse) {
+  hpmg_kron3_apply(&Q(L)->R, fine->real, fine->data, coarse->data, 0);
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error prolong(hpmg_level *L, const hpmg_vec *xc, int add) {
+  hpmg_kron3_apply(&Q(L)->P, xc->real, xc->data, L->x.data, add);
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error coarse_setup(qk_level *q) {
+  const int64_t n = q->op.g.N;
+  for (int i = 0; i < 6; i++) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(n > 0 ? n : 1), &q->cwork[i]));
+  if (n > HPMG_DENSE_COARSE_MAX) return HPMG_SUCCESS;
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(n * n), &q->chol));
+  HPMG_CALL(hpmg_laplace_dense(&q->op, q->chol));
+  int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, q->chol, (lapack_int)n);
+  if (info != 0)
+    return hpmg_error_set(HPMG_ERR_NUMERIC, "coarse Cholesky factorization failed (info %d)", info);
+  return HPMG_SUCCESS;
+}
+
+/* the coarse operator and its Jacobi preconditioner, in double, for CG */
+static hpmg_error coarse_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
+  hpmg_laplace_apply(ctx, HPMG_REAL_DOUBLE, x->data, y->data);
+  return HPMG_SUCCESS;
+}
+static hpmg_error coarse_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
+  hpmg_laplace_inverse_diagonal(ctx, HPMG_REAL_DOUBLE, 1.0, r->data, z->data, NULL);
+  return HPMG_SUCCESS;
+}
+
+/* in double whatever the cycle precision: the Cholesky factor, or
+ * Jacobi-preconditioned CG (hpmg_pcg) to 1e-14 */
+static hpmg_error coarse_solve(hpmg_level *L) {
+  qk_level *q = Q(L);
+  const int64_t n = q->op.g.N;
+  const hpmg_backend *H = hpmg_backend_host();
+  hpmg_vec cb = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[0]), cx = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[1]);
+  HPMG_CALL(hpmg_v_convert(&L->b, &cb));
+  if (q->chol) {
+    memcpy(cx.data, cb.data, sizeof(double) * (size_t)n);
+    LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, cx.data, 1);
+  } else {
+    hpmg_linop A = {&q->op, coarse_apply, NULL, NULL}, M = {&q->op, coarse_jacobi, NULL, NULL};
+    hpmg_vec w[4];
+    for (int i = 0; i < 4; i++) w[i] = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[2 + i]);
+    const hpmg_krylov_params prm = {1e-14, (int)(10 * n + 100 < 1000000 ? 10 * n + 100 : 1000000), 1, NULL, NULL};
+    hpmg_krylov_info info;
+    HPMG_CALL(hpmg_pcg(&A, &M, &cb, &cx, w, 0, &prm, &info));
+  }
+  return hpmg_v_convert(&cx, &L->x);
+}
+
+static void destroy(hpmg_level *L) {
+  qk_level *q = Q(L);
+  if (!q) return;
+  hpmg_smoother_destroy(&q->smoother);
+  hpmg_laplace_destroy(&q->op);
+  hpmg_kron3_destroy(&q->P);
+  hpmg_kron3_destroy(&q->R);
+  hpmg_free(&q->chol);
+  for (int i = 0; i < 6; i++) hpmg_free(&q->cwork[i]);
+  free(q);
+  L->ctx = NULL;
+}
+
+static const hpmg_level_ops qk_ops = {
+    .smooth = smooth,
+    .residual = residual,
+    .restrict_to = restrict_to,
+    .prolong = prolong,
+    .coarse_solve = coarse_solve,
+    .destroy = destroy,
+};
+
+/* ------------------------------------------------------------- creation */
+
+hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const double box[3], double lambda,
+                               hpmg_real real, const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co,
+                               int fine_aliases, hpmg_mg *mg) {
+  const int l0 = hpmg_qk_first_level(k, coarse);
+  HPMG_CHECK_ARG(refine >= l0, "degree 1 on a single coarse cell needs at least one refinement");
+  HPMG_CALL(hpmg_mg_init(mg, refine - l0 + 1, real, co, fine_aliases));
+  for (int i = 0; i < mg->nlevels; i++) {
+    hpmg_level *L = &mg->lv[i];
+    qk_level *q = calloc(1, sizeof *q);
+    if (!q) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate a level");
+    L->ops = &qk_ops;
+    L->ctx = q;
+    L->be = hpmg_backend_host();
+    q->symmetric = so->symmetric;
+    int64_t c = (int64_t)coarse << (l0 + i), cells[3] = {c, c, c};
+    HPMG_CALL(hpmg_grid_init(dim, k, cells, box, &q->g));
+    HPMG_CALL(hpmg_laplace_create(&q->g, lambda, &q->op));
+    L->n = q->g.N;
+    if (i > 0) HPMG_CALL(hpmg_transfer_create(&Q(&mg->lv[i - 1])->g, &q->P, &q->R));
+    if (i == 0) { /* the coarsest level is solved exactly */
+      HPMG_CALL(coarse_setup(q));
+      continue;
+    }
+    switch (so->smoother) {
+    case HPMG_SMOOTHER_CHEBYSHEV:
+      HPMG_CALL(hpmg_smoother_chebyshev(&q->op, real, so->cheby_degree, so->cheby_range, so->cheby_eig_iters,
+                                        &q->smoother));
+      break;
+    case HPMG_SMOOTHER_JACOBI:
+      HPMG_CALL(hpmg_smoother_jacobi(&q->op, real, so->jacobi_omega, &q->smoother));
+      break;
+    case HPMG_SMOOTHER_GS:
+    case HPMG_SMOOTHER_SGS:
+      HPMG_CALL(hpmg_smoother_gauss_seidel(&q->op, real, so->smoother == HPMG_SMOOTHER_SGS, so->gs_order, coarse,
+                                           &q->smoother));
+      break;
+    case HPMG_SMOOTHER_PATCH:
+      HPMG_CALL(hpmg_smoother_patch(&q->op, real, &so->patch, &q->smoother));
+      break;
+    default:
+      return hpmg_error_set(HPMG_ERR_ARG, "unknown smoother %d", (int)so->smoother);
+    }
+  }
+  return hpmg_mg_setup(mg, NULL);
+}
+
+const hpmg_laplace *hpmg_qk_host_operator(const hpmg_mg *mg, int l) { return &Q(&mg->lv[l])->op; }
+
+static hpmg_error op_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
+  hpmg_laplace_apply(ctx, x->real, x->data, y->data);
+  return HPMG_SUCCESS;
+}
+static hpmg_error op_residual(void *ctx, const hpmg_vec *b, const hpmg_vec *x, hpmg_vec *r) {
+  hpmg_laplace_residual(ctx, x->real, b->data, x->data, r->data);
+  return HPMG_SUCCESS;
+}
+
+hpmg_linop hpmg_qk_host_linop(const hpmg_mg *mg) {
+  hpmg_linop A = {0};
+  A.ctx = (void *)hpmg_qk_host_operator(mg, mg->nlevels - 1);
+  A.apply = op_apply;
+  A.residual = op_residual;
+  return A;
+}

@@ -1,0 +1,40 @@
+/* Cartesian Q_k finite elements on the host backend: the multigrid levels
+ * (matrix-free operator, Kronecker transfers, Chebyshev/Jacobi/Gauss-Seidel/
+ * vertex-patch smoothers, dense Cholesky or CG coarse solve) behind
+ * hpmg_level_ops, and the finest operator as an hpmg_linop. Levels have
+ * cells = coarse*2^l, l = 0..refine (levels without unknowns are skipped). */
+#ifndef HPMG_DISC_QK_HOST_H
+#define HPMG_DISC_QK_HOST_H
+
+#include "mg/mg.h"
+#include "disc/qk/patch.h"
+#include "disc/qk/smoother.h"
+
+typedef struct {
+  hpmg_smoother_kind smoother;
+  int cheby_degree, cheby_eig_iters;
+  double cheby_range, jacobi_omega;
+  /* 1: post-smoothing runs in the adjoint order of pre-smoothing (reverse
+   * patch colors, backward Gauss-Seidel), so the V-cycle is symmetric, as CG
+   * needs. 0: the same smoother S before and after (paper 000, Algorithm 1),
+   * for GMRES, FMG and the V-cycle iteration. */
+  int symmetric;
+  hpmg_patch_options patch; /* HPMG_SMOOTHER_PATCH only */
+  hpmg_gs_order gs_order;   /* HPMG_SMOOTHER_GS/SGS only */
+} hpmg_qk_smoother_options;
+
+/* The levels of mg (initialized here: hpmg_mg_init + hpmg_mg_setup). */
+hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const double box[3], double lambda,
+                               hpmg_real real, const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co,
+                               int fine_aliases, hpmg_mg *mg);
+/* Bytes hpmg_qk_host_create allocates, without allocating. */
+double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,
+                           int fine_aliases);
+/* The level operator of mg's level l (for the outer iteration and reports). */
+const hpmg_laplace *hpmg_qk_host_operator(const hpmg_mg *mg, int l);
+/* The finest operator as a linear operator in the precision of its vectors. */
+hpmg_linop hpmg_qk_host_linop(const hpmg_mg *mg);
+/* 0 if the coarsest level k*coarse - 1 has interior nodes, else 1 (start one level finer) */
+static inline int hpmg_qk_first_level(int k, int coarse) { return (int64_t)k * coarse - 1 > 0 ? 0 : 1; }
+
+#endif

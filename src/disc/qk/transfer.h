@@ -1,0 +1,30 @@
+/* Grid transfer between nested Cartesian levels. The embedding of the coarse
+ * Q_k space is the tensor product of 1D interpolation matrices,
+ * P = Pz (x) Py (x) Px; restriction is its exact transpose (built from the
+ * transposed 1D factors). Both are applied by one kernel for any Kronecker
+ * product of three sparse 1D matrices. */
+#ifndef HPMG_MG_TRANSFER_H
+#define HPMG_MG_TRANSFER_H
+
+#include "disc/qk/laplace.h"
+
+typedef struct {
+  hpmg_sp1d A[3]; /* factor per direction, x first; 1x1 identity in z for 2D */
+} hpmg_kron3;
+
+/* out = (add ? out : 0) + (A2 (x) A1 (x) A0) in */
+void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *out, int add);
+void hpmg_kron3_destroy(hpmg_kron3 *T);
+
+/* The CPU kernel behind hpmg_kron3_apply, one table per instruction set
+ * (transfer_kernels.c), indexed by hpmg_real. */
+typedef struct {
+  void (*kron3[2])(const hpmg_kron3 *T, const void *in, void *out, int add);
+} hpmg_transfer_kernels;
+HPMG_ISA_TABLE(hpmg_transfer_kernels, hpmg_transfer_kernels)
+
+/* Prolongation from the level `coarse` (cells c) to `fine` (cells 2c, same k)
+ * and its transpose. */
+hpmg_error hpmg_transfer_create(const hpmg_grid *coarse, hpmg_kron3 *P, hpmg_kron3 *R);
+
+#endif

@@ -1,0 +1,18 @@
+/* The Kronecker-product transfer kernel (transfer_kernels.inc) in double and
+ * float, compiled once per instruction set (core/isa.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "core/isa.h"
+#include "core/simd.h"
+#include "disc/qk/transfer.h"
+
+#define REAL double
+#define SFX(name) name##_d
+#define V val
+#include "transfer_kernels.inc"
+#define REAL float
+#define SFX(name) name##_f
+#define V valf
+#include "transfer_kernels.inc"
+
+const hpmg_transfer_kernels HPMG_ISA_DEFINE(hpmg_transfer_kernels) = {.kron3 = {kron3_d, kron3_f}};
