@@ -156,7 +156,11 @@ hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const dou
     HPMG_CALL(hpmg_grid_init(dim, k, cells, box, &q->g));
     HPMG_CALL(hpmg_laplace_create(&q->g, lambda, &q->op));
     L->n = q->g.N;
-    if (i > 0) HPMG_CALL(hpmg_transfer_create(&Q(&mg->lv[i - 1])->g, &q->P, &q->R));
+    if (i > 0) {
+      HPMG_CALL(hpmg_transfer_create(&Q(&mg->lv[i - 1])->g, &q->P, &q->R));
+      hpmg_kron3_reserve(&q->P);
+      hpmg_kron3_reserve(&q->R);
+    }
     if (i == 0) { /* the coarsest level is solved exactly */
       HPMG_CALL(coarse_setup(q));
       continue;

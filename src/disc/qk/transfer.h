@@ -10,8 +10,18 @@
 
 typedef struct {
   hpmg_sp1d A[3]; /* factor per direction, x first; 1x1 identity in z for 2D */
+  /* the kernel's per-thread planes and lines, allocated by the first
+   * hpmg_kron3_apply for omp_get_max_threads() threads (a thread beyond them
+   * allocates its own): not per call, where a plane-sized malloc makes the
+   * heap grow and shrink, page faults included, on every transfer */
+  void *scratch;
+  size_t scratch_bytes; /* per thread */
+  int scratch_threads;
 } hpmg_kron3;
 
+/* Allocates T's per-thread scratch now (the first apply does otherwise: a
+ * solver reserves it at setup, out of the timed solve). */
+void hpmg_kron3_reserve(hpmg_kron3 *T);
 /* out = (add ? out : 0) + (A2 (x) A1 (x) A0) in */
 void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *out, int add);
 void hpmg_kron3_destroy(hpmg_kron3 *T);

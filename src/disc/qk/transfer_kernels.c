@@ -1,5 +1,6 @@
 /* The Kronecker-product transfer kernel (transfer_kernels.inc) in double and
  * float, compiled once per instruction set (core/isa.h). */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/isa.h"
