@@ -137,12 +137,12 @@ static void test_level(int dim, int k, const int64_t cells[3], const double box[
   }
   /* lambda_max: the same random start vector and CG steps as the CPU */
   if (n >= 1) {
-    double *w[4], lg, lc;
-    for (int i = 0; i < 4; i++) CK(hpmg_cuda_malloc(sizeof(double) * (size_t)n, (void **)&w[i]));
+    double *w[6], lg, lc;
+    for (int i = 0; i < 6; i++) CK(hpmg_cuda_malloc(sizeof(double) * (size_t)n, (void **)&w[i]));
     CK(hpmg_cuda_estimate_lambda_max(dop, 12, w, &lg));
     CK(hpmg_estimate_lambda_max(&op, HPMG_REAL_DOUBLE, 12, &lc));
     check("lambda_max", dim, k, HPMG_REAL_DOUBLE, fabs(lg - lc) / lc * 1e-3); /* 1e-9 relative */
-    for (int i = 0; i < 4; i++) hpmg_cuda_free(w[i]);
+    for (int i = 0; i < 6; i++) hpmg_cuda_free(w[i]);
   }
   /* transfers: prolongation from this level to the next finer, restriction back */
   hpmg_kron3 P, R;

@@ -74,7 +74,7 @@ int main(void) {
   for (int i = 0; i < N; i++) ((double *)b.data)[i] = check_rand();
   for (int i = 0; i < 6; i++) CHECK_OK(hpmg_vec_create(H, HPMG_REAL_DOUBLE, N, &x[i]));
   for (int i = 0; i < 4; i++) CHECK_OK(hpmg_vec_create(H, HPMG_REAL_DOUBLE, N, &w[i]));
-  hpmg_krylov_params prm = {1e-10, 5000, 0, NULL, NULL};
+  hpmg_krylov_params prm = {.rtol = 1e-10, .maxit = 5000};
   hpmg_krylov_info cg, fcg, cgz, var, gm, gml;
 
   CHECK_OK(hpmg_pcg(&A, &M, &b, &x[0], w, 0, &prm, &cg));

@@ -1,3 +1,4 @@
+#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,7 @@ hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b,
     HPMG_CALL(hpmg_check_residual(rn, it));
     monitor(prm, it, rn, r0);
     if (rn <= prm->rtol * r0) {
+      if (prm->cg_coeffs) prm->cg_coeffs(prm->cctx, it - 1, alpha, 0.0);
       info->converged = 1;
       return HPMG_SUCCESS;
     }
@@ -87,10 +89,55 @@ hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b,
       HPMG_CALL(hpmg_v_dot(z, q, &zq));
       beta = -alpha * zq / rz;
     } else beta = rz_new / rz;
+    if (prm->cg_coeffs) prm->cg_coeffs(prm->cctx, it - 1, alpha, beta);
     HPMG_CALL(hpmg_v_xpby(z, beta, p));
     rz = rz_new;
   }
   return HPMG_SUCCESS;
+}
+
+typedef struct {
+  double *alpha, *beta;
+  int m;
+} lanczos;
+static void lanczos_record(void *ctx, int it, double alpha, double beta) {
+  lanczos *l = ctx;
+  l->alpha[it] = alpha;
+  l->beta[it] = beta;
+  l->m = it + 1;
+}
+
+hpmg_error hpmg_lambda_max_cg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec work[5], int iters,
+                              double *lmax) {
+  *lmax = 1.0;
+  if (b->n == 0) return HPMG_SUCCESS;
+  if (iters > b->n) iters = (int)b->n;
+  if (iters < 1) iters = 1;
+  lanczos l = {calloc((size_t)iters + 1, sizeof(double)), calloc((size_t)iters + 1, sizeof(double)), 0};
+  double *dg = calloc((size_t)iters + 1, sizeof(double)), *off = calloc((size_t)iters + 1, sizeof(double));
+  hpmg_error e = HPMG_SUCCESS;
+  if (!l.alpha || !l.beta || !dg || !off) e = hpmg_error_set(HPMG_ERR_MEMORY, "lambda_max: cannot allocate");
+  if (!e) {
+    hpmg_krylov_params prm = {.rtol = 0.0, .maxit = iters, .x0_zero = 1, .cg_coeffs = lanczos_record, .cctx = &l};
+    hpmg_krylov_info info;
+    e = hpmg_pcg(A, M, b, &work[0], work + 1, 0, &prm, &info);
+    if (e == HPMG_ERR_NUMERIC && l.m > 0) e = HPMG_SUCCESS; /* a breakdown ends the sequence: use what came before */
+  }
+  const int m = l.m;
+  if (!e && m > 0) {
+    for (int j = 0; j < m; j++) {
+      dg[j] = 1.0 / l.alpha[j] + (j > 0 ? l.beta[j - 1] / l.alpha[j - 1] : 0.0);
+      if (j + 1 < m) off[j] = sqrt(l.beta[j]) / l.alpha[j];
+    }
+    if (LAPACKE_dstev(LAPACK_COL_MAJOR, 'N', m, dg, off, NULL, 1) != 0)
+      e = hpmg_error_set(HPMG_ERR_NUMERIC, "eigenvalue estimate: dstev failed");
+    else *lmax = dg[m - 1]; /* ascending */
+  }
+  free(l.alpha);
+  free(l.beta);
+  free(dg);
+  free(off);
+  return e;
 }
 
 int hpmg_stagnation(double ring[HPMG_STAGNATION_WINDOW], int it, double rn) {

@@ -60,6 +60,10 @@ typedef struct {
   int x0_zero;       /* start from x = 0: x is zeroed and r0 = b, without applying A */
   hpmg_monitor mon;  /* NULL: silent */
   void *mctx;
+  /* CG only, optional: called with each iteration's alpha and beta (the
+   * Lanczos coefficients; beta = 0 where CG stopped before computing it) */
+  void (*cg_coeffs)(void *cctx, int it, double alpha, double beta);
+  void *cctx;
 } hpmg_krylov_params;
 
 /* Preconditioned CG for SPD A and symmetric positive M; flexible = 1: the
@@ -70,6 +74,14 @@ typedef struct {
  * p q). Stops on the 2-norm of the recursively updated residual. */
 hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec *x, hpmg_vec work[4],
                     int flexible, const hpmg_krylov_params *prm, hpmg_krylov_info *info);
+
+/* The largest eigenvalue of M A (A SPD, M symmetric positive) estimated by
+ * `iters` steps of hpmg_pcg on A x = b from x = 0: the eigenvalues of the
+ * Lanczos tridiagonal matrix of the CG coefficients (LAPACKE_dstev), which
+ * approach the extreme ones first. b: the start vector (a pseudo-random one
+ * for a smoother's estimate). work: 5 vectors like b (x r z p q). */
+hpmg_error hpmg_lambda_max_cg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec work[5], int iters,
+                              double *lmax);
 
 /* Restarted GMRES(m), right-preconditioned in the flexible form (Saad's
  * FGMRES): the preconditioned vectors z_j = M v_j are kept and x += Z y, so

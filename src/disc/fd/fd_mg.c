@@ -576,7 +576,7 @@ static hpmg_error solve_mg(fd_solver s, const double *b, double *x) {
    * (docs/fd.md). They are not counted in t_norm either. */
   if (fmg_pass) HPMG_CALL(q->ops->residual_norm(q->dim, q->n, xs->data, bs->data, &s->st.res0));
   const hpmg_linop A = {s, op_apply, op_residual, op_residual_norm};
-  const hpmg_krylov_params prm = {c->tol, c->maxit, 1, c->monitor, c->monitor_ctx};
+  const hpmg_krylov_params prm = {.rtol = c->tol, .maxit = c->maxit, .x0_zero = 1, .mon = c->monitor, .mctx = c->monitor_ctx};
   hpmg_krylov_info info;
   memset(&info, 0, sizeof info);
   HPMG_CALL(F->be->sync());

@@ -107,7 +107,7 @@ static hpmg_error coarse_solve(hpmg_level *L) {
     hpmg_linop A = {&q->op, coarse_apply, NULL, NULL}, M = {&q->op, coarse_jacobi, NULL, NULL};
     hpmg_vec w[4];
     for (int i = 0; i < 4; i++) w[i] = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[2 + i]);
-    const hpmg_krylov_params prm = {1e-14, (int)(10 * n + 100 < 1000000 ? 10 * n + 100 : 1000000), 1, NULL, NULL};
+    const hpmg_krylov_params prm = {.rtol = 1e-14, .maxit = (int)(10 * n + 100 < 1000000 ? 10 * n + 100 : 1000000), .x0_zero = 1};
     hpmg_krylov_info info;
     HPMG_CALL(hpmg_pcg(&A, &M, &cb, &cx, w, 0, &prm, &info));
   }

@@ -1,6 +1,7 @@
-#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include "la/krylov.h"
 #include "la/vec.h"
 #include "smoother.h"
 
@@ -24,49 +25,30 @@ static void fill_random(hpmg_real r, int64_t n, void *x) {
   }
 }
 
+static hpmg_error op_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
+  hpmg_laplace_apply(ctx, x->real, x->data, y->data);
+  return HPMG_SUCCESS;
+}
+static hpmg_error op_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
+  hpmg_laplace_inverse_diagonal(ctx, r->real, 1.0, r->data, z->data, NULL);
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_estimate_lambda_max(const hpmg_laplace *op, hpmg_real r, int iters, double *lmax) {
   const int64_t n = op->g.N;
   *lmax = 1.0;
   if (n == 0) return HPMG_SUCCESS;
-  if (iters > n) iters = (int)n;
-  if (iters < 1) iters = 1;
-  const size_t bytes = (size_t)n * hpmg_real_size(r);
-  void *res, *z, *p, *q;
-  HPMG_CALL(hpmg_malloc(bytes, &res));
-  HPMG_CALL(hpmg_malloc(bytes, &z));
-  HPMG_CALL(hpmg_malloc(bytes, &p));
-  HPMG_CALL(hpmg_malloc(bytes, &q));
-  double *alpha = calloc((size_t)iters + 1, sizeof(double)), *beta = calloc((size_t)iters + 1, sizeof(double));
-  fill_random(r, n, res); /* CG on A x = res from x = 0: the residual is res itself */
-  hpmg_laplace_inverse_diagonal(op, r, 1.0, res, z, p);
-  double rz = hpmg_vec_dot(r, n, res, z);
-  int m = 0;
-  for (int it = 0; it < iters && rz > 0; it++) {
-    hpmg_laplace_apply(op, r, p, q);
-    double pq = hpmg_vec_dot(r, n, p, q);
-    if (!(pq > 0)) break;
-    alpha[it] = rz / pq;
-    hpmg_vec_axpy(r, n, -alpha[it], q, res);
-    hpmg_laplace_inverse_diagonal(op, r, 1.0, res, z, NULL);
-    double rz_new = hpmg_vec_dot(r, n, res, z);
-    beta[it] = rz_new / rz;
-    rz = rz_new;
-    hpmg_vec_xpby(r, n, z, beta[it], p);
-    m = it + 1;
+  const hpmg_backend *H = hpmg_backend_host();
+  hpmg_vec b, w[5];
+  memset(w, 0, sizeof w);
+  hpmg_error e = hpmg_vec_create(H, r, n, &b);
+  for (int i = 0; i < 5 && !e; i++) e = hpmg_vec_create(H, r, n, &w[i]);
+  if (!e) {
+    fill_random(r, n, b.data); /* CG on A x = b from x = 0 */
+    hpmg_linop A = {(void *)op, op_apply, NULL, NULL}, M = {(void *)op, op_jacobi, NULL, NULL};
+    e = hpmg_lambda_max_cg(&A, &M, &b, w, iters, lmax);
   }
-  /* Lanczos tridiagonal from the CG coefficients */
-  double *dg = calloc((size_t)m + 1, sizeof(double)), *off = calloc((size_t)m + 1, sizeof(double));
-  for (int j = 0; j < m; j++) {
-    dg[j] = 1.0 / alpha[j] + (j > 0 ? beta[j - 1] / alpha[j - 1] : 0.0);
-    if (j + 1 < m) off[j] = sqrt(beta[j]) / alpha[j];
-  }
-  hpmg_error err = HPMG_SUCCESS;
-  if (m > 0) {
-    if (LAPACKE_dstev(LAPACK_COL_MAJOR, 'N', m, dg, off, NULL, 1) != 0)
-      err = hpmg_error_set(HPMG_ERR_NUMERIC, "eigenvalue estimate: dstev failed");
-    else *lmax = dg[m - 1]; /* ascending */
-  }
-  free(dg); free(off); free(alpha); free(beta);
-  hpmg_free(&res); hpmg_free(&z); hpmg_free(&p); hpmg_free(&q);
-  return err;
+  hpmg_vec_destroy(&b);
+  for (int i = 0; i < 5; i++) hpmg_vec_destroy(&w[i]);
+  return e;
 }

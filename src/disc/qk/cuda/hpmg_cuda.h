@@ -93,9 +93,9 @@ size_t hpmg_cuda_kron3_scratch_bytes(hpmg_cuda_kron3 T, hpmg_real r);
 hpmg_error hpmg_cuda_kron3_apply(hpmg_cuda_kron3 T, hpmg_real r, const void *in, void *out, int add, void *scratch);
 
 /* lambda_max of D^{-1}A by `iters` Jacobi-PCG/Lanczos steps on the GPU
- * (hpmg_estimate_lambda_max's algorithm, in double); work: 4 device vectors
- * of n doubles. */
-hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *work[4], double *lmax);
+ * (hpmg_lambda_max_cg on the CUDA backend from hpmg_estimate_lambda_max's
+ * start vector, in double); work: 6 device vectors of n doubles. */
+hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *work[6], double *lmax);
 
 /* Vertex-patch smoother of one level (src/disc/qk/cuda/qk_patch.cu; the algorithm of
  * src/disc/qk/patch.c with the fdm local solver). */

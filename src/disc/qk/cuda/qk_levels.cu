@@ -402,15 +402,15 @@ static hpmg_error levels_create(hpmg_cuda_solver s) {
   if (s->smoother != HPMG_SMOOTHER_CHEBYSHEV) return HPMG_SUCCESS;
   /* lambda_max of every smoothed level, on the GPU, in double (as the host) */
   const int64_t nf = s->mg.lv[s->mg.nlevels - 1].n;
-  double *w[4] = {NULL, NULL, NULL, NULL};
+  double *w[6] = {NULL, NULL, NULL, NULL, NULL, NULL}; /* fewer than the outer vectors to come */
   hpmg_error e = HPMG_SUCCESS;
-  for (int i = 0; i < 4 && !e; i++) e = dalloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1), &w[i]);
+  for (int i = 0; i < 6 && !e; i++) e = dalloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1), &w[i]);
   for (int i = 1; i < s->mg.nlevels && !e; i++) {
     double est;
     e = hpmg_cuda_estimate_lambda_max(Q(&s->mg.lv[i])->dop, so->cheby_eig_iters, w, &est);
     Q(&s->mg.lv[i])->lmax = 1.2 * est;
   }
-  for (int i = 0; i < 4; i++) hpmg_cuda_free(w[i]);
+  for (int i = 0; i < 6; i++) hpmg_cuda_free(w[i]);
   return e;
 }
 

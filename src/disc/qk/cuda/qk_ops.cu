@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "qk_cuda.h"
+extern "C" {
+#include "la/krylov.h"
+}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -659,55 +662,33 @@ extern "C" hpmg_error hpmg_cuda_kron3_apply(hpmg_cuda_kron3 T, hpmg_real r, cons
 
 /* ---------------------------------------------------- lambda_max (Lanczos) */
 
-extern "C" int LAPACKE_dstev(int layout, char jobz, int n, double *d, double *e, double *z, int ldz);
 
-extern "C" hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *work[4], double *lmax) {
+static hpmg_error lm_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
+  hpmg_kernel_args ka;
+  memset(&ka, 0, sizeof ka);
+  ka.mode = HPMG_KERNEL_APPLY;
+  ka.x = x->data;
+  ka.y = y->data;
+  return hpmg_cuda_op_kernel((hpmg_cuda_op)ctx, x->real, &ka);
+}
+static hpmg_error lm_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
+  return hpmg_cuda_op_inverse_diagonal((hpmg_cuda_op)ctx, r->real, 1.0, r->data, z->data, NULL);
+}
+
+extern "C" hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *work[6], double *lmax) {
   const int64_t n = op->N;
-  const hpmg_real r = HPMG_REAL_DOUBLE;
   *lmax = 1.0;
   if (n == 0) return HPMG_SUCCESS;
-  if (iters > n) iters = (int)n;
-  if (iters < 1) iters = 1;
-  double *res = work[0], *z = work[1], *p = work[2], *q = work[3];
-  double *alpha = (double *)calloc((size_t)iters + 1, sizeof(double));
-  double *beta = (double *)calloc((size_t)iters + 1, sizeof(double));
-  double *dg = (double *)calloc((size_t)iters + 1, sizeof(double));
-  double *off = (double *)calloc((size_t)iters + 1, sizeof(double));
-  hpmg_error e = HPMG_SUCCESS;
-  if (!alpha || !beta || !dg || !off) e = hpmg_error_set(HPMG_ERR_MEMORY, "lambda_max: cannot allocate");
-  double rz = 0.0;
-  int m = 0;
-  if (!e) e = hpmg_cuda_fill_random(r, n, res);
-  if (!e) e = hpmg_cuda_op_inverse_diagonal(op, r, 1.0, res, z, p);
-  if (!e) e = hpmg_cuda_dot(r, n, res, z, &rz);
-  for (int it = 0; !e && it < iters && rz > 0; it++) {
-    hpmg_kernel_args ka;
-    memset(&ka, 0, sizeof ka);
-    ka.mode = HPMG_KERNEL_APPLY;
-    ka.x = p;
-    ka.y = q;
-    double pq = 0.0, rz_new = 0.0;
-    if ((e = hpmg_cuda_op_kernel(op, r, &ka))) break;
-    if ((e = hpmg_cuda_dot(r, n, p, q, &pq))) break;
-    if (!(pq > 0)) break;
-    alpha[it] = rz / pq;
-    if ((e = hpmg_cuda_axpy(r, n, -alpha[it], q, res))) break;
-    if ((e = hpmg_cuda_op_inverse_diagonal(op, r, 1.0, res, z, NULL))) break;
-    if ((e = hpmg_cuda_dot(r, n, res, z, &rz_new))) break;
-    beta[it] = rz_new / rz;
-    rz = rz_new;
-    if ((e = hpmg_cuda_xpby(r, n, z, beta[it], p))) break;
-    m = it + 1;
-  }
-  if (!e && m > 0) {
-    for (int j = 0; j < m; j++) {
-      dg[j] = 1.0 / alpha[j] + (j > 0 ? beta[j - 1] / alpha[j - 1] : 0.0);
-      if (j + 1 < m) off[j] = sqrt(beta[j]) / alpha[j];
-    }
-    if (LAPACKE_dstev(102 /* LAPACK_COL_MAJOR */, 'N', m, dg, off, NULL, 1) != 0)
-      e = hpmg_error_set(HPMG_ERR_NUMERIC, "eigenvalue estimate: dstev failed");
-    else *lmax = dg[m - 1];
-  }
-  free(alpha); free(beta); free(dg); free(off);
-  return e;
+  const hpmg_backend *be;
+  HPMG_CALL(hpmg_backend_cuda(&be));
+  hpmg_vec b = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, n, work[0]), w[5];
+  for (int i = 0; i < 5; i++) w[i] = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, n, work[1 + i]);
+  HPMG_CALL(hpmg_cuda_fill_random(HPMG_REAL_DOUBLE, n, b.data)); /* the host estimate's start vector */
+  hpmg_linop A, M;
+  memset(&A, 0, sizeof A);
+  memset(&M, 0, sizeof M);
+  A.ctx = M.ctx = op;
+  A.apply = lm_apply;
+  M.apply = lm_jacobi;
+  return hpmg_lambda_max_cg(&A, &M, &b, w, iters, lmax);
 }
