@@ -238,7 +238,7 @@ static void kernels(int dim, int64_t n, fd_prec p) {
   OK(hb->axpy(real, N, 0.3, f, hr));
   OK(gb->scale(real, N, -1.7, dr.d));
   OK(gb->axpy(real, N, 0.3, df.d, dr.d));
-  CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD axpby", dim);
+  CHECK(maxdiff(back(&dr), hr, p, N) <= tol * 8, "%dD scale + axpy", dim);
   printf("%dD n=%lld %s: GPU kernels match the CPU\n", dim, (long long)n, p ? "float" : "double");
   rm(&du); rm(&df); rm(&dr); rm(&dc); rm(&dfc);
   free(u); free(f); free(uc); free(hr); free(hc);
