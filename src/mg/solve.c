@@ -13,6 +13,9 @@ hpmg_error hpmg_mg_stationary(hpmg_mg *mg, const hpmg_linop *A, const hpmg_vec *
   hpmg_level *F = &mg->lv[top];
   const int in_place = b == &F->b && x == &F->x;
   const int mixed = !in_place && x->real != mg->real;
+  HPMG_CHECK_ARG(!(mixed && mg->fine_aliases), "a hierarchy whose finest vectors alias the caller's runs in the "
+                                                "outer precision (mixed precision needs fine_aliases = 0)");
+  HPMG_CHECK_ARG(work || (in_place && A->residual_norm), "the stationary iteration needs its work vectors here");
   double r0 = r0_ref, ring[HPMG_STAGNATION_WINDOW];
   info->iterations = 0;
   info->converged = 0;

@@ -19,7 +19,7 @@
  *    ||r|| and (float) r in one pass into the cycle's b, the float
  *    correction added to x in one pass;
  *  - otherwise r = b - A x, z = V r, x += z.
- * work: 2 vectors like x (r, z), unused in place. */
+ * work: 2 vectors like x (r, z); NULL in place where A has residual_norm. */
 hpmg_error hpmg_mg_stationary(hpmg_mg *mg, const hpmg_linop *A, const hpmg_vec *b, hpmg_vec *x, hpmg_vec work[2],
                               int min_it, double r0_ref, const hpmg_krylov_params *prm, hpmg_krylov_info *info);
 
