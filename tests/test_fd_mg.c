@@ -209,7 +209,7 @@ static void split_model(void) {
   fd_split_costs_default(&c);
   const int s2 = fd_split_model(2, 12, &c), s3 = fd_split_model(3, 8, &c);
   printf("split model, default constants: 2D L=12 -> %d, 3D L=8 -> %d\n", s2, s3);
-  CHECK(s2 == 6 && s3 == 4, "default constants pick 6 (2D L=12) and 4 (3D L=8), the measured optima of docs/fd.md");
+  CHECK(s2 == 6 && s3 == 4, "default constants pick 6 (2D L=12) and 4 (3D L=8), as docs/fd.md states");
   CHECK(fd_split_auto(2, 12) == s2 && fd_split_auto(3, 8) == s3, "fd_split_auto uses the default constants");
   fd_split_costs slow_link = c;
   slow_link.link_latency_s = 1.0;
