@@ -61,11 +61,12 @@ void hpmg_mg_reset_stats(hpmg_mg *mg) {
 
 /* --------------------------------------------------------------- timers */
 
-static double tic(const hpmg_mg *mg, const hpmg_level *L) {
+double hpmg_mg_clock(const hpmg_mg *mg, const hpmg_backend *be) {
   if (!mg->opt.timing) return 0.0;
-  if (mg->opt.timing == 2) L->be->sync();
+  if (mg->opt.timing == 2) be->sync();
   return hpmg_wtime();
 }
+static double tic(const hpmg_mg *mg, const hpmg_level *L) { return hpmg_mg_clock(mg, L->be); }
 static void toc(const hpmg_mg *mg, const hpmg_level *L, double t0, double *acc) {
   if (mg->opt.timing) *acc += tic(mg, L) - t0;
 }
@@ -200,6 +201,13 @@ hpmg_error hpmg_mg_precondition(hpmg_mg *mg, const hpmg_vec *r, hpmg_vec *z) {
   HPMG_CALL(hpmg_v_convert(r, &F->b));
   HPMG_CALL(hpmg_mg_vcycle(mg, mg->nlevels - 1, 1));
   return hpmg_v_convert(&F->x, z);
+}
+
+hpmg_error hpmg_mg_coarse_cg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec *x, hpmg_vec work[4]) {
+  const int64_t cap = 10 * b->n + 100;
+  const hpmg_krylov_params prm = {.rtol = 1e-14, .maxit = (int)(cap < 1000000 ? cap : 1000000), .x0_zero = 1};
+  hpmg_krylov_info info;
+  return hpmg_pcg(A, M, b, x, work, 0, &prm, &info);
 }
 
 static hpmg_error mg_apply(void *ctx, const hpmg_vec *r, hpmg_vec *z) { return hpmg_mg_precondition(ctx, r, z); }

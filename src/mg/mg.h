@@ -102,4 +102,13 @@ hpmg_error hpmg_mg_precondition(hpmg_mg *mg, const hpmg_vec *r, hpmg_vec *z);
 /* hpmg_mg_precondition as a linear operator for the Krylov methods */
 hpmg_linop hpmg_mg_linop(hpmg_mg *mg);
 
+/* The hierarchy's clock: 0 without timing, else the wall clock (after be's
+ * sync with timing 2), for phases timed alike outside the cycle. */
+double hpmg_mg_clock(const hpmg_mg *mg, const hpmg_backend *be);
+
+/* A coarse level's CG solve x = A^{-1} b in double from x = 0, run as a
+ * direct solver (relative residual 1e-14, at most 10n + 100 iterations):
+ * the coarse solve of a level too large to factorize. work: 4 vectors like b. */
+hpmg_error hpmg_mg_coarse_cg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b, hpmg_vec *x, hpmg_vec work[4]);
+
 #endif

@@ -93,7 +93,7 @@ static hpmg_error coarse_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
 }
 
 /* in double whatever the cycle precision: the Cholesky factor, or
- * Jacobi-preconditioned CG (hpmg_pcg) to 1e-14 */
+ * Jacobi-preconditioned CG to 1e-14 (hpmg_mg_coarse_cg) */
 static hpmg_error coarse_solve(hpmg_level *L) {
   qk_level *q = Q(L);
   const int64_t n = q->op.g.N;
@@ -107,9 +107,7 @@ static hpmg_error coarse_solve(hpmg_level *L) {
     hpmg_linop A = {&q->op, coarse_apply, NULL, NULL}, M = {&q->op, coarse_jacobi, NULL, NULL};
     hpmg_vec w[4];
     for (int i = 0; i < 4; i++) w[i] = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[2 + i]);
-    const hpmg_krylov_params prm = {.rtol = 1e-14, .maxit = (int)(10 * n + 100 < 1000000 ? 10 * n + 100 : 1000000), .x0_zero = 1};
-    hpmg_krylov_info info;
-    HPMG_CALL(hpmg_pcg(&A, &M, &cb, &cx, w, 0, &prm, &info));
+    HPMG_CALL(hpmg_mg_coarse_cg(&A, &M, &cb, &cx, w));
   }
   return hpmg_v_convert(&cx, &L->x);
 }

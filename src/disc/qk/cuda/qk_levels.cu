@@ -135,11 +135,6 @@ static hpmg_error smooth_kernel(hpmg_level *L, const void *x, void *y, const voi
   return hpmg_cuda_op_kernel(Q(L)->dop, L->x.real, &a);
 }
 
-static hpmg_error vcopy(hpmg_real r, int64_t n, const void *x, void *y) {
-  if (n > 0 && x != y) QK_CU(cudaMemcpyAsync(y, x, (size_t)n * hpmg_real_size(r), cudaMemcpyDeviceToDevice));
-  return HPMG_SUCCESS;
-}
-
 /* chebyshev.c: the same schedule (smoothers/chebyshev.h), GPU passes */
 static hpmg_error cheb_apply(hpmg_level *L, int x_is_zero, int sweeps) {
   qk_level *q = Q(L);
@@ -164,7 +159,7 @@ static hpmg_error cheb_apply(hpmg_level *L, int x_is_zero, int sweeps) {
       cur = other;
       other = t;
     }
-    if (cur != x) HPMG_CALL(vcopy(real, n, cur, x));
+    if (cur != x) HPMG_CALL(Q(L)->s->be->copy(real, n, cur, x));
   }
   return HPMG_SUCCESS;
 }
@@ -192,7 +187,7 @@ static hpmg_error jacobi_apply(hpmg_level *L, int x_is_zero, int sweeps) {
     cur = other;
     other = t;
   }
-  if (cur != x) HPMG_CALL(vcopy(real, n, cur, x));
+  if (cur != x) HPMG_CALL(Q(L)->s->be->copy(real, n, cur, x));
   return HPMG_SUCCESS;
 }
 
@@ -247,7 +242,7 @@ static hpmg_error coarse_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
 }
 
 /* in double whatever the cycle precision: the explicit inverse, or
- * Jacobi-preconditioned CG (hpmg_pcg) to 1e-14, as the host coarse solve */
+ * Jacobi-preconditioned CG to 1e-14 (hpmg_mg_coarse_cg), as the host coarse solve */
 static hpmg_error coarse_solve(hpmg_level *L) {
   qk_level *q = Q(L);
   hpmg_cuda_solver s = q->s;
@@ -267,13 +262,7 @@ static hpmg_error coarse_solve(hpmg_level *L) {
     M.apply = coarse_jacobi;
     hpmg_vec w[4];
     for (int i = 0; i < 4; i++) w[i] = hpmg_vec_wrap(s->be, HPMG_REAL_DOUBLE, n, s->cw[2 + i]);
-    hpmg_krylov_params prm;
-    memset(&prm, 0, sizeof prm);
-    prm.rtol = 1e-14;
-    prm.maxit = (int)(10 * n + 100 < 1000000 ? 10 * n + 100 : 1000000);
-    prm.x0_zero = 1;
-    hpmg_krylov_info info;
-    HPMG_CALL(hpmg_pcg(&A, &M, &cb, &cx, w, 0, &prm, &info));
+    HPMG_CALL(hpmg_mg_coarse_cg(&A, &M, &cb, &cx, w));
   }
   return hpmg_v_convert(&cx, &L->x);
 }
