@@ -77,6 +77,44 @@ typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1 } hpmg_disc;
 #define HPMG_FD_MAX_REFINE_2D 15
 #define HPMG_FD_MAX_REFINE_3D 10
 
+/* Boundary condition of one face of the box. Faces are numbered
+ * 0 = xmin, 1 = xmax, 2 = ymin, 3 = ymax, 4 = zmin, 5 = zmax.
+ * DIRICHLET: u = g on the face; NEUMANN: du/dn = g, n the outward normal;
+ * PERIODIC: both faces of a direction (one periodic face alone is refused).
+ * g is `fn` if set, else `values` if set (Dirichlet only: one value per
+ * boundary node of the face, the face's nodes numbered lexicographically in
+ * the two remaining directions, lower index fastest, including the face's
+ * edges and corners), else the constant `value`. With the built-in
+ * right-hand side HPMG_RHS_SINE, g comes from the manufactured solution
+ * (docs/bc.md) and value/fn/values must be left unset. */
+typedef enum { HPMG_BC_DIRICHLET = 0, HPMG_BC_NEUMANN = 1, HPMG_BC_PERIODIC = 2 } hpmg_bc_kind;
+typedef double (*hpmg_function)(const double x[3], void *user);
+typedef struct {
+  hpmg_bc_kind kind;      /* default DIRICHLET */
+  double value;           /* constant Dirichlet value or Neumann flux (default 0) */
+  hpmg_function fn;       /* g(x) at boundary points, or NULL */
+  void *user;             /* passed to fn */
+  const double *values;   /* Dirichlet: values at the face's nodes, or NULL */
+} hpmg_bc;
+
+/* Node spacing of one direction of the box [0, box[d]]:
+ * UNIFORM; GEOMETRIC: cell widths grow by the factor `param` > 0 from the
+ * min face to the max face (param < 1: clustering at the max face);
+ * TANH: x_i = L/2 (1 + tanh(param (2i/n - 1)) / tanh(param)), clustering
+ * towards both faces, param > 0; NODES: the caller's cells+1 increasing
+ * coordinates in `nodes`, nodes[0] = 0 and nodes[cells] = box[d]. */
+typedef enum { HPMG_SPACING_UNIFORM = 0, HPMG_SPACING_GEOMETRIC, HPMG_SPACING_TANH,
+               HPMG_SPACING_NODES } hpmg_spacing_kind;
+typedef struct {
+  hpmg_spacing_kind kind; /* default UNIFORM */
+  double param;           /* alpha (geometric) or beta (tanh) */
+  const double *nodes;    /* NODES: cells+1 coordinates (copied at problem creation) */
+} hpmg_spacing;
+
+/* Where finite-difference unknowns live: at the grid's vertices, or at cell
+ * centres (the pressure of a staggered-grid flow code). */
+typedef enum { HPMG_FD_VERTEX = 0, HPMG_FD_CELL = 1 } hpmg_fd_layout;
+
 typedef struct {
   int dim;          /* 2 or 3 (default 3) */
   int degree;       /* polynomial degree k: 1..10 in 2D, 1..8 in 3D (default 4) */
@@ -86,6 +124,17 @@ typedef struct {
   double lambda;    /* -Laplace u + lambda u = f, lambda >= 0 (default 0) */
   hpmg_rhs_kind rhs;/* built-in right-hand side (default: manufactured sine) */
   hpmg_disc disc;   /* discretization (default FE) */
+  /* Cells per direction; 0 (default): coarse * 2^refine (FD: 2^refine). When
+   * set, coarse and refine are not read. */
+  int64_t cells[3];
+  hpmg_bc bc[6];            /* per face (default homogeneous Dirichlet) */
+  hpmg_spacing spacing[3];  /* per direction (default uniform) */
+  hpmg_fd_layout fd_layout; /* FD problems (default vertex) */
+  /* Singular problems (no Dirichlet face and lambda = 0): 1 (default) projects
+   * the right-hand side onto the range (its compatibility defect is reported
+   * in hpmg_stats.compat_defect); 0 refuses a right-hand side whose defect
+   * exceeds round-off. */
+  int project_rhs;
 } hpmg_problem_options;
 
 typedef struct hpmg_problem_s *hpmg_problem;
@@ -101,7 +150,6 @@ void hpmg_problem_grid(hpmg_problem prob, int64_t n[3]);
 /* Load vector b_i = integral of f phi_i for a user function f, by (k+1)-point
  * Gauss quadrature on every cell (FD: b_i = f(x_i) at the grid points). b has
  * hpmg_problem_num_dofs entries. */
-typedef double (*hpmg_function)(const double x[3], void *user);
 hpmg_error hpmg_problem_load_vector(hpmg_problem prob, hpmg_function f, void *user, double *b);
 /* L2 error ((k+2)-point Gauss) and max nodal error of x against the exact
  * solution prod sin(pi x_i / L_i) (meaningful for the sine right-hand side).

@@ -22,10 +22,27 @@ void hpmg_problem_options_default(hpmg_problem_options *o) {
   o->lambda = 0.0;
   o->rhs = HPMG_RHS_SINE;
   o->disc = HPMG_DISC_FE;
+  o->project_rhs = 1;
+}
+
+/* Boundary conditions, spacings, cell counts and the FD layout beyond the
+ * defaults are refused until a discretization implements them. */
+static hpmg_error box_defaults_only(const hpmg_problem_options *o) {
+  for (int d = 0; d < 3; d++) {
+    HPMG_CHECK_ARG(o->cells[d] == 0, "cells per direction (--cells) are not supported yet: use --coarse/--refine");
+    HPMG_CHECK_ARG(o->spacing[d].kind == HPMG_SPACING_UNIFORM, "non-uniform spacing (--grid) is not supported yet");
+  }
+  for (int f = 0; f < 6; f++)
+    HPMG_CHECK_ARG(o->bc[f].kind == HPMG_BC_DIRICHLET && o->bc[f].value == 0 && !o->bc[f].fn && !o->bc[f].values,
+                   "boundary conditions other than homogeneous Dirichlet (--bc) are not supported yet");
+  HPMG_CHECK_ARG(o->fd_layout == HPMG_FD_VERTEX, "--fd-layout cell is not supported yet");
+  HPMG_CHECK_ARG(o->project_rhs == 0 || o->project_rhs == 1, "project_rhs must be 0 or 1 (got %d)", o->project_rhs);
+  return HPMG_SUCCESS;
 }
 
 hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
   HPMG_CHECK_ARG(o, "problem options are NULL");
+  HPMG_CALL(box_defaults_only(o));
   HPMG_CHECK_ARG(o->disc == HPMG_DISC_FE || o->disc == HPMG_DISC_FD, "unknown discretization %d (fe or fd)", (int)o->disc);
   if (o->disc == HPMG_DISC_FD) return hpmg_fd_problem_check(o);
   HPMG_CHECK_ARG(o->dim == 2 || o->dim == 3, "--dim must be 2 or 3 (got %d)", o->dim);

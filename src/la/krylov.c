@@ -50,6 +50,7 @@ hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b,
     HPMG_CALL(hpmg_v_zero(x));
     HPMG_CALL(hpmg_v_copy(b, r));
   } else HPMG_CALL(hpmg_linop_residual(A, b, x, r));
+  if (prm->project) HPMG_CALL(prm->project(prm->pctx, r));
   double rn;
   HPMG_CALL(hpmg_v_norm(r, &rn));
   const double r0 = rn;
@@ -61,6 +62,7 @@ hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b,
   monitor(prm, 0, rn, r0);
   if (info->converged) return HPMG_SUCCESS;
   HPMG_CALL(M->apply(M->ctx, r, z));
+  if (prm->project) HPMG_CALL(prm->project(prm->pctx, z));
   HPMG_CALL(hpmg_v_copy(z, p));
   double rz;
   HPMG_CALL(hpmg_v_dot(r, z, &rz));
@@ -82,6 +84,7 @@ hpmg_error hpmg_pcg(const hpmg_linop *A, const hpmg_linop *M, const hpmg_vec *b,
       return HPMG_SUCCESS;
     }
     HPMG_CALL(M->apply(M->ctx, r, z));
+    if (prm->project) HPMG_CALL(prm->project(prm->pctx, z));
     double rz_new, beta;
     HPMG_CALL(hpmg_v_dot(r, z, &rz_new));
     if (flexible) { /* beta = z_new . (r_new - r_old) / rz with r_new - r_old = -alpha q */

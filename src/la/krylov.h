@@ -64,6 +64,13 @@ typedef struct {
    * Lanczos coefficients; beta = 0 where CG stopped before computing it) */
   void (*cg_coeffs)(void *cctx, int it, double alpha, double beta);
   void *cctx;
+  /* optional, for a singular A with a known null space (pure Neumann,
+   * periodic): removes the null-space component of v in place. CG applies it
+   * to the initial residual and to every preconditioned residual, so that
+   * the search directions (and the updates of x) stay in the range; b must
+   * already be compatible (projected by the caller). */
+  hpmg_error (*project)(void *pctx, hpmg_vec *v);
+  void *pctx;
 } hpmg_krylov_params;
 
 /* Preconditioned CG for SPD A and symmetric positive M; flexible = 1: the
