@@ -73,7 +73,13 @@ typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2 } hp
  * points. FD problems read dim and refine (1..15 in 2D, 1..10 in 3D) and
  * ignore degree; coarse, box, lambda and rhs must keep their defaults
  * (1, unit box, 0, sine), or HPMG_ERR_ARG. */
-typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1 } hpmg_disc;
+/* P1: continuous piecewise-linear finite elements on a tetrahedral (triangular
+ * in 2D) mesh, -div(sigma grad u) + lambda u = f with boundary conditions per
+ * physical group (paper 003, docs/p1.md). P1 problems read mesh, lambda, rhs,
+ * sigma/sigma_cells, p1_bc and project_rhs (and dim for the built-in meshes);
+ * the unknowns are all mesh nodes in the solver's numbering (renumbered for
+ * locality at creation), Dirichlet nodes holding their boundary value. */
+typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1, HPMG_DISC_P1 = 2 } hpmg_disc;
 #define HPMG_FD_MAX_REFINE_2D 15
 #define HPMG_FD_MAX_REFINE_3D 10
 
@@ -89,6 +95,30 @@ typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1 } hpmg_disc;
  * (docs/bc.md) and value/fn/values must be left unset. */
 typedef enum { HPMG_BC_DIRICHLET = 0, HPMG_BC_NEUMANN = 1, HPMG_BC_PERIODIC = 2 } hpmg_bc_kind;
 typedef double (*hpmg_function)(const double x[3], void *user);
+
+/* P1 boundary conditions by physical group of boundary facets (the group's
+ * name, or its tag as a decimal string): DIRICHLET u = g (eliminated
+ * symmetrically), NEUMANN sigma du/dn = g (natural; facets without a
+ * condition get g = 0), ROBIN alpha u + sigma du/dn = g. g is fn(x) if set,
+ * else value; with the built-in right-hand side HPMG_RHS_SINE, g comes from
+ * the manufactured solution (docs/p1.md) and value/fn must be left unset. */
+typedef enum { HPMG_P1_BC_DIRICHLET = 0, HPMG_P1_BC_NEUMANN = 1, HPMG_P1_BC_ROBIN = 2 } hpmg_p1_bc_kind;
+typedef struct {
+  const char *group;
+  hpmg_p1_bc_kind kind;
+  double value;       /* g */
+  double robin_alpha; /* alpha >= 0 (ROBIN) */
+  hpmg_function fn;   /* g(x), or NULL */
+  void *user;
+} hpmg_p1_bc;
+/* sigma of the cells of one region (a physical group of cells: name or
+ * decimal tag): a scalar value > 0, or a symmetric positive definite tensor
+ * (3D: xx yy zz xy xz yz; 2D: xx yy xy). */
+typedef struct {
+  const char *region;
+  double value;
+  const double *tensor; /* NULL: the scalar value */
+} hpmg_p1_sigma;
 typedef struct {
   hpmg_bc_kind kind;      /* default DIRICHLET */
   double value;           /* constant Dirichlet value or Neumann flux (default 0) */
@@ -135,6 +165,14 @@ typedef struct {
    * in hpmg_stats.compat_defect); 0 refuses a right-hand side whose defect
    * exceeds round-off. */
   int project_rhs;
+  /* P1 problems (disc = HPMG_DISC_P1): */
+  const char *mesh;               /* mesh file (Gmsh .msh, TetGen), or "regular:L" / "irregular:L" (built-in) */
+  const hpmg_p1_sigma *sigma;     /* per region (default: sigma = 1 everywhere) */
+  int num_sigma;
+  const double *sigma_cells;      /* or per cell, in the mesh's cell order: sigma_cell_comps values each */
+  int sigma_cell_comps;           /* 1 (scalar), 6 (3D tensor) or 3 (2D tensor) */
+  const hpmg_p1_bc *p1_bc;        /* boundary conditions by group (default: zero Neumann everywhere) */
+  int num_p1_bc;
 } hpmg_problem_options;
 
 typedef struct hpmg_problem_s *hpmg_problem;
@@ -320,6 +358,13 @@ typedef struct {
   double t_norm, t_comm, t_fft, t_plan;
   int split;
   hpmg_split_costs split_costs;
+  /* singular problems: ||b - P b|| / ||b|| of the right-hand side before its
+   * projection onto the range (0 otherwise) */
+  double compat_defect;
+  /* P1 problems: matrix nonzeros, cells, and the assembly's symbolic and
+   * numeric phases (seconds, both also in t_setup of the problem's creation) */
+  int64_t nnz, cells;
+  double t_symbolic, t_numeric;
 } hpmg_stats;
 
 typedef struct hpmg_solver_s *hpmg_solver;

@@ -8,6 +8,7 @@
 #include "la/vec.h"
 #include "disc/qk/transfer.h"
 #include "fd.h"
+#include "p1.h"
 #include "problem_impl.h"
 
 int hpmg_max_degree(int dim) { return dim == 2 ? 10 : 10; }
@@ -43,8 +44,12 @@ static hpmg_error box_defaults_only(const hpmg_problem_options *o) {
 hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
   HPMG_CHECK_ARG(o, "problem options are NULL");
   HPMG_CALL(box_defaults_only(o));
-  HPMG_CHECK_ARG(o->disc == HPMG_DISC_FE || o->disc == HPMG_DISC_FD, "unknown discretization %d (fe or fd)", (int)o->disc);
+  HPMG_CHECK_ARG(o->disc == HPMG_DISC_FE || o->disc == HPMG_DISC_FD || o->disc == HPMG_DISC_P1,
+                 "unknown discretization %d (fe, fd or p1)", (int)o->disc);
   if (o->disc == HPMG_DISC_FD) return hpmg_fd_problem_check(o);
+  if (o->disc == HPMG_DISC_P1) return hpmg_p1_problem_check(o);
+  HPMG_CHECK_ARG(!o->mesh && !o->num_sigma && !o->sigma_cells && !o->num_p1_bc,
+                 "mesh, sigma and the P1 boundary conditions apply to P1 problems only (disc p1)");
   HPMG_CHECK_ARG(o->dim == 2 || o->dim == 3, "--dim must be 2 or 3 (got %d)", o->dim);
   HPMG_CHECK_ARG(o->degree >= 1 && o->degree <= hpmg_max_degree(o->dim),
                  "--degree must be in 1..%d for dim %d (got %d)", hpmg_max_degree(o->dim), o->dim, o->degree);
@@ -73,6 +78,17 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
   struct hpmg_problem_s *p = calloc(1, sizeof *p);
   if (!p) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate problem");
   p->o = *o;
+  if (o->disc == HPMG_DISC_P1) {
+    hpmg_error e = hpmg_p1_problem_create(o, &p->p1);
+    if (e) {
+      free(p);
+      return e;
+    }
+    p->o.dim = hpmg_p1_problem_dim(p->p1);
+    p->o.mesh = NULL, p->o.sigma = NULL, p->o.num_sigma = 0, p->o.sigma_cells = NULL, p->o.p1_bc = NULL, p->o.num_p1_bc = 0;
+    *out = p;
+    return HPMG_SUCCESS;
+  }
   int64_t c = (int64_t)o->coarse << o->refine, cells[3] = {c, c, c};
   /* the FD grid's points are the nodes of Q1 on its 2^refine intervals */
   hpmg_error e = hpmg_grid_init(o->dim, o->disc == HPMG_DISC_FD ? 1 : o->degree, cells, o->box, &p->g);
@@ -85,13 +101,20 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
 }
 
 void hpmg_problem_destroy(hpmg_problem *p) {
+  if (*p) hpmg_p1_problem_destroy(&(*p)->p1);
   free(*p);
   *p = NULL;
 }
 
-int64_t hpmg_problem_num_dofs(hpmg_problem p) { return p->g.N; }
+hpmg_p1_problem hpmg_problem_p1(hpmg_problem p) { return p->p1; }
+
+int64_t hpmg_problem_num_dofs(hpmg_problem p) { return p->p1 ? hpmg_p1_problem_num_dofs(p->p1) : p->g.N; }
 
 void hpmg_problem_grid(hpmg_problem p, int64_t n[3]) {
+  if (p->p1) { /* unstructured: all nodes in one direction */
+    n[0] = hpmg_p1_problem_num_dofs(p->p1), n[1] = n[2] = 1;
+    return;
+  }
   for (int d = 0; d < 3; d++) n[d] = p->g.n[d];
 }
 
@@ -179,6 +202,7 @@ hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b) {
 hpmg_error hpmg_problem_load_vector(hpmg_problem p, hpmg_function f, void *user, double *b) {
   HPMG_CHECK_ARG(p && f && b, "load vector: problem, function and output must be non-NULL");
   if (p->o.disc == HPMG_DISC_FD) return hpmg_fd_point_values(p->o.dim, p->o.refine, f, user, b);
+  if (p->p1) return hpmg_p1_problem_load_vector(p->p1, f, user, b);
   const hpmg_grid *g = &p->g;
   quad3 q;
   hpmg_kron3 T = {0};
@@ -213,6 +237,7 @@ hpmg_error hpmg_problem_error(hpmg_problem p, const double *x, double *l2, doubl
     hpmg_fd_error(p->o.dim, p->o.refine, x, l2, NULL, maxerr);
     return HPMG_SUCCESS;
   }
+  if (p->p1) return hpmg_p1_problem_error(p->p1, x, l2, maxerr);
   const hpmg_grid *g = &p->g;
   const hpmg_problem_options *o = &p->o;
   const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
@@ -290,6 +315,7 @@ hpmg_error hpmg_problem_fd_errors(hpmg_problem p, const double *x, double *l2h, 
 
 hpmg_error hpmg_problem_write_vtu(hpmg_problem p, const double *x, const char *path) {
   HPMG_CHECK_ARG(p && x && path, "write_vtu: problem, solution and path must be non-NULL");
+  if (p->p1) return hpmg_p1_problem_write_vtu(p->p1, x, path);
   int cells[3] = {(int)p->g.cells[0], (int)p->g.cells[1], (int)p->g.cells[2]};
   return hpmg_vtu_write(path, p->g.dim, p->g.k, cells, p->o.box, x, "u");
 }

@@ -8,6 +8,7 @@
 struct hpmg_problem_s {
   hpmg_problem_options o;
   hpmg_grid g; /* finest level */
+  struct hpmg_p1_problem_s *p1; /* P1 problems (src/api/p1.c): everything above but o unused */
 };
 
 /* Validate every field; refuse with a message naming the field and the allowed range. */

@@ -1,0 +1,272 @@
+/* P1 assembly: symbolic and numeric phases (assembly.h). */
+#include "disc/p1/assembly.h"
+#include <stdlib.h>
+#include <string.h>
+
+void hpmg_p1_pattern_destroy(hpmg_p1_pattern *p) {
+  hpmg_free(&p->rowptr);
+  hpmg_free(&p->col);
+  hpmg_free(&p->diag);
+  hpmg_free(&p->inc_ptr);
+  hpmg_free(&p->inc);
+  hpmg_free(&p->slot);
+  memset(p, 0, sizeof *p);
+}
+
+/* sorts a[0..n) and removes duplicates; returns the new length */
+static int sort_unique(int64_t *a, int n) {
+  for (int i = 1; i < n; i++) { /* rows are short (tens of entries): insertion sort */
+    int64_t v = a[i];
+    int j = i - 1;
+    while (j >= 0 && a[j] > v) a[j + 1] = a[j], j--;
+    a[j + 1] = v;
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (m == 0 || a[i] != a[m - 1]) a[m++] = a[i];
+  return m;
+}
+
+/* the sorted unique nodes of row i's incident cells into buf; returns the count */
+static int row_nodes(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, int64_t i, int64_t *buf) {
+  int cnt = 0;
+  for (int64_t q = p->inc_ptr[i]; q < p->inc_ptr[i + 1]; q++) {
+    const int64_t c = p->inc[q] / p->nv;
+    for (int l = 0; l < p->nv; l++) buf[cnt++] = m->cell_nodes[c * p->nv + l];
+  }
+  return sort_unique(buf, cnt);
+}
+
+int64_t hpmg_p1_find(const hpmg_p1_pattern *p, int64_t i, int64_t j) {
+  int64_t lo = p->rowptr[i], hi = p->rowptr[i + 1] - 1;
+  while (lo <= hi) {
+    const int64_t mid = (lo + hi) / 2;
+    if (p->col[mid] == j) return mid;
+    if (p->col[mid] < j) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+hpmg_error hpmg_p1_pattern_build(const hpmg_p1_mesh *m, hpmg_p1_pattern *p) {
+  memset(p, 0, sizeof *p);
+  HPMG_CHECK_ARG(m->dim == 2 || m->dim == 3, "P1 pattern: mesh dimension %d", m->dim);
+  HPMG_CHECK_ARG(m->num_nodes > 0 && m->num_cells > 0, "P1 pattern: empty mesh");
+  HPMG_CHECK_ARG(m->num_nodes < INT32_MAX, "P1 pattern: %lld nodes exceed 32-bit column indices", (long long)m->num_nodes);
+  const int nv = m->dim + 1;
+  const int64_t n = m->num_nodes, nc = m->num_cells;
+  p->dim = m->dim;
+  p->nv = nv;
+  p->n = n;
+  p->ncells = nc;
+  hpmg_error e = hpmg_calloc(sizeof(int64_t) * (size_t)(n + 1), &p->inc_ptr);
+  if (!e) e = hpmg_malloc(sizeof(int64_t) * (size_t)(nc * nv), &p->inc);
+  if (!e) e = hpmg_malloc(sizeof(int64_t) * (size_t)(n + 1), &p->rowptr);
+  if (!e) e = hpmg_malloc(sizeof(int64_t) * (size_t)n, &p->diag);
+  if (!e) e = hpmg_malloc(sizeof(uint16_t) * (size_t)(nc * nv * nv), &p->slot);
+  if (e) goto fail;
+  /* incidence, in ascending cell order (a counting sort by node) */
+  for (int64_t q = 0; q < nc * nv; q++) {
+    const int64_t v = m->cell_nodes[q];
+    if (v < 0 || v >= n) {
+      e = hpmg_error_set(HPMG_ERR_ARG, "P1 pattern: cell %lld has node index %lld outside 0..%lld", (long long)(q / nv),
+                         (long long)v, (long long)n - 1);
+      goto fail;
+    }
+    p->inc_ptr[v + 1]++;
+  }
+  int maxinc = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t d = p->inc_ptr[i + 1];
+    if (d > maxinc) maxinc = (int)(d < 1 << 20 ? d : 1 << 20);
+    p->inc_ptr[i + 1] += p->inc_ptr[i];
+  }
+  {
+    int64_t *fill = NULL;
+    if ((e = hpmg_malloc(sizeof(int64_t) * (size_t)n, &fill))) goto fail;
+    memcpy(fill, p->inc_ptr, sizeof(int64_t) * (size_t)n);
+    for (int64_t q = 0; q < nc * nv; q++) p->inc[fill[m->cell_nodes[q]]++] = q;
+    hpmg_free(&fill);
+  }
+  /* row lengths, then the columns */
+  const int bufn = maxinc * nv;
+  int64_t maxrow = 0;
+  p->rowptr[0] = 0;
+  int failed = 0;
+#pragma omp parallel reduction(max : maxrow) reduction(| : failed)
+  {
+    int64_t *buf = malloc(sizeof(int64_t) * (size_t)(bufn > 0 ? bufn : 1));
+    if (!buf) failed = 1;
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+      if (!buf) continue;
+      const int64_t len = row_nodes(m, p, i, buf);
+      p->rowptr[i + 1] = len;
+      maxrow = len > maxrow ? len : maxrow;
+    }
+    free(buf);
+  }
+  if (failed) {
+    e = hpmg_error_set(HPMG_ERR_MEMORY, "P1 pattern: cannot allocate a row buffer");
+    goto fail;
+  }
+  if (maxrow > 65535) {
+    e = hpmg_error_set(HPMG_ERR_ARG, "P1 pattern: a node has %lld neighbours (at most 65535)", (long long)maxrow);
+    goto fail;
+  }
+  p->max_row = (int)maxrow;
+  for (int64_t i = 0; i < n; i++) p->rowptr[i + 1] += p->rowptr[i];
+  p->nnz = p->rowptr[n];
+  if ((e = hpmg_malloc(sizeof(int32_t) * (size_t)p->nnz, &p->col))) goto fail;
+#pragma omp parallel reduction(| : failed)
+  {
+    int64_t *buf = malloc(sizeof(int64_t) * (size_t)(bufn > 0 ? bufn : 1));
+    if (!buf) failed = 1;
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+      if (!buf) continue;
+      const int len = row_nodes(m, p, i, buf);
+      for (int a = 0; a < len; a++) {
+        p->col[p->rowptr[i] + a] = (int32_t)buf[a];
+        if (buf[a] == i) p->diag[i] = p->rowptr[i] + a;
+      }
+    }
+    free(buf);
+  }
+  if (failed) {
+    e = hpmg_error_set(HPMG_ERR_MEMORY, "P1 pattern: cannot allocate a row buffer");
+    goto fail;
+  }
+  /* cell -> entry positions */
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < nc; c++) {
+    const int64_t *v = m->cell_nodes + c * nv;
+    for (int k = 0; k < nv; k++)
+      for (int l = 0; l < nv; l++)
+        p->slot[(c * nv + k) * nv + l] = (uint16_t)(hpmg_p1_find(p, v[k], v[l]) - p->rowptr[v[k]]);
+  }
+  return HPMG_SUCCESS;
+fail:
+  hpmg_p1_pattern_destroy(p);
+  return e;
+}
+
+/* not inlined: the serial and the threaded loop must round alike (bitwise equal results) */
+__attribute__((noinline)) double hpmg_p1_local_matrix(const hpmg_p1_mesh *m, const hpmg_p1_coef *cf, int64_t c,
+                                                     double *out) {
+  const int dim = m->dim, nv = dim + 1;
+  const int64_t *v = m->cell_nodes + c * nv;
+  double g[4][3], meas;
+  const double *s = cf->sigma ? cf->sigma + c * cf->comps : NULL;
+  if (dim == 3) {
+    double a[3][3];
+    for (int k = 0; k < 3; k++)
+      for (int d = 0; d < 3; d++) a[k][d] = m->x[d][v[k + 1]] - m->x[d][v[0]];
+    /* rows of J^-1 for J = [a1 a2 a3]: (a2 x a3, a3 x a1, a1 x a2) / det */
+    double cr[3][3];
+    for (int k = 0; k < 3; k++) {
+      const double *p = a[(k + 1) % 3], *q = a[(k + 2) % 3];
+      cr[k][0] = p[1] * q[2] - p[2] * q[1];
+      cr[k][1] = p[2] * q[0] - p[0] * q[2];
+      cr[k][2] = p[0] * q[1] - p[1] * q[0];
+    }
+    const double det = a[0][0] * cr[0][0] + a[0][1] * cr[0][1] + a[0][2] * cr[0][2], inv = 1.0 / det;
+    meas = det / 6.0;
+    for (int d = 0; d < 3; d++) {
+      g[1][d] = cr[0][d] * inv;
+      g[2][d] = cr[1][d] * inv;
+      g[3][d] = cr[2][d] * inv;
+      g[0][d] = -(g[1][d] + g[2][d] + g[3][d]);
+    }
+  } else {
+    const double ax = m->x[0][v[1]] - m->x[0][v[0]], ay = m->x[1][v[1]] - m->x[1][v[0]];
+    const double bx = m->x[0][v[2]] - m->x[0][v[0]], by = m->x[1][v[2]] - m->x[1][v[0]];
+    const double det = ax * by - ay * bx, inv = 1.0 / det;
+    meas = det / 2.0;
+    g[1][0] = by * inv, g[1][1] = -bx * inv;
+    g[2][0] = -ay * inv, g[2][1] = ax * inv;
+    g[0][0] = -(g[1][0] + g[2][0]), g[0][1] = -(g[1][1] + g[2][1]);
+  }
+  /* sigma g_l for each l */
+  double sg[4][3];
+  for (int l = 0; l < nv; l++) {
+    if (!s || cf->comps == 1) {
+      const double sc = s ? s[0] : 1.0;
+      for (int d = 0; d < dim; d++) sg[l][d] = sc * g[l][d];
+    } else if (dim == 3) { /* xx yy zz xy xz yz */
+      sg[l][0] = s[0] * g[l][0] + s[3] * g[l][1] + s[4] * g[l][2];
+      sg[l][1] = s[3] * g[l][0] + s[1] * g[l][1] + s[5] * g[l][2];
+      sg[l][2] = s[4] * g[l][0] + s[5] * g[l][1] + s[2] * g[l][2];
+    } else { /* xx yy xy */
+      sg[l][0] = s[0] * g[l][0] + s[2] * g[l][1];
+      sg[l][1] = s[2] * g[l][0] + s[1] * g[l][1];
+    }
+  }
+  const double mass = cf->lambda * meas / (dim == 3 ? 20.0 : 12.0);
+  for (int k = 0; k < nv; k++)
+    for (int l = k; l < nv; l++) {
+      double d = 0.0;
+      for (int q = 0; q < dim; q++) d += g[k][q] * sg[l][q];
+      const double a = meas * d + mass * (k == l ? 2.0 : 1.0);
+      out[k * nv + l] = out[l * nv + k] = a;
+    }
+  return meas;
+}
+
+void hpmg_p1_assemble(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, const hpmg_p1_coef *cf, double *scratch,
+                      double *val) {
+  const int nv = p->nv, nv2 = nv * nv;
+  const int64_t nc = p->ncells, n = p->n;
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (int64_t c = 0; c < nc; c++) hpmg_p1_local_matrix(m, cf, c, scratch + c * nv2);
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+      double *row = val + p->rowptr[i];
+      const int64_t len = p->rowptr[i + 1] - p->rowptr[i];
+      for (int64_t a = 0; a < len; a++) row[a] = 0.0;
+      for (int64_t q = p->inc_ptr[i]; q < p->inc_ptr[i + 1]; q++) {
+        const int64_t ck = p->inc[q]; /* cell * nv + k */
+        const double *lr = scratch + ck * nv;
+        const uint16_t *sl = p->slot + ck * nv;
+        for (int l = 0; l < nv; l++) row[sl[l]] += lr[l];
+      }
+    }
+  }
+}
+
+void hpmg_p1_assemble_serial(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, const hpmg_p1_coef *cf, double *val) {
+  const int nv = p->nv;
+  memset(val, 0, sizeof(double) * (size_t)p->nnz);
+  double loc[16];
+  for (int64_t c = 0; c < p->ncells; c++) {
+    hpmg_p1_local_matrix(m, cf, c, loc);
+    const int64_t *v = m->cell_nodes + c * nv;
+    for (int k = 0; k < nv; k++) {
+      double *row = val + p->rowptr[v[k]];
+      const uint16_t *sl = p->slot + (c * nv + k) * nv;
+      for (int l = 0; l < nv; l++) row[sl[l]] += loc[k * nv + l];
+    }
+  }
+}
+
+void hpmg_p1_gather_vector(const hpmg_p1_pattern *p, const double *loc, double *b) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < p->n; i++) {
+    double s = 0.0;
+    for (int64_t q = p->inc_ptr[i]; q < p->inc_ptr[i + 1]; q++) s += loc[p->inc[q]];
+    b[i] = s;
+  }
+}
+
+void hpmg_p1_spmv(const hpmg_p1_pattern *p, const double *val, const double *x, double *y) {
+  const int64_t *rp = p->rowptr;
+  const int32_t *col = p->col;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < p->n; i++) {
+    double s = 0.0;
+    for (int64_t q = rp[i]; q < rp[i + 1]; q++) s += val[q] * x[col[q]];
+    y[i] = s;
+  }
+}

@@ -1,0 +1,63 @@
+/* P1 finite-element assembly on simplex meshes (docs/p1.md, "Assembly").
+ *
+ * Symbolic phase (once per mesh): the node -> (cell, local index)
+ * incidence, the full symmetric CSR pattern with sorted columns, and for
+ * every cell the position of each of its (dim+1)^2 local entries inside the
+ * row (16-bit offsets from the row start).
+ *
+ * Numeric phase (per set of coefficients): the local matrices of all cells
+ * into a scratch array, then a row-wise gather: row i sums, for its
+ * incident cells in ascending order, their local rows into its entries. No
+ * two threads write one entry and every entry adds its terms in the order of
+ * the serial element loop (Algorithm 3.1 of paper 003), so the threaded
+ * matrix is bitwise the serial one, whatever the thread count. */
+#ifndef HPMG_P1_ASSEMBLY_H
+#define HPMG_P1_ASSEMBLY_H
+
+#include "disc/p1/mesh.h"
+
+typedef struct {
+  int dim, nv;             /* nv = dim + 1 nodes per cell */
+  int64_t n, ncells, nnz;
+  int64_t *rowptr;         /* n + 1 */
+  int32_t *col;            /* nnz, sorted within each row */
+  int64_t *diag;           /* n: position of the diagonal entry */
+  int64_t *inc_ptr;        /* n + 1 */
+  int64_t *inc;            /* cell * nv + k for node i = cell's k-th node, ascending cell */
+  uint16_t *slot;          /* ncells * nv * nv: col position of node l in row node k, minus rowptr */
+  int max_row;             /* longest row */
+} hpmg_p1_pattern;
+
+hpmg_error hpmg_p1_pattern_build(const hpmg_p1_mesh *m, hpmg_p1_pattern *p);
+void hpmg_p1_pattern_destroy(hpmg_p1_pattern *p);
+
+/* Coefficients of -div(sigma grad u) + lambda u. sigma NULL: 1; comps 1: a
+ * scalar per cell; comps 6 (3D: xx yy zz xy xz yz) or 3 (2D: xx yy xy): a
+ * symmetric tensor per cell. */
+typedef struct {
+  const double *sigma;
+  int comps;
+  double lambda;
+} hpmg_p1_coef;
+
+/* Stiffness + lambda mass of cell c: out[k * nv + l]; returns the cell's
+ * measure (volume or area; negative for a negatively oriented cell). */
+double hpmg_p1_local_matrix(const hpmg_p1_mesh *m, const hpmg_p1_coef *cf, int64_t c, double *out);
+
+/* Threaded numeric phase: val (nnz) = A. scratch: ncells * nv^2 doubles. */
+void hpmg_p1_assemble(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, const hpmg_p1_coef *cf, double *scratch,
+                      double *val);
+/* The serial element loop (reference and benchmark baseline): bitwise equal
+ * to hpmg_p1_assemble. */
+void hpmg_p1_assemble_serial(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, const hpmg_p1_coef *cf, double *val);
+
+/* Row-wise gather of per-cell vectors loc[c * nv + k] into b (n). */
+void hpmg_p1_gather_vector(const hpmg_p1_pattern *p, const double *loc, double *b);
+
+/* position of column j in row i, -1 if absent */
+int64_t hpmg_p1_find(const hpmg_p1_pattern *p, int64_t i, int64_t j);
+
+/* y = A x (threaded CSR) */
+void hpmg_p1_spmv(const hpmg_p1_pattern *p, const double *val, const double *x, double *y);
+
+#endif
