@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""hpmg solve --json prints the fields of docs/json.md for --disc fe and --disc fd
-(CPU): the same names, null exactly where the table says a field is for the other
-discretization, the documented types, and sensible values.
+"""hpmg solve --json prints the fields of docs/json.md for --disc fe, fd and p1
+(CPU): the same names, null exactly where the table says a field is for other
+discretizations, the documented types, and sensible values.
 usage: json_schema_check.py path/to/hpmg path/to/docs/json.md"""
 import json
 import re
@@ -20,7 +20,13 @@ def check(cond, what):
         fail.append(what)
 
 
-runs = {"fe": ["--dim", "2", "--degree", "2", "--refine", "3"], "fd": ["--disc", "fd", "--dim", "2", "--refine", "6"]}
+runs = {"fe": ["--dim", "2", "--degree", "2", "--refine", "3"], "fd": ["--disc", "fd", "--dim", "2", "--refine", "6"],
+        "p1": ["--disc", "p1", "--dim", "2", "--mesh", "regular:3", "--bc-group", "xmin=dirichlet"]}
+
+
+def fills(for_, disc):
+    return for_ == "all" or disc in [f.strip() for f in for_.split(",")]
+
 out = {}
 for disc, args in runs.items():
     p = subprocess.run([hpmg, "solve", "--json"] + args, capture_output=True, text=True)
@@ -33,7 +39,7 @@ for disc, args in runs.items():
         if k not in d:
             continue
         v = d[k]
-        if for_ in ("fe", "fd") and for_ != disc:
+        if not fills(for_, disc):
             check(v is None, f"{disc}: {k} is for {for_} only but is {v!r}")
             continue
         check(v is not None, f"{disc}: {k} is null")
@@ -41,7 +47,7 @@ for disc, args in runs.items():
               f"{disc}: {k} = {v!r} is not of type {typ}")
     check(d["disc"] == disc and d["device"] == "cpu" and d["dim"] == 2 and d["status"] == 0, f"{disc}: disc/device/dim/status")
     check(d["converged"] and 1 <= d["iterations"] <= d["maxit"], f"{disc}: converged in 1..maxit iterations")
-    check(0 < d["dofs"] < d["dofs_total"], f"{disc}: 0 < dofs < dofs_total")
+    check(0 < d["dofs"] < d["dofs_total"] if disc != "p1" else 0 < d["dofs"] == d["dofs_total"], f"{disc}: dofs, dofs_total")
     check(0 < d["residual"] < d["residual0"] and abs(d["relres"] - d["residual"] / d["residual0"]) <= 1e-5 * d["relres"]
           and d["relres"] <= 10 * d["tol"], f"{disc}: residuals")
     check(len(d["history"]) == d["iterations"] + 1 and all(h >= 0 for h in d["history"])
@@ -50,8 +56,14 @@ for disc, args in runs.items():
     check(d["solve_s"] > 0 and d["setup_s"] >= 0 and d["dofs_per_s"] > 0 and d["solve_mean_s"] >= d["solve_s"] * (1 - 1e-9)
           and d["repeat"] == 1, f"{disc}: times")
     check(d["bytes_host"] > 0 and d["bytes_device"] == 0, f"{disc}: memory")
-    check(d["smoother_s"] >= 0 and d["operator_s"] >= 0 and d["threads"] >= 1, f"{disc}: phase times, threads")
-fe, fd = out.get("fe", {}), out.get("fd", {})
+    check(disc == "p1" or (d["smoother_s"] >= 0 and d["operator_s"] >= 0), f"{disc}: phase times")
+    check(d["threads"] >= 1 and d["krylov_s"] >= 0, f"{disc}: threads, krylov_s")
+fe, fd, p1 = out.get("fe", {}), out.get("fd", {}), out.get("p1", {})
+if p1:
+    check(list(p1) == list(fe), "fe and p1 print the fields in different orders")
+    check(p1["dofs"] == 65 ** 2 and p1["cells"] == 2 * 64 ** 2 and p1["nnz"] > p1["dofs"] and p1["solver"] == "cg"
+          and p1["smoother"] == "jacobi" and p1["mesh"] == "regular:3" and p1["symbolic_s"] >= 0 and p1["numeric_s"] >= 0
+          and p1["compat_defect"] == 0 and p1["matvecs"] > 0, "p1-only values")
 if fe and fd:
     check(list(fe) == list(fd), "fe and fd print the fields in different orders")
     check(fe["dofs_total"] == (2 * 8 + 1) ** 2 and fd["dofs"] == 63 ** 2 and fd["dofs_total"] == 65 ** 2 and fd["n"] == 64,
@@ -62,5 +74,5 @@ if fe and fd:
           and fe["per_level"][0]["dofs"] == fe["dofs"], "fe-only values")
 for f in fail:
     print("FAIL:", f)
-print(f"{len(schema)} documented fields; fe and fd objects", "differ from the schema" if fail else "match it")
+print(f"{len(schema)} documented fields; fe, fd and p1 objects", "differ from the schema" if fail else "match it")
 sys.exit(1 if fail else 0)

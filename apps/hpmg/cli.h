@@ -9,6 +9,8 @@
 
 /* hpmg solve --disc fd ...: returns the exit status */
 int hpmg_cli_fd(int argc, char **argv);
+/* hpmg solve --disc p1 ...: returns the exit status */
+int hpmg_cli_p1(int argc, char **argv);
 /* hpmg --version: the library, the CPU kernel variant in use, CUDA */
 void hpmg_cli_print_version(void);
 
@@ -34,6 +36,7 @@ typedef struct {
   double dofs_per_s;
   double bytes_host, bytes_device; /* NaN: not estimated */
   int status;                   /* the exit status */
+  const char *mesh;             /* P1: the mesh (file or built-in spec) */
 } hpmg_cli_report;
 
 /* Prints the report as one line of JSON: the same fields for both

@@ -35,16 +35,21 @@ void hpmg_cli_print_json(const hpmg_cli_report *r) {
   const hpmg_problem_options *po = &r->po;
   const hpmg_solver_options *so = &r->so;
   const hpmg_stats *st = &r->st;
-  const int fe = po->disc == HPMG_DISC_FE, fd = !fe;
+  const int fe = po->disc == HPMG_DISC_FE, fd = po->disc == HPMG_DISC_FD, p1 = po->disc == HPMG_DISC_P1, grid = !p1;
   const hpmg_smoother_kind sm = so->smoother;
   const int patch = sm == HPMG_SMOOTHER_PATCH, gs = sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS;
   /* Q_k on the GPU times phases and levels only with --profile: null there, not 0 */
   const int timed = fd || so->device == HPMG_DEVICE_CPU || so->profile;
-  printf("{\"disc\":\"%s\",\"device\":\"%s\",\"dim\":%d", fe ? "fe" : "fd",
+  printf("{\"disc\":\"%s\",\"device\":\"%s\",\"dim\":%d", fe ? "fe" : fd ? "fd" : "p1",
          so->device == HPMG_DEVICE_CUDA ? "cuda" : "cpu", po->dim);
   num("degree", "%.0f", fe, po->degree);
-  printf(",\"coarse\":%d,\"refine\":%d,\"n\":%lld,\"box\":[%g,%g,%g],\"lambda\":%g", po->coarse, po->refine,
-         (long long)r->n, po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0, po->lambda);
+  num("coarse", "%.0f", grid, po->coarse);
+  num("refine", "%.0f", grid, po->refine);
+  num("n", "%.0f", grid, (double)r->n);
+  if (grid) printf(",\"box\":[%g,%g,%g]", po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0);
+  else printf(",\"box\":null");
+  printf(",\"lambda\":%g", po->lambda);
+  str("mesh", p1, r->mesh);
   str("rhs", 1, hpmg_cli_rhss[po->rhs]);
   str("solver", 1, hpmg_cli_solvers[so->solver]);
   num("restart", "%.0f", fe, so->restart);
@@ -56,11 +61,12 @@ void hpmg_cli_print_json(const hpmg_cli_report *r) {
   str("patch_kernel", 1, patch ? hpmg_cli_patch_kernels[so->patch_kernel] : "none");
   str("gs_order", 1, gs ? hpmg_cli_gs_orders[so->gs_order] : "none");
   num("cheby_degree", "%.0f", fe, so->cheby_degree);
-  num("jacobi_omega", "%g", 1, so->jacobi_omega);
+  num("jacobi_omega", "%g", grid, so->jacobi_omega);
   num("sor", "%g", fd, so->sor);
-  printf(",\"pre\":%d,\"post\":%d", so->pre, so->post);
+  num("pre", "%.0f", grid, so->pre);
+  num("post", "%.0f", grid, so->post);
   str("fmg_interp", fd, hpmg_cli_fmg_interps[so->fmg_interp]);
-  str("cycle", 1, hpmg_cli_cycles[so->cycle]);
+  str("cycle", grid, hpmg_cli_cycles[so->cycle]);
   str("precision", 1, hpmg_cli_precisions[so->precision]);
   printf(",\"tol\":%g,\"maxit\":%d,\"threads\":%d,\"isa\":\"%s\",\"simd_bytes\":%d", so->tol, so->maxit,
          omp_get_max_threads(), hpmg_cpu_isa(), hpmg_cpu_simd_bytes());
@@ -73,17 +79,22 @@ void hpmg_cli_print_json(const hpmg_cli_report *r) {
   num("rms_error", "%.6e", fd, err(r->rms_error));
   num("setup_s", "%.6e", 1, st->t_setup);
   num("plan_s", "%.6e", fd, st->t_plan);
-  num("operator_s", "%.6e", timed, st->t_operator);
-  num("smoother_s", "%.6e", timed, st->t_smoother);
-  num("transfer_s", "%.6e", timed, st->t_transfer);
-  num("coarse_s", "%.6e", timed, st->t_coarse);
+  num("operator_s", "%.6e", grid && timed, st->t_operator);
+  num("smoother_s", "%.6e", grid && timed, st->t_smoother);
+  num("transfer_s", "%.6e", grid && timed, st->t_transfer);
+  num("coarse_s", "%.6e", grid && timed, st->t_coarse);
   num("krylov_s", "%.6e", timed, st->t_krylov);
   num("norm_s", "%.6e", fd, st->t_norm);
   num("comm_s", "%.6e", fd, st->t_comm);
   num("fft_s", "%.6e", fd, st->t_fft);
   printf(",\"solve_s\":%.6e,\"solve_mean_s\":%.6e,\"repeat\":%d,\"dofs_per_s\":%.6e", r->solve_s, r->solve_mean_s,
          r->repeat, r->dofs_per_s);
-  num("matvecs", "%.0f", fe, (double)st->operator_applications);
+  num("matvecs", "%.0f", fe || p1, (double)st->operator_applications);
+  num("nnz", "%.0f", p1, (double)st->nnz);
+  num("cells", "%.0f", p1, (double)st->cells);
+  num("symbolic_s", "%.6e", p1, st->t_symbolic);
+  num("numeric_s", "%.6e", p1, st->t_numeric);
+  num("compat_defect", "%.6e", p1, st->compat_defect);
   num("bytes_host", "%.0f", !isnan(r->bytes_host), r->bytes_host);
   num("bytes_device", "%.0f", !isnan(r->bytes_device), r->bytes_device);
   printf(",\"status\":%d", r->status);
