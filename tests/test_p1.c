@@ -111,6 +111,26 @@ static void test_identities(const char *spec, int dim, int tensor) {
     hpmg_p1_assemble(&m, &p, &cf, scr, val);
     hpmg_p1_assemble_serial(&m, &p, &cf, ref);
     CHECK(!memcmp(val, ref, sizeof(double) * (size_t)p.nnz), "%s: threaded assembly differs from the serial loop", spec);
+    { /* the GPU's scheme on the host: entry-major upper triangles, per-entry gather through the lists */
+      uint32_t *cptr, *cidx;
+      const int nloc = nv * (nv + 1) / 2;
+      double *up = malloc(sizeof(double) * (size_t)(nloc * p.ncells)), loc[16];
+      CHECK(!hpmg_p1_contributions(&p, &cptr, &cidx), "contributions: %s", hpmg_last_error());
+      for (int64_t c = 0; c < p.ncells; c++) {
+        hpmg_p1_local_matrix(&m, &cf, c, loc);
+        for (int k = 0; k < nv; k++)
+          for (int l = k; l < nv; l++) up[hpmg_p1_packed(k, l, nv) * p.ncells + c] = loc[k * nv + l];
+      }
+      int64_t diff = 0;
+      for (int64_t q = 0; q < p.nnz; q++) {
+        double sum = 0.0;
+        for (uint32_t t = cptr[q]; t < cptr[q + 1]; t++) sum += up[cidx[t]];
+        diff += sum != val[q];
+      }
+      CHECK(diff == 0 && cptr[p.nnz] == (uint32_t)(p.ncells * nv * nv), "%s: the per-entry gather differs in %lld entries",
+            spec, (long long)diff);
+      hpmg_free(&cptr), hpmg_free(&cidx), free(up);
+    }
     int64_t asym = 0;
     double rowmax = 0.0, amax = 0.0, total = 0.0;
     for (int64_t i = 0; i < p.n; i++) {

@@ -435,7 +435,7 @@ hpmg_error hpmg_p1_problem_create(const hpmg_problem_options *o, hpmg_p1_problem
     p->t_symbolic = hpmg_wtime() - ts;
   }
   if (!e) e = hpmg_malloc(sizeof(double) * (size_t)p->pat.nnz, &p->val);
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(p->pat.ncells * p->pat.nv * p->pat.nv), &scratch);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(p->pat.ncells * p->pat.nv * (p->pat.nv + 1) / 2), &scratch);
   if (!e) {
     const double tn = hpmg_wtime();
     const hpmg_p1_coef cf = {p->sigma, p->comps, o->lambda};

@@ -213,25 +213,45 @@ __attribute__((noinline)) double hpmg_p1_local_matrix(const hpmg_p1_mesh *m, con
   return meas;
 }
 
+/* row i of the gather; NV a constant, so that cell = inc / NV and k = inc % NV
+ * cost a shift or a multiplication instead of two integer divisions */
+static inline void gather_row(const hpmg_p1_pattern *p, const double *scratch, const int pk[4][4], int64_t i, double *val,
+                              const int NV) {
+  const int nloc = NV * (NV + 1) / 2;
+  double *row = val + p->rowptr[i];
+  const int64_t len = p->rowptr[i + 1] - p->rowptr[i];
+  for (int64_t a = 0; a < len; a++) row[a] = 0.0;
+  for (int64_t q = p->inc_ptr[i]; q < p->inc_ptr[i + 1]; q++) {
+    const int64_t ck = p->inc[q]; /* cell * NV + k */
+    const double *up = scratch + (ck / NV) * nloc;
+    const int *pkk = pk[ck % NV];
+    const uint16_t *sl = p->slot + ck * NV;
+    for (int l = 0; l < NV; l++) row[sl[l]] += up[pkk[l]];
+  }
+}
+
 void hpmg_p1_assemble(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, const hpmg_p1_coef *cf, double *scratch,
                       double *val) {
-  const int nv = p->nv, nv2 = nv * nv;
+  const int nv = p->nv, nloc = nv * (nv + 1) / 2;
   const int64_t nc = p->ncells, n = p->n;
+  int pk[4][4]; /* (k, l) -> place in the upper triangle */
+  for (int k = 0; k < nv; k++)
+    for (int l = 0; l < nv; l++) pk[k][l] = hpmg_p1_packed(k, l, nv);
 #pragma omp parallel
   {
+    double loc[16];
 #pragma omp for schedule(static)
-    for (int64_t c = 0; c < nc; c++) hpmg_p1_local_matrix(m, cf, c, scratch + c * nv2);
+    for (int64_t c = 0; c < nc; c++) {
+      hpmg_p1_local_matrix(m, cf, c, loc);
+      for (int k = 0; k < nv; k++)
+        for (int l = k; l < nv; l++) scratch[c * nloc + pk[k][l]] = loc[k * nv + l];
+    }
+    if (nv == 4) {
 #pragma omp for schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-      double *row = val + p->rowptr[i];
-      const int64_t len = p->rowptr[i + 1] - p->rowptr[i];
-      for (int64_t a = 0; a < len; a++) row[a] = 0.0;
-      for (int64_t q = p->inc_ptr[i]; q < p->inc_ptr[i + 1]; q++) {
-        const int64_t ck = p->inc[q]; /* cell * nv + k */
-        const double *lr = scratch + ck * nv;
-        const uint16_t *sl = p->slot + ck * nv;
-        for (int l = 0; l < nv; l++) row[sl[l]] += lr[l];
-      }
+      for (int64_t i = 0; i < n; i++) gather_row(p, scratch, pk, i, val, 4);
+    } else {
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < n; i++) gather_row(p, scratch, pk, i, val, 3);
     }
   }
 }
@@ -269,4 +289,65 @@ void hpmg_p1_spmv(const hpmg_p1_pattern *p, const double *val, const double *x, 
     for (int64_t q = rp[i]; q < rp[i + 1]; q++) s += val[q] * x[col[q]];
     y[i] = s;
   }
+}
+
+hpmg_error hpmg_p1_contributions(const hpmg_p1_pattern *p, uint32_t **cptr_out, uint32_t **cidx_out) {
+  *cptr_out = NULL, *cidx_out = NULL;
+  const int nv = p->nv;
+  const int64_t n = p->n, nc = p->ncells, total = nc * nv * nv;
+  HPMG_CHECK_ARG((double)total < 4294967295.0 && p->nnz < 4294967295LL,
+                 "P1 contribution lists: %lld cells exceed 32-bit indices", (long long)nc);
+  uint32_t *cptr = NULL, *cidx = NULL;
+  HPMG_CALL(hpmg_malloc(sizeof(uint32_t) * (size_t)(p->nnz + 1), &cptr));
+  hpmg_error e = hpmg_malloc(sizeof(uint32_t) * (size_t)total, &cidx);
+  if (e) {
+    hpmg_free(&cptr);
+    return e;
+  }
+  /* row i's contributions are nv per incidence: the block from inc_ptr[i] * nv;
+   * inside it, entry after entry, each in ascending cell order */
+  int failed = 0;
+#pragma omp parallel reduction(| : failed)
+  {
+    uint32_t *fill = malloc(sizeof(uint32_t) * (size_t)(p->max_row + 1));
+    failed = !fill;
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < n; i++) {
+      if (!fill) continue;
+      const int64_t r0 = p->rowptr[i], len = p->rowptr[i + 1] - r0;
+      for (int64_t a = 0; a <= len; a++) fill[a] = 0;
+      for (int64_t q = p->inc_ptr[i]; q < p->inc_ptr[i + 1]; q++)
+        for (int l = 0; l < nv; l++) fill[p->slot[p->inc[q] * nv + l] + 1]++;
+      fill[0] = (uint32_t)(p->inc_ptr[i] * nv);
+      for (int64_t a = 0; a < len; a++) fill[a + 1] += fill[a];
+      for (int64_t a = 0; a <= len; a++) cptr[r0 + a] = fill[a];
+      for (int64_t q = p->inc_ptr[i]; q < p->inc_ptr[i + 1]; q++) {
+        const int64_t c = p->inc[q] / nv;
+        const int k = (int)(p->inc[q] % nv);
+        for (int l = 0; l < nv; l++)
+          cidx[fill[p->slot[p->inc[q] * nv + l]]++] = (uint32_t)((int64_t)hpmg_p1_packed(k, l, nv) * nc + c);
+      }
+    }
+    free(fill);
+  }
+  if (failed) {
+    hpmg_free(&cptr);
+    hpmg_free(&cidx);
+    return hpmg_error_set(HPMG_ERR_MEMORY, "P1 contribution lists: cannot allocate a row buffer");
+  }
+  *cptr_out = cptr;
+  *cidx_out = cidx;
+  return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_p1_cells_soa(const hpmg_p1_mesh *m, int32_t **cells_out) {
+  const int nv = m->dim + 1;
+  const int64_t nc = m->num_cells;
+  int32_t *cells = NULL;
+  HPMG_CALL(hpmg_malloc(sizeof(int32_t) * (size_t)(nv * nc), &cells));
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < nc; c++)
+    for (int k = 0; k < nv; k++) cells[k * nc + c] = (int32_t)m->cell_nodes[c * nv + k];
+  *cells_out = cells;
+  return HPMG_SUCCESS;
 }

@@ -6,7 +6,7 @@
  * row (16-bit offsets from the row start).
  *
  * Numeric phase (per set of coefficients): the local matrices of all cells
- * into a scratch array, then a row-wise gather: row i sums, for its
+ * (upper triangles) into a scratch array, then a row-wise gather: row i sums, for its
  * incident cells in ascending order, their local rows into its entries. No
  * two threads write one entry and every entry adds its terms in the order of
  * the serial element loop (Algorithm 3.1 of paper 003), so the threaded
@@ -44,7 +44,8 @@ typedef struct {
  * measure (volume or area; negative for a negatively oriented cell). */
 double hpmg_p1_local_matrix(const hpmg_p1_mesh *m, const hpmg_p1_coef *cf, int64_t c, double *out);
 
-/* Threaded numeric phase: val (nnz) = A. scratch: ncells * nv^2 doubles. */
+/* Threaded numeric phase: val (nnz) = A. scratch: ncells * nv (nv + 1) / 2
+ * doubles (the local upper triangles). */
 void hpmg_p1_assemble(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, const hpmg_p1_coef *cf, double *scratch,
                       double *val);
 /* The serial element loop (reference and benchmark baseline): bitwise equal
@@ -56,6 +57,21 @@ void hpmg_p1_gather_vector(const hpmg_p1_pattern *p, const double *loc, double *
 
 /* position of column j in row i, -1 if absent */
 int64_t hpmg_p1_find(const hpmg_p1_pattern *p, int64_t i, int64_t j);
+
+/* For the GPU's per-entry gather (cuda/p1_cuda.h): the contributions of
+ * every CSR entry, as indices e * ncells + c into an entry-major scratch of
+ * the cells' local upper triangles (e = hpmg_p1_packed(k, l)), in ascending
+ * cell order; cptr (nnz + 1) and cidx (ncells nv^2), 32-bit (HPMG_ERR_ARG
+ * beyond). And the cells' nodes as nv arrays of 32-bit indices. */
+static inline int hpmg_p1_packed(int k, int l, int nv) {
+  if (k > l) {
+    const int t = k;
+    k = l, l = t;
+  }
+  return k * nv - k * (k - 1) / 2 + (l - k);
+}
+hpmg_error hpmg_p1_contributions(const hpmg_p1_pattern *p, uint32_t **cptr, uint32_t **cidx);
+hpmg_error hpmg_p1_cells_soa(const hpmg_p1_mesh *m, int32_t **cells);
 
 /* y = A x (threaded CSR) */
 void hpmg_p1_spmv(const hpmg_p1_pattern *p, const double *val, const double *x, double *y);
