@@ -27,12 +27,17 @@ static int sort_unique(int64_t *a, int n) {
   return m;
 }
 
-/* the sorted unique nodes of row i's incident cells into buf; returns the count */
-static int row_nodes(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, int64_t i, int64_t *buf) {
+/* the sorted unique nodes of row i's incident cells into buf; returns the
+ * count. mark (num_nodes entries, the thread's own) remembers the last row
+ * that took each node, so that only the row's distinct nodes are sorted */
+static int row_nodes(const hpmg_p1_mesh *m, const hpmg_p1_pattern *p, int64_t i, int64_t *buf, int32_t *mark) {
   int cnt = 0;
   for (int64_t q = p->inc_ptr[i]; q < p->inc_ptr[i + 1]; q++) {
     const int64_t c = p->inc[q] / p->nv;
-    for (int l = 0; l < p->nv; l++) buf[cnt++] = m->cell_nodes[c * p->nv + l];
+    for (int l = 0; l < p->nv; l++) {
+      const int64_t v = m->cell_nodes[c * p->nv + l];
+      if (mark[v] != (int32_t)i) mark[v] = (int32_t)i, buf[cnt++] = v;
+    }
   }
   return sort_unique(buf, cnt);
 }
@@ -96,15 +101,19 @@ hpmg_error hpmg_p1_pattern_build(const hpmg_p1_mesh *m, hpmg_p1_pattern *p) {
 #pragma omp parallel reduction(max : maxrow) reduction(| : failed)
   {
     int64_t *buf = malloc(sizeof(int64_t) * (size_t)(bufn > 0 ? bufn : 1));
-    if (!buf) failed = 1;
+    int32_t *mark = malloc(sizeof(int32_t) * (size_t)n);
+    if (!buf || !mark) failed = 1;
+    else
+      for (int64_t j = 0; j < n; j++) mark[j] = -1;
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < n; i++) {
-      if (!buf) continue;
-      const int64_t len = row_nodes(m, p, i, buf);
+      if (!buf || !mark) continue;
+      const int64_t len = row_nodes(m, p, i, buf, mark);
       p->rowptr[i + 1] = len;
       maxrow = len > maxrow ? len : maxrow;
     }
     free(buf);
+    free(mark);
   }
   if (failed) {
     e = hpmg_error_set(HPMG_ERR_MEMORY, "P1 pattern: cannot allocate a row buffer");
@@ -121,17 +130,21 @@ hpmg_error hpmg_p1_pattern_build(const hpmg_p1_mesh *m, hpmg_p1_pattern *p) {
 #pragma omp parallel reduction(| : failed)
   {
     int64_t *buf = malloc(sizeof(int64_t) * (size_t)(bufn > 0 ? bufn : 1));
-    if (!buf) failed = 1;
+    int32_t *mark = malloc(sizeof(int32_t) * (size_t)n);
+    if (!buf || !mark) failed = 1;
+    else
+      for (int64_t j = 0; j < n; j++) mark[j] = -1;
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < n; i++) {
-      if (!buf) continue;
-      const int len = row_nodes(m, p, i, buf);
+      if (!buf || !mark) continue;
+      const int len = row_nodes(m, p, i, buf, mark);
       for (int a = 0; a < len; a++) {
         p->col[p->rowptr[i] + a] = (int32_t)buf[a];
         if (buf[a] == i) p->diag[i] = p->rowptr[i] + a;
       }
     }
     free(buf);
+    free(mark);
   }
   if (failed) {
     e = hpmg_error_set(HPMG_ERR_MEMORY, "P1 pattern: cannot allocate a row buffer");
