@@ -551,6 +551,53 @@ static void test_formats(void) {
     }
   }
   CHECK(trunc_ok, "binary MSH truncated at every 3rd byte must fail with HPMG_ERR_IO");
+  /* ASCII cut after every byte: an error naming the file, or (cut in trailing
+   * whitespace only) the full mesh; never a crash (run under ASan by make sanitize) */
+  msh41_ascii(&t, 0, &line);
+  path_of(p, sizeof p, "trunc41a.msh");
+  trunc_ok = 1;
+  size_t len = strlen(t.s);
+  for (size_t cut = 1; cut < len; cut++) {
+    write_bytes(p, t.s, cut);
+    hpmg_p1_mesh mm;
+    hpmg_error e = hpmg_p1_mesh_read(p, &mm);
+    if (e == HPMG_SUCCESS) {
+      if (mm.num_cells != NC || cut < len - 1) trunc_ok = 0;
+      hpmg_p1_mesh_destroy(&mm);
+    } else if (e != HPMG_ERR_IO || !strstr(hpmg_last_error(), p)) {
+      trunc_ok = 0;
+    }
+    if (!trunc_ok) {
+      printf("FAIL ASCII cut at %zu: %d %s\n", cut, (int)e, hpmg_last_error());
+      break;
+    }
+  }
+  CHECK(trunc_ok, "ASCII MSH truncated at every byte must fail with HPMG_ERR_IO");
+  /* random single-byte corruption of the binary file: success or an error, no crash */
+  nb = msh41_binary(bin, 0, &off);
+  path_of(p, sizeof p, "noise41b.msh");
+  int noise_ok = 1;
+  for (int k = 0; k < 3000; k++) {
+    static unsigned char mut[16384];
+    memcpy(mut, bin, nb);
+    size_t at = (size_t)((check_rand() + 1.0) * 0.5 * (double)nb) % nb;
+    mut[at] = (unsigned char)(mut[at] ^ (1u << (k % 8)));
+    write_bytes(p, mut, nb);
+    hpmg_p1_mesh mm;
+    hpmg_error e = hpmg_p1_mesh_read(p, &mm);
+    if (e == HPMG_SUCCESS) {
+      noise_ok &= hpmg_p1_mesh_check(&mm) == HPMG_SUCCESS;
+      hpmg_p1_mesh_destroy(&mm);
+    } else {
+      noise_ok &= (e == HPMG_ERR_IO || e == HPMG_ERR_ARG || e == HPMG_ERR_MEMORY) &&
+                  strstr(hpmg_last_error(), p) != NULL;
+    }
+    if (!noise_ok) {
+      printf("FAIL corrupted byte %zu: %d %s\n", at, (int)e, hpmg_last_error());
+      break;
+    }
+  }
+  CHECK(noise_ok, "corrupted binary files must read as valid meshes or fail naming the file");
 
   /* TetGen */
   char stem[4000];

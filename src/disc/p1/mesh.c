@@ -223,34 +223,6 @@ hpmg_error p1_tagmap_build(p1_tagmap *t, const int64_t *tags, int64_t n, int64_t
   return HPMG_SUCCESS;
 }
 
-/* ------------------------------------------------------------ cell geometry */
-
-double p1_cell_quality(int dim, double *const x[3], const int64_t *v) {
-  if (dim == 2) {
-    double ax = x[0][v[1]] - x[0][v[0]], ay = x[1][v[1]] - x[1][v[0]];
-    double bx = x[0][v[2]] - x[0][v[0]], by = x[1][v[2]] - x[1][v[0]];
-    double cx = bx - ax, cy = by - ay;
-    double l2 = fmax(ax * ax + ay * ay, fmax(bx * bx + by * by, cx * cx + cy * cy));
-    double det = ax * by - ay * bx;
-    return l2 > 0 ? det / l2 : 0.0;
-  }
-  double e[3][3];
-  for (int k = 0; k < 3; k++)
-    for (int d = 0; d < 3; d++) e[k][d] = x[d][v[k + 1]] - x[d][v[0]];
-  double det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
-               e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-               e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
-  double l2 = 0;
-  for (int k = 0; k < 3; k++) l2 = fmax(l2, e[k][0] * e[k][0] + e[k][1] * e[k][1] + e[k][2] * e[k][2]);
-  for (int a = 0; a < 3; a++)
-    for (int b = a + 1; b < 3; b++) {
-      double s = 0;
-      for (int d = 0; d < 3; d++) s += (e[a][d] - e[b][d]) * (e[a][d] - e[b][d]);
-      l2 = fmax(l2, s);
-    }
-  return l2 > 0 ? det / (l2 * sqrt(l2)) : 0.0;
-}
-
 /* ------------------------------------------------------------- Gmsh types */
 
 p1_elem_type p1_gmsh_type(int64_t type) {

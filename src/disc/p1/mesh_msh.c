@@ -205,7 +205,14 @@ static hpmg_error skip_doubles(msh_reader *r, p1_cursor *c, int n) {
 
 static hpmg_error read_entities(msh_reader *r, p1_cursor *c) {
   int64_t n[4];
-  for (int d = 0; d < 4; d++) HPMG_CALL(get_count(r, c, &n[d], INT32_MAX, "the number of entities"));
+  /* an entity takes at least 2 bytes (ASCII) or 36 (binary): counts beyond
+   * what the file can hold are malformed, not an allocation to attempt */
+  const int64_t room = (int64_t)(r->f->data + r->f->size - c->p) / (r->binary ? 36 : 2);
+  for (int d = 0; d < 4; d++) {
+    const char *at = c->p;
+    HPMG_CALL(get_count(r, c, &n[d], INT32_MAX, "the number of entities"));
+    if (n[d] > room) return FAIL(at, "%" PRId64 " entities do not fit in the rest of the file", n[d]);
+  }
   for (int d = 0; d < 4; d++) {
     HPMG_CALL(hpmg_malloc((size_t)(n[d] > 0 ? n[d] : 1) * sizeof(ent_phys), &r->ent[d]));
     r->nent[d] = n[d];
@@ -239,6 +246,12 @@ static hpmg_error alloc_nodes(msh_reader *r, int64_t n) {
   return HPMG_SUCCESS;
 }
 
+/* Most nodes the rest of the file can hold (32 bytes each in binary, at
+ * least 8 in ASCII): a larger count is malformed, not an allocation to try. */
+static int64_t node_room(const msh_reader *r, const p1_cursor *c) {
+  return (int64_t)(r->f->data + r->f->size - c->p) / (r->binary ? 32 : 8);
+}
+
 static hpmg_error build_map(msh_reader *r, const char *section) {
   int64_t dup = -1;
   hpmg_error e = p1_tagmap_build(&r->map, r->m->node_tag, r->m->num_nodes, &dup);
@@ -251,7 +264,7 @@ static hpmg_error read_nodes4(msh_reader *r, p1_cursor *c) {
   const char *sec = c->p;
   int64_t nblocks, n, mn, mx;
   HPMG_CALL(get_count(r, c, &nblocks, INT64_MAX / 2, "the number of node blocks"));
-  HPMG_CALL(get_count(r, c, &n, INT64_MAX / 64, "the number of nodes"));
+  HPMG_CALL(get_count(r, c, &n, node_room(r, c), "the number of nodes"));
   HPMG_CALL(get_count(r, c, &mn, INT64_MAX, "the minimum node tag"));
   HPMG_CALL(get_count(r, c, &mx, INT64_MAX, "the maximum node tag"));
   if (r->binary) HPMG_CALL(need(r, c->p, (uint64_t)n * 32, "the nodes"));
@@ -308,7 +321,7 @@ static hpmg_error read_nodes4(msh_reader *r, p1_cursor *c) {
 static hpmg_error read_nodes2(msh_reader *r, p1_cursor *c) {
   const char *sec = c->p;
   int64_t n;
-  HPMG_CALL(get_count(r, c, &n, INT64_MAX / 64, "the number of nodes"));
+  HPMG_CALL(get_count(r, c, &n, node_room(r, c), "the number of nodes"));
   HPMG_CALL(alloc_nodes(r, n));
   hpmg_p1_mesh *m = r->m;
   for (int64_t i = 0; i < n; i++) {

@@ -80,7 +80,7 @@ static hpmg_error read_node(p1_file *f, hpmg_p1_mesh *m) {
   HPMG_CALL(get_i64(f, &c, &h[3], "the boundary-marker flag"));
   p1_next_line(&c);
   if (h[1] != 2 && h[1] != 3) return FAIL(f, hdr, "dimension %" PRId64 " is not 2 or 3", h[1]);
-  if (h[0] < 0 || h[2] < 0 || h[3] < 0 || h[3] > 1 || h[0] > INT64_MAX / 64)
+  if (h[0] < 0 || h[2] < 0 || h[3] < 0 || h[3] > 1 || h[0] > (int64_t)f->size / 2)
     return FAIL(f, hdr, "invalid header");
   const int64_t n = h[0];
   m->dim = (int)h[1];
@@ -109,7 +109,7 @@ static hpmg_error read_ele(p1_file *f, hpmg_p1_mesh *m, const p1_tagmap *map) {
                 "%" PRId64 " nodes per cell: hpmg reads linear %s (%d nodes)%s", h[1],
                 m->dim == 3 ? "tetrahedra" : "triangles", nv,
                 h[1] > nv ? "; second-order cells are not read" : "");
-  if (h[0] > INT64_MAX / 64) return FAIL(f, hdr, "invalid header");
+  if (h[0] > (int64_t)f->size / 2) return FAIL(f, hdr, "%" PRId64 " cells do not fit in the file", h[0]);
   const int64_t n = h[0];
   HPMG_CALL(hpmg_malloc((size_t)(n > 0 ? n : 1) * (size_t)nv * 8, &m->cell_nodes));
   HPMG_CALL(hpmg_malloc((size_t)(n > 0 ? n : 1) * sizeof(int), &m->cell_region));
@@ -146,7 +146,7 @@ static hpmg_error read_face(p1_file *f, hpmg_p1_mesh *m, const p1_tagmap *map) {
   if (!data_line(&c)) return FAIL(f, c.p, "truncated file: no header line");
   const char *hdr = c.p;
   HPMG_CALL(get_header(f, &c, 2, h, "a header field"));
-  if (h[1] > 1 || h[0] > INT64_MAX / 64) return FAIL(f, hdr, "invalid header");
+  if (h[1] > 1 || h[0] > (int64_t)f->size / 2) return FAIL(f, hdr, "invalid header");
   const int nv = m->dim;
   const int64_t n = h[0];
   HPMG_CALL(hpmg_malloc((size_t)(n > 0 ? n : 1) * (size_t)nv * 8, &m->facet_nodes));
