@@ -520,6 +520,14 @@ static void test_formats(void) {
     snprintf(where, sizeof where, "line %d:", line);
     expect_error(p, HPMG_ERR_IO, where, bad == 2 ? "msh22 unknown type" : "msh22 tag out of range");
   }
+  path_of(p, sizeof p, "nocells.msh");
+  write_text(p, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 0\n2 1 0 0\n$EndNodes\n"
+                "$Elements\n2\n1 15 0 1\n2 1 0 1 2\n$EndElements\n");
+  expect_error(p, HPMG_ERR_IO, "line 10:", "no cells");
+  path_of(p, sizeof p, "duptag.msh");
+  write_text(p, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n3\n1 0 0 0\n2 1 0 0\n1 0 1 0\n$EndNodes\n"
+                "$Elements\n1\n1 2 0 1 2 1\n$EndElements\n");
+  expect_error(p, HPMG_ERR_IO, "line 5:", "repeated node tag");
   path_of(p, sizeof p, "v40.msh");
   write_text(p, "$MeshFormat\n4 0 8\n$EndMeshFormat\n");
   expect_error(p, HPMG_ERR_IO, "line 2:", "MSH 4.0");

@@ -258,18 +258,25 @@ hpmg_error p1_mesh_drop_unused(hpmg_p1_mesh *m, const char *path) {
   int64_t *map = NULL;
   HPMG_CALL(hpmg_calloc((size_t)(m->num_nodes > 0 ? m->num_nodes : 1) * sizeof(int64_t), &map));
   const int64_t nidx = m->num_cells * nv;
-  for (int64_t i = 0; i < nidx; i++) map[m->cell_nodes[i]] = 1;
+  unsigned char *used_by = (unsigned char *)map; /* num_nodes bytes fit in map */
+#pragma omp parallel for schedule(static) if (nidx > 100000)
+  for (int64_t i = 0; i < nidx; i++) {
+#pragma omp atomic write
+    used_by[m->cell_nodes[i]] = 1;
+  }
   int64_t used = 0;
-  for (int64_t i = 0; i < m->num_nodes; i++) used += map[i];
+  for (int64_t i = 0; i < m->num_nodes; i++) used += used_by[i];
   if (used == m->num_nodes) {
     hpmg_free(&map);
     return HPMG_SUCCESS;
   }
+  /* spread the flags to int64 (backwards: the bytes sit in the first words) */
+  for (int64_t i = m->num_nodes - 1; i >= 0; i--) map[i] = used_by[i];
   for (int64_t f = 0; f < m->num_facets * m->dim; f++)
     if (!map[m->facet_nodes[f]]) {
       int64_t tag = m->node_tag ? m->node_tag[m->facet_nodes[f]] : m->facet_nodes[f];
       hpmg_free(&map);
-      return hpmg_error_set(HPMG_ERR_ARG,
+      return hpmg_error_set(HPMG_ERR_IO,
                             "mesh '%s': boundary facet %" PRId64 " uses node %" PRId64
                             ", which no cell uses",
                             path, f / m->dim, tag);
@@ -349,7 +356,7 @@ hpmg_error hpmg_p1_mesh_read(const char *path, hpmg_p1_mesh *m) {
   HPMG_CHECK_ARG(path && path[0], "hpmg_p1_mesh_read: path is NULL or empty");
   hpmg_error e = read_any(path, m);
   if (!e && m->num_cells == 0)
-    e = hpmg_error_set(HPMG_ERR_ARG, "mesh '%s': no cells (tetrahedra or triangles)", path);
+    e = hpmg_error_set(HPMG_ERR_IO, "mesh '%s': no cells (tetrahedra or triangles)", path);
   if (e) {
     hpmg_p1_mesh_destroy(m);
     memset(m, 0, sizeof *m);

@@ -143,7 +143,7 @@ typedef struct {
 } p1_elem_type;
 p1_elem_type p1_gmsh_type(int64_t type);
 
-/* Drop the nodes no cell uses (renumbering the rest in order); HPMG_ERR_ARG
+/* Drop the nodes no cell uses (renumbering the rest in order); HPMG_ERR_IO
  * with a message naming the file if a facet uses a dropped node. */
 hpmg_error p1_mesh_drop_unused(hpmg_p1_mesh *m, const char *path);
 
