@@ -3,7 +3,7 @@
  * pattern), P1 identities of the assembled matrix, threaded = serial
  * assembly, convergence order 2 in L2, Jacobi-CG iteration counts, pure
  * Neumann, Dirichlet/Robin against exactly reproduced solutions, bad input.
- * usage: test_p1 [all | cg3] */
+ * usage: test_p1 [all | cg3 | file MESH VOLUME] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -354,8 +354,71 @@ static void test_bad_input(void) {
   } else CHECK(0, "regular:0: %s", hpmg_last_error());
 }
 
+/* a mesh file: the identities on the problem's matrix (sum of all entries of
+ * S + M = the volume, stiffness rows sum to zero, symmetry) and threaded =
+ * serial assembly on the mesh as read */
+static void test_file(const char *path, double volume) {
+  for (int pass = 0; pass < 2; pass++) {
+    hpmg_problem_options po;
+    hpmg_problem_options_default(&po);
+    po.disc = HPMG_DISC_P1, po.mesh = path, po.lambda = pass;
+    hpmg_problem prob;
+    if (hpmg_problem_create(&po, &prob)) {
+      CHECK(0, "%s: %s", path, hpmg_last_error());
+      return;
+    }
+    int64_t n, nnz;
+    const int64_t *rp;
+    const int32_t *col;
+    const double *val;
+    hpmg_p1_problem_matrix(hpmg_problem_p1(prob), &n, &nnz, &rp, &col, &val);
+    double total = 0.0, rowmax = 0.0, amax = 0.0;
+    int64_t asym = 0;
+    for (int64_t i = 0; i < n; i++) {
+      double rs = 0.0;
+      for (int64_t q = rp[i]; q < rp[i + 1]; q++) {
+        rs += val[q];
+        amax = fmax(amax, fabs(val[q]));
+        int64_t t = -1;
+        for (int64_t u = rp[col[q]]; u < rp[col[q] + 1]; u++)
+          if (col[u] == i) t = u;
+        asym += t < 0 || val[t] != val[q];
+      }
+      total += rs;
+      rowmax = fmax(rowmax, fabs(rs));
+    }
+    CHECK(asym == 0, "%s: %lld entries not symmetric", path, (long long)asym);
+    if (pass == 0) CHECK(rowmax <= 1e-12 * amax, "%s: stiffness row sums up to %.3e", path, rowmax);
+    else CHECK(fabs(total - volume) <= 1e-12 * volume, "%s: sum of the entries of S + M = %.15g, volume %g", path, total, volume);
+    printf("%s: %lld nodes, %lld nonzeros, %s %.3e\n", path, (long long)n, (long long)nnz,
+           pass ? "sum of S + M minus the volume" : "largest stiffness row sum", pass ? total - volume : rowmax);
+    hpmg_problem_destroy(&prob);
+  }
+  hpmg_p1_mesh m;
+  hpmg_p1_pattern p;
+  if (hpmg_p1_mesh_read(path, &m) || hpmg_p1_pattern_build(&m, &p)) {
+    CHECK(0, "%s: %s", path, hpmg_last_error());
+    return;
+  }
+  CHECK(p.nnz == count_pairs(&m), "%s: nnz %lld against the counted pairs", path, (long long)p.nnz);
+  const int nv = p.nv;
+  double *a = malloc(sizeof(double) * (size_t)p.nnz), *b = malloc(sizeof(double) * (size_t)p.nnz);
+  double *scr = malloc(sizeof(double) * (size_t)(p.ncells * nv * nv));
+  const hpmg_p1_coef cf = {NULL, 1, 1.0};
+  hpmg_p1_assemble(&m, &p, &cf, scr, a);
+  hpmg_p1_assemble_serial(&m, &p, &cf, b);
+  CHECK(!memcmp(a, b, sizeof(double) * (size_t)p.nnz), "%s: threaded assembly differs from the serial loop", path);
+  free(a), free(b), free(scr);
+  hpmg_p1_pattern_destroy(&p);
+  hpmg_p1_mesh_destroy(&m);
+}
+
 int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "all";
+  if (!strcmp(what, "file") && argc > 3) {
+    test_file(argv[2], atof(argv[3]));
+    return check_report();
+  }
   if (!strcmp(what, "cg3")) {
     /* paper 003 Table 5: 329 CG iterations with its (unstated) tet split; Kuhn's split here needs fewer */
     test_cg(3, 205, 250); /* measured: 228 */

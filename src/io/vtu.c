@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,22 +52,55 @@ int hpmg_vtu_lagrange_index(int dim, int k, int i, int j, int l) {
   return faces + 6 * f + (i - 1) + e * ((j - 1) + e * (l - 1));
 }
 
-/* Output stream that remembers the first failure so writes can be chained. */
-typedef struct {
-  FILE *f;
-  int err; /* errno of the first failure, 0 while all is well */
-} vtu_sink;
+hpmg_error hpmg_vtu_file_open(hpmg_vtu_file *s, const char *path) {
+  size_t plen = strlen(path);
+  s->f = NULL;
+  s->err = 0;
+  HPMG_CALL(hpmg_malloc(plen + 5, &s->tmp));
+  memcpy(s->tmp, path, plen);
+  memcpy(s->tmp + plen, ".tmp", 5);
+  s->f = fopen(s->tmp, "wb");
+  if (!s->f) {
+    hpmg_error err = hpmg_error_set(HPMG_ERR_IO, "vtu: cannot create '%s': %s", s->tmp, strerror(errno));
+    hpmg_free(&s->tmp);
+    return err;
+  }
+  return HPMG_SUCCESS;
+}
 
-static void sink_write(vtu_sink *s, const void *data, size_t bytes) {
+void hpmg_vtu_file_write(hpmg_vtu_file *s, const void *data, size_t bytes) {
   if (s->err || bytes == 0) return;
   errno = 0;
   if (fwrite(data, 1, bytes, s->f) != bytes) s->err = errno ? errno : EIO;
 }
 
-/* One appended block: UInt64 byte count, then the data (written by caller). */
-static void sink_block_header(vtu_sink *s, uint64_t bytes) { sink_write(s, &bytes, sizeof bytes); }
+void hpmg_vtu_file_block(hpmg_vtu_file *s, uint64_t bytes) { hpmg_vtu_file_write(s, &bytes, sizeof bytes); }
 
-static int field_name_ok(const char *name) {
+void hpmg_vtu_file_printf(hpmg_vtu_file *s, const char *fmt, ...) {
+  if (s->err) return;
+  va_list ap;
+  va_start(ap, fmt);
+  errno = 0;
+  int r = vfprintf(s->f, fmt, ap);
+  va_end(ap);
+  if (r < 0) s->err = errno ? errno : EIO;
+}
+
+hpmg_error hpmg_vtu_file_close(hpmg_vtu_file *s, const char *path) {
+  hpmg_error err = HPMG_SUCCESS;
+  errno = 0;
+  if (fclose(s->f) != 0 && !s->err) s->err = errno ? errno : EIO;
+  s->f = NULL;
+  if (!s->err && rename(s->tmp, path) != 0) s->err = errno ? errno : EIO;
+  if (s->err) {
+    remove(s->tmp);
+    err = hpmg_error_set(HPMG_ERR_IO, "vtu: cannot write '%s': %s", path, strerror(s->err));
+  }
+  hpmg_free(&s->tmp);
+  return err;
+}
+
+int hpmg_vtu_name_ok(const char *name) {
   size_t n = strlen(name);
   if (n == 0 || n > 255) return 0;
   for (size_t c = 0; c < n; c++) {
@@ -78,9 +112,9 @@ static int field_name_ok(const char *name) {
   return 1;
 }
 
-static int little_endian(void) {
+const char *hpmg_vtu_byte_order(void) {
   const uint16_t one = 1;
-  return *(const uint8_t *)&one == 1;
+  return *(const uint8_t *)&one == 1 ? "LittleEndian" : "BigEndian";
 }
 
 typedef struct {
@@ -94,11 +128,11 @@ typedef struct {
   unsigned char *buf;
 } vtu_mesh;
 
-static void write_field(vtu_sink *s, const vtu_mesh *M, const double *u) {
+static void write_field(hpmg_vtu_file *s, const vtu_mesh *M, const double *u) {
   double *b = (double *)M->buf;
   const size_t cap = VTU_CHUNK_BYTES / sizeof(double);
   size_t nb = 0;
-  sink_block_header(s, (uint64_t)M->npoints * sizeof(double));
+  hpmg_vtu_file_block(s, (uint64_t)M->npoints * sizeof(double));
   for (int64_t g2 = 0; g2 < M->m[2]; g2++) {
     int in2 = M->dim == 2 || (g2 > 0 && g2 < M->m[2] - 1);
     for (int64_t g1 = 0; g1 < M->m[1]; g1++) {
@@ -106,74 +140,73 @@ static void write_field(vtu_sink *s, const vtu_mesh *M, const double *u) {
       int64_t row = in1 ? M->n[0] * ((g1 - 1) + M->n[1] * (M->dim == 3 ? g2 - 1 : 0)) - 1 : 0;
       for (int64_t g0 = 0; g0 < M->m[0]; g0++) {
         b[nb++] = (in1 && g0 > 0 && g0 < M->m[0] - 1) ? u[row + g0] : 0.0;
-        if (nb == cap) { sink_write(s, b, nb * sizeof(double)); nb = 0; }
+        if (nb == cap) { hpmg_vtu_file_write(s, b, nb * sizeof(double)); nb = 0; }
       }
     }
   }
-  sink_write(s, b, nb * sizeof(double));
+  hpmg_vtu_file_write(s, b, nb * sizeof(double));
 }
 
-static void write_points(vtu_sink *s, const vtu_mesh *M) {
+static void write_points(hpmg_vtu_file *s, const vtu_mesh *M) {
   double *b = (double *)M->buf;
   const size_t cap = VTU_CHUNK_BYTES / (3 * sizeof(double));
   size_t nb = 0;
-  sink_block_header(s, (uint64_t)M->npoints * 3 * sizeof(double));
+  hpmg_vtu_file_block(s, (uint64_t)M->npoints * 3 * sizeof(double));
   for (int64_t g2 = 0; g2 < M->m[2]; g2++)
     for (int64_t g1 = 0; g1 < M->m[1]; g1++)
       for (int64_t g0 = 0; g0 < M->m[0]; g0++) {
         b[3 * nb + 0] = M->x[0][g0];
         b[3 * nb + 1] = M->x[1][g1];
         b[3 * nb + 2] = M->dim == 3 ? M->x[2][g2] : 0.0;
-        if (++nb == cap) { sink_write(s, b, nb * 3 * sizeof(double)); nb = 0; }
+        if (++nb == cap) { hpmg_vtu_file_write(s, b, nb * 3 * sizeof(double)); nb = 0; }
       }
-  sink_write(s, b, nb * 3 * sizeof(double));
+  hpmg_vtu_file_write(s, b, nb * 3 * sizeof(double));
 }
 
-static void write_cells(vtu_sink *s, const vtu_mesh *M) {
+static void write_cells(hpmg_vtu_file *s, const vtu_mesh *M) {
   int64_t *b = (int64_t *)M->buf;
   const size_t cap = VTU_CHUNK_BYTES / sizeof(int64_t); /* >= npc (11^3) */
   size_t nb = 0;
   const int k = M->k;
-  sink_block_header(s, (uint64_t)(M->ncells * M->npc) * sizeof(int64_t));
+  hpmg_vtu_file_block(s, (uint64_t)(M->ncells * M->npc) * sizeof(int64_t));
   for (int64_t c2 = 0; c2 < M->nc[2]; c2++)
     for (int64_t c1 = 0; c1 < M->nc[1]; c1++)
       for (int64_t c0 = 0; c0 < M->nc[0]; c0++) {
         int64_t first = c0 * k + M->m[0] * (c1 * k + M->m[1] * (c2 * k));
-        if (nb + (size_t)M->npc > cap) { sink_write(s, b, nb * sizeof(int64_t)); nb = 0; }
+        if (nb + (size_t)M->npc > cap) { hpmg_vtu_file_write(s, b, nb * sizeof(int64_t)); nb = 0; }
         for (int64_t p = 0; p < M->npc; p++) b[nb++] = first + M->local[p];
       }
-  sink_write(s, b, nb * sizeof(int64_t));
+  hpmg_vtu_file_write(s, b, nb * sizeof(int64_t));
 
   nb = 0;
-  sink_block_header(s, (uint64_t)M->ncells * sizeof(int64_t));
+  hpmg_vtu_file_block(s, (uint64_t)M->ncells * sizeof(int64_t));
   for (int64_t c = 0; c < M->ncells; c++) {
     b[nb++] = (c + 1) * M->npc;
-    if (nb == cap) { sink_write(s, b, nb * sizeof(int64_t)); nb = 0; }
+    if (nb == cap) { hpmg_vtu_file_write(s, b, nb * sizeof(int64_t)); nb = 0; }
   }
-  sink_write(s, b, nb * sizeof(int64_t));
+  hpmg_vtu_file_write(s, b, nb * sizeof(int64_t));
 
   unsigned char type = M->dim == 2 ? VTK_LAGRANGE_QUADRILATERAL : VTK_LAGRANGE_HEXAHEDRON;
   memset(M->buf, type, VTU_CHUNK_BYTES);
-  sink_block_header(s, (uint64_t)M->ncells);
+  hpmg_vtu_file_block(s, (uint64_t)M->ncells);
   for (int64_t left = M->ncells; left > 0;) {
     size_t now = left < (int64_t)VTU_CHUNK_BYTES ? (size_t)left : VTU_CHUNK_BYTES;
-    sink_write(s, M->buf, now);
+    hpmg_vtu_file_write(s, M->buf, now);
     left -= (int64_t)now;
   }
 }
 
-static void write_xml_header(vtu_sink *s, const vtu_mesh *M, const char *name) {
+static void write_xml_header(hpmg_vtu_file *s, const vtu_mesh *M, const char *name) {
   const uint64_t hdr = sizeof(uint64_t);
   uint64_t off_field = 0;
   uint64_t off_points = off_field + hdr + (uint64_t)M->npoints * 8;
   uint64_t off_conn = off_points + hdr + (uint64_t)M->npoints * 24;
   uint64_t off_offs = off_conn + hdr + (uint64_t)(M->ncells * M->npc) * 8;
   uint64_t off_types = off_offs + hdr + (uint64_t)M->ncells * 8;
-  if (s->err) return;
   /* version 2.2: hexahedron edge nodes in VTK >= 9 order (older versions make
    * readers permute the vertical edges) */
-  int r = fprintf(
-      s->f,
+  hpmg_vtu_file_printf(
+      s,
       "<?xml version=\"1.0\"?>\n"
       "<VTKFile type=\"UnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
       "header_type=\"UInt64\">\n"
@@ -199,9 +232,8 @@ static void write_xml_header(vtu_sink *s, const vtu_mesh *M, const char *name) {
       "  </UnstructuredGrid>\n"
       "  <AppendedData encoding=\"raw\">\n"
       "   _",
-      little_endian() ? "LittleEndian" : "BigEndian", M->npoints, M->ncells, name, name,
+      hpmg_vtu_byte_order(), M->npoints, M->ncells, name, name,
       off_field, off_points, off_conn, off_offs, off_types);
-  if (r < 0) s->err = errno ? errno : EIO;
 }
 
 static hpmg_error check_args(const char *path, int dim, int degree, const int cells[3],
@@ -225,7 +257,7 @@ static hpmg_error check_args(const char *path, int dim, int degree, const int ce
                  "vtu: mesh too large to index (%.3g points)", points);
   HPMG_CHECK_ARG(u || interior == 0.0, "vtu: u is NULL but the mesh has %.0f interior nodes",
                  interior);
-  HPMG_CHECK_ARG(field_name && field_name_ok(field_name),
+  HPMG_CHECK_ARG(field_name && hpmg_vtu_name_ok(field_name),
                  "vtu: field name must be 1..255 characters from [A-Za-z0-9_.-] (got \"%s\")",
                  field_name ? field_name : "(null)");
   return HPMG_SUCCESS;
@@ -275,22 +307,10 @@ hpmg_error hpmg_vtu_write(const char *path, int dim, int degree, const int cells
   HPMG_CALL(check_args(path, dim, degree, cells, box, u, field_name));
 
   vtu_mesh M = {0};
-  char *tmp = NULL;
-  size_t plen = strlen(path);
-  hpmg_error err = hpmg_malloc(plen + 5, &tmp);
-  if (!err) err = mesh_setup(dim, degree, cells, box, &M);
+  hpmg_error err = mesh_setup(dim, degree, cells, box, &M);
+  hpmg_vtu_file s = {0};
+  if (!err) err = hpmg_vtu_file_open(&s, path);
   if (err) {
-    hpmg_free(&tmp);
-    mesh_free(&M);
-    return err;
-  }
-  memcpy(tmp, path, plen);
-  memcpy(tmp + plen, ".tmp", 5);
-
-  vtu_sink s = {fopen(tmp, "wb"), 0};
-  if (!s.f) {
-    err = hpmg_error_set(HPMG_ERR_IO, "vtu: cannot create '%s': %s", tmp, strerror(errno));
-    hpmg_free(&tmp);
     mesh_free(&M);
     return err;
   }
@@ -299,15 +319,8 @@ hpmg_error hpmg_vtu_write(const char *path, int dim, int degree, const int cells
   write_points(&s, &M);
   write_cells(&s, &M);
   static const char tail[] = "\n  </AppendedData>\n</VTKFile>\n";
-  sink_write(&s, tail, sizeof tail - 1);
-  errno = 0;
-  if (fclose(s.f) != 0 && !s.err) s.err = errno ? errno : EIO;
-  if (!s.err && rename(tmp, path) != 0) s.err = errno ? errno : EIO;
-  if (s.err) {
-    remove(tmp);
-    err = hpmg_error_set(HPMG_ERR_IO, "vtu: cannot write '%s': %s", path, strerror(s.err));
-  }
-  hpmg_free(&tmp);
+  hpmg_vtu_file_write(&s, tail, sizeof tail - 1);
+  err = hpmg_vtu_file_close(&s, path);
   mesh_free(&M);
   return err;
 }

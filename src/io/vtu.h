@@ -4,6 +4,8 @@
 #ifndef HPMG_IO_VTU_H
 #define HPMG_IO_VTU_H
 
+#include <stdio.h>
+
 #include "core/core.h"
 
 /* Write the Q_k function u on [0,box[0]] x [0,box[1]] (x [0,box[2]]) with
@@ -29,5 +31,28 @@ hpmg_error hpmg_vtu_write(const char *path, int dim, int degree, const int cells
  * VTK's point ordering of VTK_LAGRANGE_QUADRILATERAL (dim 2, l ignored) or
  * VTK_LAGRANGE_HEXAHEDRON (dim 3): corners, edges, faces, then the interior. */
 int hpmg_vtu_lagrange_index(int dim, int k, int i, int j, int l);
+
+/* Building blocks shared by the VTU writers (this one and the P1 mesh's):
+ * a binary file written to path.tmp and renamed to path once complete, with
+ * the first write failure remembered so writes can be chained. */
+typedef struct {
+  FILE *f;
+  int err;   /* errno of the first failure, 0 while all is well */
+  char *tmp; /* path.tmp */
+} hpmg_vtu_file;
+
+/* Create path.tmp; HPMG_ERR_IO naming it (or HPMG_ERR_MEMORY) on failure. */
+hpmg_error hpmg_vtu_file_open(hpmg_vtu_file *s, const char *path);
+void hpmg_vtu_file_write(hpmg_vtu_file *s, const void *data, size_t bytes);
+/* One appended-raw block header: the UInt64 byte count of the data after it. */
+void hpmg_vtu_file_block(hpmg_vtu_file *s, uint64_t bytes);
+void hpmg_vtu_file_printf(hpmg_vtu_file *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Close and rename to path (or remove path.tmp if anything failed); returns
+ * HPMG_ERR_IO naming path on failure. */
+hpmg_error hpmg_vtu_file_close(hpmg_vtu_file *s, const char *path);
+/* "LittleEndian" or "BigEndian": this machine's order, for the XML header. */
+const char *hpmg_vtu_byte_order(void);
+/* Non-empty, at most 255 characters of [A-Za-z0-9_.-]: safe inside XML quotes. */
+int hpmg_vtu_name_ok(const char *name);
 
 #endif

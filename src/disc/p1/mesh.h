@@ -5,10 +5,12 @@
  * this range and keep the file's tags in node_tag). Cells hold dim+1 node
  * indices each, positively oriented after reading (a cell whose volume is not
  * positive after reorientation, i.e. a degenerate one, is refused). Boundary
- * facets (triangles in 3D, segments in 2D) are the ones the file tags with a
- * physical group; the region/boundary identifiers are the file's physical tags
- * (0 where the file gives none), and `groups` maps names to tags
- * ($PhysicalNames). */
+ * facets (triangles in 3D, segments in 2D) are the facet elements the file
+ * lists (Gmsh writes only those of physical groups when the file has any);
+ * the region/boundary identifiers are the file's physical tags (0 where the
+ * file gives none), and `groups` maps names to tags ($PhysicalNames). Nodes
+ * that no cell uses are dropped by the readers. Formats, errors and
+ * measurements: docs/p1.md. */
 #ifndef HPMG_P1_MESH_H
 #define HPMG_P1_MESH_H
 
@@ -39,9 +41,10 @@ typedef struct {
 
 /* Read a mesh file; the format follows from the extension and the header:
  * Gmsh MSH 4.1 (ASCII or binary), Gmsh MSH 2.2 (ASCII), TetGen (.node/.ele
- * with the optional .face next to them; path names any of the three or the
- * common stem). Errors name the file and the line (ASCII) or byte offset
- * (binary); nothing is allocated on failure (*m zeroed). */
+ * with the optional .face (.edge in 2D) next to them; path names any of them
+ * or the common stem). Errors (HPMG_ERR_IO, or HPMG_ERR_MEMORY) name the file
+ * and the line (ASCII) or byte offset (binary); nothing is allocated on
+ * failure (*m zeroed). */
 hpmg_error hpmg_p1_mesh_read(const char *path, hpmg_p1_mesh *m);
 
 /* Built-in meshes (paper 003's "Regular" series and a perturbed variant):
