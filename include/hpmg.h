@@ -78,7 +78,11 @@ typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2 } hp
  * physical group (paper 003, docs/p1.md). P1 problems read mesh, lambda, rhs,
  * sigma/sigma_cells, p1_bc and project_rhs (and dim for the built-in meshes);
  * the unknowns are all mesh nodes in the solver's numbering (renumbered for
- * locality at creation), Dirichlet nodes holding their boundary value. */
+ * locality at creation), Dirichlet nodes holding their boundary value. A b
+ * given to hpmg_solver_solve is the load vector (phi_i, f)
+ * (hpmg_problem_load_vector); the solver adds the boundary terms and sets the
+ * Dirichlet rows. hpmg_problem_error compares with the manufactured solution
+ * of HPMG_RHS_SINE (docs/p1.md); solver: Jacobi-preconditioned CG (AUTO, CG). */
 typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1, HPMG_DISC_P1 = 2 } hpmg_disc;
 #define HPMG_FD_MAX_REFINE_2D 15
 #define HPMG_FD_MAX_REFINE_3D 10

@@ -113,7 +113,7 @@ __global__ void local_kernel(int64_t nc, const int32_t *__restrict__ cells, cons
 #pragma unroll
   for (int k = 0; k < NV; k++) v[k] = __ldg(cells + k * nc + c);
   double g[NV][DIM], meas;
-  if (DIM == 3) {
+  if constexpr (DIM == 3) {
     double a[3][3];
     const double p0[3] = {__ldg(x0 + v[0]), __ldg(x1 + v[0]), __ldg(x2 + v[0])};
 #pragma unroll
@@ -155,15 +155,17 @@ __global__ void local_kernel(int64_t nc, const int32_t *__restrict__ cells, cons
       const double sc = sigma ? sigma[c] : 1.0;
 #pragma unroll
       for (int d = 0; d < DIM; d++) sg[l][d] = sc * g[l][d];
-    } else if (DIM == 3) {
-      const double *s = sigma + c * 6;
-      sg[l][0] = s[0] * g[l][0] + s[3] * g[l][1] + s[4] * g[l][2 % DIM];
-      sg[l][1] = s[3] * g[l][0] + s[1] * g[l][1] + s[5] * g[l][2 % DIM];
-      sg[l][2 % DIM] = s[4] * g[l][0] + s[5] * g[l][1] + s[2] * g[l][2 % DIM];
     } else {
-      const double *s = sigma + c * 3;
-      sg[l][0] = s[0] * g[l][0] + s[2] * g[l][1];
-      sg[l][1] = s[2] * g[l][0] + s[1] * g[l][1];
+      if constexpr (DIM == 3) { /* xx yy zz xy xz yz */
+        const double *s = sigma + c * 6;
+        sg[l][0] = s[0] * g[l][0] + s[3] * g[l][1] + s[4] * g[l][2];
+        sg[l][1] = s[3] * g[l][0] + s[1] * g[l][1] + s[5] * g[l][2];
+        sg[l][2] = s[4] * g[l][0] + s[5] * g[l][1] + s[2] * g[l][2];
+      } else { /* xx yy xy */
+        const double *s = sigma + c * 3;
+        sg[l][0] = s[0] * g[l][0] + s[2] * g[l][1];
+        sg[l][1] = s[2] * g[l][0] + s[1] * g[l][1];
+      }
     }
   }
   const double mass = lambda * meas / (DIM == 3 ? 20.0 : 12.0);
