@@ -320,6 +320,10 @@ typedef struct {
   double t_norm, t_comm, t_fft, t_plan;
   int split;
   hpmg_split_costs split_costs;
+  /* FD problems on a general box that are singular (no Dirichlet face,
+   * lambda = 0): the constant removed from f by projecting the right-hand
+   * side onto the range, sum b / sum W (docs/bc.md); 0 otherwise */
+  double compat_defect;
 } hpmg_stats;
 
 typedef struct hpmg_solver_s *hpmg_solver;

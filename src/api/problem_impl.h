@@ -2,12 +2,17 @@
 #ifndef HPMG_API_PROBLEM_IMPL_H
 #define HPMG_API_PROBLEM_IMPL_H
 
+#include "grid/box.h"
 #include "grid/grid.h"
 #include "hpmg.h"
 
 struct hpmg_problem_s {
   hpmg_problem_options o;
   hpmg_grid g; /* finest level */
+  /* FD problems that need more than the unit box with 2^refine cells and
+   * homogeneous Dirichlet faces (fd_box_needed): the box, nodes copied */
+  int fdbox;
+  hpmg_box box;
 };
 
 /* Validate every field; refuse with a message naming the field and the allowed range. */

@@ -221,7 +221,8 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
     if (!f) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate solver");
     f->prob = prob;
     f->o = *o;
-    hpmg_error e = hpmg_fd_run_create(&prob->o, o, &f->fd);
+    hpmg_error e = prob->fdbox ? hpmg_fd_box_run_create(&prob->o, &prob->box, o, &f->fd)
+                               : hpmg_fd_run_create(&prob->o, o, &f->fd);
     if (e) {
       free(f);
       return e;
