@@ -101,7 +101,10 @@ static double *coords(int64_t cells, double L, int stretch) {
   for (int64_t i = 0; i <= cells; i++) {
     const double t = (double)i / (double)cells;
     if (stretch == 1) x[i] = L / 2 * (1 + tanh(2.0 * (2 * t - 1)) / tanh(2.0)); /* tanh, beta = 2 */
-    else if (stretch == 2) x[i] = L * (pow(1.3, (double)i) - 1) / (pow(1.3, (double)cells) - 1); /* geometric 1.3 */
+    else if (stretch == 2) { /* geometric: last cell 50 times the first */
+      const double r = pow(50.0, 1.0 / (double)(cells - 1));
+      x[i] = L * (pow(r, (double)i) - 1) / (pow(r, (double)cells) - 1);
+    }
     else x[i] = L * t;
   }
   x[0] = 0;
