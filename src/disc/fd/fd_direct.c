@@ -402,7 +402,8 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
 #ifdef HPMG_HAVE_FFTW
   const int64_t n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
   const int tri = s->tri;
-  double *g = s->buf;
+  /* work in u itself where FFTW's plans (made on buf) allow it: same alignment */
+  double *g = fftw_alignment_of(u) == fftw_alignment_of(s->buf) ? u : s->buf;
   /* 1/w per direction: 1 along the tridiagonal direction (its W enters the line systems) */
   const double one = 1.0;
   const double *w0 = s->dir[0].w, *w1 = s->dir[1].w, *w2 = s->dim == 3 ? s->dir[2].w : &one;
@@ -422,7 +423,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
     }
   s->defect_sum = s->singular ? sum : 0;
   s->defect_rel = s->singular && abs > 0 ? fabs(sum) / abs : 0;
-  fftw_execute(s->fwd);
+  fftw_execute_r2r(s->fwd, g, g);
   double norm = 1;
   for (int d = 0; d < s->dim; d++)
     if (d != tri) norm *= s->dir[d].norm;
@@ -474,8 +475,8 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
       hpmg_free(&saved);
     }
   }
-  fftw_execute(s->bwd);
-  memcpy(u, g, sizeof(double) * (size_t)s->size);
+  fftw_execute_r2r(s->bwd, g, g);
+  if (g != u) memcpy(u, g, sizeof(double) * (size_t)s->size);
   return HPMG_SUCCESS;
 #else
   return hpmg_error_set(HPMG_ERR_BACKEND, "fd_direct: FFTW not available");

@@ -86,5 +86,12 @@ double fd_cuda_direct_bytes(int dim, const int64_t n[3]);
 /* which batched tridiagonal solver the GPU uses: 0 = one thread per line
  * (own kernel), 1 = cuSPARSE gtsv2StridedBatch; returns the previous value */
 int fd_cuda_direct_set_tri(int which);
+/* staging buffer size per transform chunk (tests: small values exercise the
+ * chunk loop); returns the previous value; 0 keeps it */
+size_t fd_cuda_direct_set_chunk_bytes(size_t bytes);
+/* benchmark reference: the plain cuFFT periodic Poisson solve on a cells[0] x
+ * cells[1] x cells[2] unit box (D2Z, divide by the eigenvalues, Z2D, in
+ * place), timed reps times after a warm-up (seconds[reps]) */
+hpmg_error fd_cuda_periodic_reference(const int64_t cells[3], int reps, double *seconds);
 
 #endif

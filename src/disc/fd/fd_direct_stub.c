@@ -15,6 +15,10 @@ hpmg_error fd_cuda_direct_solve(void *handle, const double *b, double *u, double
 void fd_cuda_direct_destroy(void *handle) { (void)handle; }
 double fd_cuda_direct_bytes(int dim, const int64_t n[3]) { (void)dim; (void)n; return 0; }
 int fd_cuda_direct_set_tri(int which) { (void)which; return 0; }
+size_t fd_cuda_direct_set_chunk_bytes(size_t bytes) { (void)bytes; return 0; }
+hpmg_error fd_cuda_periodic_reference(const int64_t cells[3], int reps, double *seconds) {
+  (void)cells; (void)reps; (void)seconds; return no_cuda();
+}
 #else
 typedef int fd_direct_stub_unused;
 #endif
