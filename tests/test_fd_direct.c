@@ -11,7 +11,10 @@
  *    the transform path;
  *  - on 2^L unit boxes with Dirichlet faces it equals the sine-transform
  *    solver fd_fft (A = h^(d-2) times its h^-2-scaled system);
- *  - two non-uniform directions are refused.
+ *  - two non-uniform directions are refused;
+ *  - the GPU's transforms (fd_direct_xform.h: every r2r kind as one complex
+ *    FFT with pre- and post-processing) run here with FFTW's complex FFTs
+ *    equal FFTW's r2r transforms, for odd, even and prime lengths.
  * Exit 77 (skip) without FFTW. */
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +22,11 @@
 #include <string.h>
 #include "check.h"
 #include "disc/fd/fd_direct.h"
+#include "disc/fd/fd_direct_xform.h"
 #include "disc/fd/fd_fft.h"
+#ifdef HPMG_HAVE_FFTW
+#include <fftw3.h>
+#endif
 
 /* one direction of the test operator: unknown count, dual widths, neighbours */
 typedef struct {
@@ -316,7 +323,54 @@ static void refusals(void) {
   for (int d = 0; d < 3; d++) free(box.x[d]);
 }
 
+/* the GPU's formulas with FFTW's r2c / c2r / c2c in place of cuFFT's D2Z / Z2D / Z2Z */
+static void xform_formulas(void) {
+#ifdef HPMG_HAVE_FFTW
+  const fd_direct_kind kinds[10] = {FDX_R2HC, FDX_HC2R, FDX_DST1, FDX_DCT1, FDX_DCT2,
+                                    FDX_DCT3, FDX_DST2, FDX_DST3, FDX_DCT4, FDX_DST4};
+  const fftw_r2r_kind fk[10] = {FFTW_R2HC, FFTW_HC2R, FFTW_RODFT00, FFTW_REDFT00, FFTW_REDFT10,
+                                FFTW_REDFT01, FFTW_RODFT10, FFTW_RODFT01, FFTW_REDFT11, FFTW_RODFT11};
+  const int64_t sizes[7] = {2, 3, 4, 7, 8, 13, 64};
+  double worst_x = 0;
+  for (int q = 0; q < 10; q++)
+    for (int si = 0; si < 7; si++) {
+      const int64_t n = sizes[si], L = fdd_len(kinds[q], n), P = fdd_in_len(kinds[q], n);
+      double *x = fftw_malloc(sizeof(double) * (size_t)n), *ref = fftw_malloc(sizeof(double) * (size_t)n);
+      double *re = fftw_malloc(sizeof(double) * (size_t)(2 * L + 2)), *cz = fftw_malloc(sizeof(double) * (size_t)(2 * L + 2));
+      for (int64_t j = 0; j < n; j++) x[j] = check_rand();
+      fftw_plan pr = fftw_plan_r2r_1d((int)n, x, ref, fk[q], FFTW_ESTIMATE);
+      fftw_execute(pr);
+      fftw_destroy_plan(pr);
+      const int fft = fdd_fft(kinds[q]);
+      for (int64_t t = 0; t < P; t++) {
+        double a, b;
+        fdd_gather(kinds[q], n, t, x, 1, &a, &b);
+        if (fft == FDD_D2Z) re[t] = a;
+        else { cz[2 * t] = a; cz[2 * t + 1] = b; }
+      }
+      fftw_plan p;
+      if (fft == FDD_D2Z) p = fftw_plan_dft_r2c_1d((int)L, re, (fftw_complex *)cz, FFTW_ESTIMATE);
+      else if (fft == FDD_Z2D) p = fftw_plan_dft_c2r_1d((int)L, (fftw_complex *)cz, re, FFTW_ESTIMATE);
+      else p = fftw_plan_dft_1d((int)L, (fftw_complex *)cz, (fftw_complex *)cz, FFTW_FORWARD, FFTW_ESTIMATE);
+      fftw_execute(p);
+      fftw_destroy_plan(p);
+      double dn = 0, rn = 0;
+      for (int64_t k = 0; k < n; k++) {
+        const double y = fdd_scatter(kinds[q], n, k, re, cz, 1);
+        dn = fmax(dn, fabs(y - ref[k]));
+        rn = fmax(rn, fabs(ref[k]));
+      }
+      worst_x = fmax(worst_x, dn / rn);
+      CHECK(dn <= 1e-13 * rn * (double)n, "GPU formula of r2r kind %d, n = %lld: max difference %.3e of %.3e", (int)fk[q],
+            (long long)n, dn, rn);
+      fftw_free(x); fftw_free(ref); fftw_free(re); fftw_free(cz);
+    }
+  printf("GPU transform formulas (FFTW complex FFTs) vs FFTW r2r: worst relative difference %.2e\n", worst_x);
+#endif
+}
+
 int main(void) {
+  xform_formulas();
   const int64_t c2a[3] = {7, 8, 1}, c2b[3] = {13, 6, 1}, c2c[3] = {131, 5, 1}, c3a[3] = {5, 6, 7}, c3b[3] = {4, 9, 3};
   sweep(2, c2a);
   sweep(2, c2b);

@@ -1,20 +1,12 @@
 /* GPU half of the direct box FD solver (src/disc/fd/fd_direct.h): the same
  * algorithm as fd_direct.c with cuFFT, which has no real-to-real transforms.
  *
- * Every FFTW r2r kind the solver uses is one batched cuFFT transform of
- * length L with O(n) pre-processing (gather: extension, sign, twiddle) and
- * post-processing (scatter: real/imaginary part, twiddle, reversal):
- *   R2HC  D2Z, L = n: x_k = Re Z_k (k <= n/2), Im Z_{n-k} (k > n/2)
- *   HC2R  Z2D, L = n: V_k = r_k + i i_k from the halfcomplex order
- *   DST1  D2Z, L = 2(n+1), odd extension: Y_k = -Im Z_{k+1}
- *   DCT1  D2Z, L = 2(n-1), even extension: Y_k = Re Z_k
- *   DCT2  D2Z, L = 2n, even extension about n - 1/2: Y_k = Re(e^{-i pi k/2n} Z_k)
- *   DST2  DCT2 of (-1)^j x_j, read back reversed: Y_k = DCT2(.)_{n-1-k}
- *   DCT3  Z2D, L = 2n: V_j = x_j e^{i pi j/2n} (j < n), V_n = 0; Y_k = y_k
- *   DST3  (-1)^k DCT3(reversed x)_k
- *   DCT4  Z2Z, L = 2n: V_j = x_j e^{-i pi j/2n}, zero padded; Y_k = 2 Re(e^{-i pi (2k+1)/4n} Z_k)
- *   DST4  (-1)^k DCT4(reversed x)_k
- * (derivations in docs/fd.md). A direction's lines go through a staging
+ * Every FFTW r2r kind the solver uses is one batched cuFFT transform (D2Z,
+ * Z2D or Z2Z) with O(n) pre-processing (gather: extension, sign, twiddle)
+ * and post-processing (scatter: real/imaginary part, twiddle, reversal); the
+ * per-kind formulas are in src/disc/fd/fd_direct_xform.h, shared with a host
+ * test that checks them against FFTW's r2r kinds.
+ * A direction's lines go through a staging
  * buffer in chunks of at most chunk_bytes; along x a line is contiguous
  * in the staging buffer, along y and z the line index is the fastest, so the
  * gather and scatter kernels read and write with unit stride across threads.
@@ -26,6 +18,7 @@
 extern "C" {
 #include "disc/fd/fd_direct.h"
 }
+#include "disc/fd/fd_direct_xform.h"
 
 #define FDD_CUFFT(call)                                                                      \
   do {                                                                                       \
@@ -51,7 +44,7 @@ struct Dir {
 struct XPlan { /* one transform kind along one direction */
   fd_direct_kind kind;
   cufftType type;
-  int64_t L, Lc;
+  int64_t L, in, out; /* FFT length, input and output entries per line */
   cufftHandle full, rem;
   int has_full, has_rem;
 };
@@ -66,22 +59,6 @@ struct Plan {
   double *cp, *z;           /* tridiagonal scratch (z: periodic direction) */
   double *red;              /* defect sums */
 };
-
-__host__ __device__ inline int64_t xlen(fd_direct_kind k, int64_t n) {
-  switch (k) {
-  case FDX_R2HC: case FDX_HC2R: return n;
-  case FDX_DST1: return 2 * (n + 1);
-  case FDX_DCT1: return 2 * (n - 1);
-  default: return 2 * n;
-  }
-}
-inline cufftType xtype(fd_direct_kind k) {
-  switch (k) {
-  case FDX_HC2R: case FDX_DCT3: case FDX_DST3: return CUFFT_Z2D;
-  case FDX_DCT4: case FDX_DST4: return CUFFT_Z2Z;
-  default: return CUFFT_D2Z;
-  }
-}
 
 /* data index of position t on line m of direction a */
 __device__ __forceinline__ int64_t lidx(int a, int64_t n0, int64_t n1, int64_t m, int64_t t) {
@@ -104,108 +81,34 @@ __device__ __forceinline__ int64_t gtid() {
   return blockIdx.x * (int64_t)blockDim.x + threadIdx.x + (int64_t)blockIdx.y * gridDim.x * blockDim.x;
 }
 
-/* pre-processing: staging buffer from the lines m0..m0+Mc-1 */
+/* pre-processing: staging entries of the lines m0..m0+Mc-1 (fd_direct_xform.h) */
 __global__ void k_gather(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
                          const double *__restrict__ x, double *__restrict__ A, double2 *__restrict__ B) {
-  const int64_t L = xlen(kind, n);
+  const int64_t P = fdd_in_len(kind, n);
   int64_t mm, t;
-  switch (kind) {
-  case FDX_R2HC: case FDX_DST1: case FDX_DCT1: case FDX_DCT2: case FDX_DST2: {
-    if (!split(a, gtid(), Mc, L, &mm, &t)) return;
-    const int64_t m = m0 + mm;
-    double v = 0;
-    if (kind == FDX_R2HC) v = x[lidx(a, n0, n1, m, t)];
-    else if (kind == FDX_DST1) {
-      if (t >= 1 && t <= n) v = x[lidx(a, n0, n1, m, t - 1)];
-      else if (t > n + 1) v = -x[lidx(a, n0, n1, m, L - t - 1)];
-    } else if (kind == FDX_DCT1) {
-      v = x[lidx(a, n0, n1, m, t < n ? t : L - t)];
-    } else {
-      const int64_t j = t < n ? t : L - 1 - t;
-      v = x[lidx(a, n0, n1, m, j)];
-      if (kind == FDX_DST2 && (j & 1)) v = -v;
-    }
-    A[sidx(a, mm, t, Mc, L)] = v;
-    return;
-  }
-  case FDX_HC2R: {
-    const int64_t Lc = L / 2 + 1;
-    if (!split(a, gtid(), Mc, Lc, &mm, &t)) return;
-    const int64_t m = m0 + mm;
-    double re = x[lidx(a, n0, n1, m, t)], im = 0;
-    if (t > 0 && 2 * t < n) im = x[lidx(a, n0, n1, m, n - t)];
-    B[sidx(a, mm, t, Mc, Lc)] = make_double2(re, im);
-    return;
-  }
-  case FDX_DCT3: case FDX_DST3: {
-    const int64_t Lc = L / 2 + 1; /* n + 1 */
-    if (!split(a, gtid(), Mc, Lc, &mm, &t)) return;
-    const int64_t m = m0 + mm;
-    double2 v = make_double2(0, 0);
-    if (t < n) {
-      const double xv = x[lidx(a, n0, n1, m, kind == FDX_DST3 ? n - 1 - t : t)];
-      double s, c;
-      sincospi((double)t / (double)(2 * n), &s, &c);
-      v = make_double2(xv * c, xv * s);
-    }
-    B[sidx(a, mm, t, Mc, Lc)] = v;
-    return;
-  }
-  case FDX_DCT4: case FDX_DST4: {
-    if (!split(a, gtid(), Mc, L, &mm, &t)) return;
-    const int64_t m = m0 + mm;
-    double2 v = make_double2(0, 0);
-    if (t < n) {
-      const double xv = x[lidx(a, n0, n1, m, kind == FDX_DST4 ? n - 1 - t : t)];
-      double s, c;
-      sincospi((double)t / (double)(2 * n), &s, &c);
-      v = make_double2(xv * c, -xv * s);
-    }
-    ((double2 *)A)[sidx(a, mm, t, Mc, L)] = v;
-    return;
-  }
-  }
+  if (!split(a, gtid(), Mc, P, &mm, &t)) return;
+  const int64_t m = m0 + mm, xs = a == 0 ? 1 : (a == 1 ? n0 : n0 * n1);
+  double re, im;
+  fdd_gather(kind, n, t, x + lidx(a, n0, n1, m, 0), xs, &re, &im);
+  const int64_t e = sidx(a, mm, t, Mc, P);
+  const int fft = fdd_fft(kind);
+  if (fft == FDD_D2Z) A[e] = re;
+  else if (fft == FDD_Z2D) B[e] = make_double2(re, im);
+  else ((double2 *)A)[e] = make_double2(re, im);
 }
 
-/* post-processing: lines m0..m0+Mc-1 from the transform's output */
+/* post-processing: lines m0..m0+Mc-1 from the FFT's output (real in A for
+ * Z2D, complex in B for D2Z, complex in A for Z2Z) */
 __global__ void k_scatter(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
                           const double *__restrict__ A, const double2 *__restrict__ B, double *__restrict__ x) {
-  const int64_t L = xlen(kind, n), Lc = L / 2 + 1;
   int64_t mm, k;
   if (!split(a, gtid(), Mc, n, &mm, &k)) return;
-  const int64_t m = m0 + mm;
-  double y = 0;
-  switch (kind) {
-  case FDX_R2HC: {
-    const double2 Z = B[sidx(a, mm, 2 * k <= n ? k : n - k, Mc, Lc)];
-    y = 2 * k <= n ? Z.x : Z.y;
-    break;
-  }
-  case FDX_DST1: y = -B[sidx(a, mm, k + 1, Mc, Lc)].y; break;
-  case FDX_DCT1: y = B[sidx(a, mm, k, Mc, Lc)].x; break;
-  case FDX_DCT2: case FDX_DST2: {
-    const int64_t q = kind == FDX_DST2 ? n - 1 - k : k;
-    const double2 Z = B[sidx(a, mm, q, Mc, Lc)];
-    double s, c;
-    sincospi((double)q / (double)(2 * n), &s, &c);
-    y = c * Z.x + s * Z.y; /* Re(e^{-i pi q/2n} Z) */
-    break;
-  }
-  case FDX_HC2R: y = A[sidx(a, mm, k, Mc, L)]; break;
-  case FDX_DCT3: case FDX_DST3:
-    y = A[sidx(a, mm, k, Mc, L)];
-    if (kind == FDX_DST3 && (k & 1)) y = -y;
-    break;
-  case FDX_DCT4: case FDX_DST4: {
-    const double2 Z = ((const double2 *)A)[sidx(a, mm, k, Mc, L)];
-    double s, c;
-    sincospi((double)(2 * k + 1) / (double)(4 * n), &s, &c);
-    y = 2 * (c * Z.x + s * Z.y);
-    if (kind == FDX_DST4 && (k & 1)) y = -y;
-    break;
-  }
-  }
-  x[lidx(a, n0, n1, m, k)] = y;
+  const int64_t m = m0 + mm, Q = fdd_out_len(kind, n), ys = a == 0 ? 1 : Mc;
+  const int64_t off = a == 0 ? mm * Q : mm;
+  const int fft = fdd_fft(kind);
+  const double *y = A + off;
+  const double *Z = fft == FDD_D2Z ? (const double *)B + 2 * off : A + 2 * off;
+  x[lidx(a, n0, n1, m, k)] = fdd_scatter(kind, n, k, y, Z, ys);
 }
 
 /* u = b / prod_{uniform d} w_d; sums of b and |b| (singular problems) */
@@ -327,11 +230,13 @@ void blocks1d(int64_t N, dim3 *g, dim3 *b) {
 }
 
 hpmg_error make_xplan(Plan *p, int a, fd_direct_kind kind, XPlan *x, size_t *ws_max) {
-  const int64_t n = p->n[a], L = xlen(kind, n), M = p->M[a], Mc = p->Mc[a];
+  const int64_t n = p->n[a], M = p->M[a], Mc = p->Mc[a];
+  const int fft = fdd_fft(kind);
   x->kind = kind;
-  x->type = xtype(kind);
-  x->L = L;
-  x->Lc = L / 2 + 1;
+  x->type = fft == FDD_D2Z ? CUFFT_D2Z : (fft == FDD_Z2D ? CUFFT_Z2D : CUFFT_Z2Z);
+  x->L = fdd_len(kind, n);
+  x->in = fdd_in_len(kind, n);
+  x->out = fdd_out_len(kind, n);
   const int64_t counts[2] = {Mc, M % Mc};
   for (int r = 0; r < 2; r++) {
     const int64_t B = counts[r];
@@ -340,11 +245,10 @@ hpmg_error make_xplan(Plan *p, int a, fd_direct_kind kind, XPlan *x, size_t *ws_
     FDD_CUFFT(cufftCreate(h));
     if (r) x->has_rem = 1; else x->has_full = 1;
     FDD_CUFFT(cufftSetAutoAllocation(*h, 0));
-    long long len = L;
-    long long in_len = x->type == CUFFT_Z2D ? x->Lc : L, out_len = x->type == CUFFT_D2Z ? x->Lc : L;
-    long long inembed = in_len, onembed = out_len;
-    const long long is = a == 0 ? 1 : B, id = a == 0 ? in_len : 1;
-    const long long os = a == 0 ? 1 : B, od = a == 0 ? out_len : 1;
+    long long len = x->L, inembed = x->in, onembed = x->out;
+    /* along x a line is contiguous in the staging buffer; along y, z the line index is the fastest */
+    const long long is = a == 0 ? 1 : B, id = a == 0 ? x->in : 1;
+    const long long os = a == 0 ? 1 : B, od = a == 0 ? x->out : 1;
     size_t ws = 0;
     FDD_CUFFT(cufftMakePlanMany64(*h, 1, &len, &inembed, is, id, &onembed, os, od, x->type, (long long)B, &ws));
     if (ws > *ws_max) *ws_max = ws;
@@ -359,8 +263,7 @@ hpmg_error transform(Plan *p, int a, XPlan *x, double *u) {
     const int64_t B = M - m0 < Mc ? M - m0 : Mc;
     const cufftHandle h = B == Mc ? x->full : x->rem;
     dim3 g, b;
-    const int64_t P = x->type == CUFFT_Z2D ? x->Lc : x->L;
-    blocks1d(B * P, &g, &b);
+    blocks1d(B * x->in, &g, &b);
     k_gather<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, u, (double *)p->A, (double2 *)p->B);
     FD_CU_LAUNCH();
     if (x->type == CUFFT_D2Z) FDD_CUFFT(cufftExecD2Z(h, (cufftDoubleReal *)p->A, (cufftDoubleComplex *)p->B));
@@ -421,8 +324,8 @@ hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
   for (int d = 0; d < dim; d++) {
     if (d == p->tri) continue;
     p->M[d] = p->size / p->n[d];
-    int64_t Lmax = xlen(p->dir[d].kf, p->n[d]);
-    if (xlen(p->dir[d].kb, p->n[d]) > Lmax) Lmax = xlen(p->dir[d].kb, p->n[d]);
+    int64_t Lmax = fdd_len(p->dir[d].kf, p->n[d]);
+    if (fdd_len(p->dir[d].kb, p->n[d]) > Lmax) Lmax = fdd_len(p->dir[d].kb, p->n[d]);
     int64_t Mc = (int64_t)(chunk_bytes / (16 * (size_t)Lmax));
     if (Mc < 1) Mc = 1;
     if (Mc > p->M[d]) Mc = p->M[d];
