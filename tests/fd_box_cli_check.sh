@@ -71,6 +71,10 @@ expect 0 --dim 3 --cells 12,9,10 --box 6.28,2,3.14 --bc x=periodic,y=neumann,z=p
 expect 0 --dim 3 --cells 11 --bc x=periodic,ymin=dirichlet,ymax=neumann --solver fmg --fd-layout cell
 expect 0 --cells 37,24 --bc ymin=neumann --grid x=geometric:1.05 --lambda 2 --no-project
 expect 0 --cells 20 --bc x=neumann,y=dirichlet:0.5 --rhs one
+# the direct solver (fd_direct.h) on boxes with at most one non-uniform direction
+expect 0 --dim 3 --cells 12,9,10 --box 6.28,2,3.14 --bc x=periodic,y=neumann,z=periodic --grid y=tanh:2 --solver fft
+expect 2 --cells 16 --grid x=tanh:1,y=tanh:1 --solver fft
+expect 2 --bc x=neumann,y=neumann --rhs one --no-project --cells 16 --solver fft
 rm -rf "$T"
 [ $fail = 0 ] && echo "all passed"
 exit $fail

@@ -380,6 +380,51 @@ static int mode_channel(int dim, int64_t c0, int64_t c1, int64_t c2, double beta
   return check_report();
 }
 
+/* the multigrid (CG to 1e-13) and the direct solver (fd_direct.h) solve the
+ * same operator: their solutions agree; singular ones both with W-mean 0 */
+static int mode_direct(void) {
+  const bc_case *all[] = {&cases3d[0], &cases3d[1], &cases3d[2], &cases3d[4], &cases2d[5], &cases2d[3]};
+  for (size_t c = 0; c < sizeof all / sizeof *all; c++)
+    for (int lay = 0; lay < 2; lay++) {
+      hpmg_problem_options po;
+      hpmg_problem_options_default(&po);
+      po.disc = HPMG_DISC_FD;
+      po.dim = all[c]->dim;
+      po.box[0] = 2;
+      po.cells[0] = 13;
+      po.cells[1] = 10;
+      po.cells[2] = po.dim == 3 ? 9 : 0;
+      set_bc(&po, all[c]->bc);
+      po.fd_layout = (hpmg_fd_layout)lay;
+      po.spacing[1] = (hpmg_spacing){HPMG_SPACING_TANH, 2.0, NULL};
+      hpmg_problem prob;
+      CHECK_OK(hpmg_problem_create(&po, &prob));
+      const int64_t n = hpmg_problem_num_dofs(prob);
+      double *x[2] = {calloc((size_t)n, sizeof(double)), calloc((size_t)n, sizeof(double))};
+      for (int k = 0; k < 2; k++) {
+        hpmg_solver_options so;
+        hpmg_solver_options_default(&so);
+        so.solver = k ? HPMG_SOLVER_FFT : HPMG_SOLVER_CG;
+        so.tol = 1e-13;
+        hpmg_solver s;
+        CHECK_OK(hpmg_solver_create(prob, &so, &s));
+        CHECK_OK(hpmg_solver_solve(s, NULL, x[k]));
+        hpmg_solver_destroy(&s);
+      }
+      double d = 0, m = 0;
+      for (int64_t i = 0; i < n; i++) {
+        d = fmax(d, fabs(x[0][i] - x[1][i]));
+        m = fmax(m, fabs(x[1][i]));
+      }
+      CHECK(d <= 1e-9 * fmax(1.0, m), "%s %s: multigrid and direct solutions differ by %.3g", all[c]->name,
+            lay ? "cell" : "vertex", d);
+      free(x[0]);
+      free(x[1]);
+      hpmg_problem_destroy(&prob);
+    }
+  return check_report();
+}
+
 int main(int argc, char **argv) {
   const char *m = argc > 1 ? argv[1] : "unit";
   if (!strcmp(m, "unit")) return mode_unit();
@@ -387,6 +432,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "order3d")) return mode_order3d(0);
   if (!strcmp(m, "order3d_slow")) return mode_order3d(1);
   if (!strcmp(m, "singular")) return mode_singular();
+  if (!strcmp(m, "direct")) return mode_direct();
   if (!strcmp(m, "channel2d")) return mode_channel(2, 128, 96, 1, argc > 2 ? atof(argv[2]) : 2.8);
   if (!strcmp(m, "channel3d")) return mode_channel(3, 64, 48, 64, argc > 2 ? atof(argv[2]) : 2.9);
   printf("unknown mode %s\n", m);

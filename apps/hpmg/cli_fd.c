@@ -405,8 +405,9 @@ int hpmg_cli_fd(int argc, char **argv) {
              "CPU kernels %s\n", (long long)st.dofs, (long long)n, po.dim, st.levels, nthreads, hpmg_cpu_isa());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,
            st.converged ? "converged" : "NOT converged", relres, st.rate);
+    if (general && po.rhs != HPMG_RHS_SINE) printf("  error vs exact      (no exact solution for --rhs one)\n");
+    if (general && po.rhs == HPMG_RHS_SINE) printf("  error vs exact      discrete L2 (W-weighted) %.6e   max %.6e\n", l2h, mx);
     if (general) {
-      printf("  error vs exact      discrete L2 (W-weighted) %.6e   max %.6e\n", l2h, mx);
       if (st.compat_defect != 0) printf("  compatibility       defect %.3e (the mean of f removed by the projection)\n", st.compat_defect);
     } else
       printf("  error vs exact      discrete L2 (h^d-weighted) %.6e   rms over grid %.6e   max %.6e\n", l2h, rms, mx);

@@ -2,15 +2,21 @@
 #include "fd.h"
 #include <math.h>
 #include <stdlib.h>
+#include <omp.h>
 #include <string.h>
 #include "la/krylov.h"
 #include "la/vec.h"
 #include "disc/fd/fd_box.h"
+#include "disc/fd/fd_direct.h"
 #include "disc/fd/fd_mg.h"
 
 struct hpmg_fd_run_s {
   fd_solver fd;
   fd_box_solver box;   /* general box: the solver, the problem's options and box, the assembled rhs */
+  fd_direct direct;    /* general box, solver FFT: the transform + tridiagonal direct solver */
+  int direct_dev;      /* its device (1: CUDA, b and u staged through dev_b/dev_u) */
+  void *dev_b, *dev_u;
+  hpmg_stats dst;      /* the direct solve's statistics */
   const hpmg_problem_options *po;
   const hpmg_box *bx;
   double *rhs;
@@ -117,9 +123,26 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_sol
   case HPMG_SOLVER_VCYCLE: c->solver = HPMG_SOLVER_VCYCLE; break;
   case HPMG_SOLVER_FMG: c->solver = HPMG_SOLVER_FMG; break;
   case HPMG_SOLVER_CG: c->solver = HPMG_SOLVER_CG; break;
-  case HPMG_SOLVER_FFT:
-    return hpmg_error_set(HPMG_ERR_ARG, "the FFT solver takes the unit box with 2^refine cells and homogeneous "
-                                        "Dirichlet faces only; on this box use cg, vcycle or fmg");
+  case HPMG_SOLVER_FFT: {
+    /* the direct solver (fd_direct.h): transforms along uniform directions,
+     * tridiagonal solves along at most one non-uniform one */
+    hpmg_box b;
+    HPMG_CALL(hpmg_box_init(po, &b));
+    int nonuni = 0;
+    for (int d = 0; d < b.dim; d++) nonuni += !b.uniform[d];
+    hpmg_box_destroy(&b);
+    HPMG_CHECK_ARG(nonuni <= 1, "the FFT (transform + tridiagonal) solver takes at most one non-uniform direction "
+                                "(this box has %d): use cg, vcycle or fmg", nonuni);
+    HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE, "the direct solver on a general box runs in double precision");
+    c->solver = HPMG_SOLVER_FFT;
+    c->project_rhs = po->project_rhs;
+    c->tol = so->tol;
+    c->maxit = so->maxit;
+    c->threads = so->threads;
+    c->line = so->device == HPMG_DEVICE_CUDA; /* the direct solver's device (line is unused) */
+    c->sor = 1;
+    return HPMG_SUCCESS;
+  }
   default: return hpmg_error_set(HPMG_ERR_ARG, "finite differences on a general box have the solvers cg, vcycle and fmg");
   }
   switch (so->smoother) {
@@ -136,9 +159,9 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_sol
                      so->cycle == HPMG_CYCLE_STANDARD,
                  "the patch options, gs_order and cycle apply to Q_k problems only");
   HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE, "finite differences on a general box run in double precision");
-  HPMG_CHECK_ARG(so->device == HPMG_DEVICE_CPU,
-                 "finite differences on a general box (BCs, spacing, cells, layout, box or lambda beyond the unit-box "
-                 "defaults) run on the CPU only: --device cuda is not implemented for them");
+  HPMG_CHECK_ARG(so->device == HPMG_DEVICE_CPU || so->solver == HPMG_SOLVER_FFT,
+                 "the multigrid on a general box (BCs, spacing, cells, layout, box or lambda beyond the unit-box "
+                 "defaults) runs on the CPU only: --device cuda is not implemented for it (--solver fft runs on CUDA)");
   HPMG_CHECK_ARG(so->split == HPMG_SPLIT_AUTO && so->fft_measure == 0, "split and fft_measure do not apply on a general box");
   HPMG_CHECK_ARG(so->sor == 0 || (so->sor > 0 && so->sor < 2), "fd: Gauss-Seidel over-relaxation weight must be in (0,2) (got %g)", so->sor);
   c->sor = so->sor == 0 ? 1.0 : so->sor;
@@ -163,6 +186,7 @@ hpmg_error hpmg_fd_box_options_resolve(const hpmg_problem_options *po, hpmg_solv
   fd_box_config c;
   HPMG_CALL(box_config_from(po, so, &c));
   so->solver = c.solver;
+  if (c.solver == HPMG_SOLVER_FFT) return HPMG_SUCCESS;
   so->smoother = c.line == 0 ? HPMG_SMOOTHER_MCGS : HPMG_SMOOTHER_AUTO;
   so->pre = c.pre;
   so->post = c.post;
@@ -188,8 +212,25 @@ hpmg_error hpmg_fd_box_run_create(const hpmg_problem_options *po, const hpmg_box
   r->bx = bx;
   r->dim = po->dim;
   r->verbose = so->verbose;
-  hpmg_error e = hpmg_malloc(sizeof(double) * (size_t)hpmg_box_unknowns(bx), &r->rhs);
-  if (!e) e = fd_box_solver_create(bx, po->lambda, &c, &r->box);
+  const int64_t N = hpmg_box_unknowns(bx);
+  hpmg_error e = hpmg_malloc(sizeof(double) * (size_t)N, &r->rhs);
+  if (!e && c.solver == HPMG_SOLVER_FFT) {
+    const double t0 = hpmg_wtime();
+    if (c.threads > 0) omp_set_num_threads(c.threads);
+    r->direct_dev = so->device == HPMG_DEVICE_CUDA;
+    e = fd_direct_create(bx, po->lambda, r->direct_dev, so->fft_measure, &r->direct);
+    if (!e && r->direct_dev) {
+      const hpmg_backend *be;
+      e = hpmg_backend_cuda(&be);
+      if (!e) e = be->alloc(sizeof(double) * (size_t)N, &r->dev_b);
+      if (!e) e = be->alloc(sizeof(double) * (size_t)N, &r->dev_u);
+    }
+    r->dst.t_setup = hpmg_wtime() - t0;
+    r->dst.t_plan = e ? 0 : fd_direct_plan_seconds(r->direct);
+    r->dst.levels = 1;
+    r->dst.dofs = N;
+    r->dst.bytes_host = 24.0 * (double)N;
+  } else if (!e) e = fd_box_solver_create(bx, po->lambda, &c, &r->box);
   if (e) {
     hpmg_fd_run_destroy(&r);
     return e;
@@ -302,6 +343,14 @@ void hpmg_fd_run_destroy(hpmg_fd_run *rp) {
   struct hpmg_fd_run_s *r = *rp;
   if (!r) return;
   fd_box_solver_destroy(&r->box);
+  fd_direct_destroy(&r->direct);
+  if (r->dev_b || r->dev_u) {
+    const hpmg_backend *be;
+    if (hpmg_backend_cuda(&be) == HPMG_SUCCESS) {
+      be->free(&r->dev_b);
+      be->free(&r->dev_u);
+    }
+  }
   hpmg_free(&r->rhs);
   fd_solver_destroy(&r->fd);
   hpmg_free(&r->x);
@@ -324,11 +373,56 @@ static hpmg_error box_solve(hpmg_fd_run r, const double *b, double *x) {
     if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the right-hand side", (long long)bad);
   }
   HPMG_CALL(fd_box_rhs(po, r->bx, b, r->rhs));
-  return fd_box_solve(r->box, r->rhs, x);
+  if (r->box) return fd_box_solve(r->box, r->rhs, x);
+  /* the direct solver: the same compatibility rule, its own projection */
+  hpmg_stats *st = &r->dst;
+  const double setup = st->t_setup, plan = st->t_plan;
+  memset(st, 0, sizeof *st);
+  st->t_setup = setup;
+  st->t_plan = plan;
+  st->levels = 1;
+  st->dofs = hpmg_box_unknowns(r->bx);
+  st->bytes_host = 24.0 * (double)st->dofs;
+  const size_t bytes = sizeof(double) * (size_t)st->dofs;
+  if (hpmg_box_neumann_like(r->bx) && po->lambda == 0) {
+    double sb, sa, sw;
+    HPMG_CALL(fd_box_sums(r->bx, r->rhs, &sb, &sa, &sw));
+    HPMG_CALL(fd_box_compat_check(sb, sa, sw, po->project_rhs));
+    st->compat_defect = sb / sw;
+  }
+  const hpmg_backend *be = NULL;
+  if (r->direct_dev) {
+    HPMG_CALL(hpmg_backend_cuda(&be));
+    HPMG_CALL(be->to_device(r->rhs, r->dev_b, bytes));
+    HPMG_CALL(be->sync());
+  }
+  const double t0 = hpmg_wtime();
+  HPMG_CALL(fd_direct_solve(r->direct, r->direct_dev ? r->dev_b : r->rhs, r->direct_dev ? r->dev_u : x));
+  if (be) HPMG_CALL(be->sync());
+  st->t_solve = st->t_fft = hpmg_wtime() - t0;
+  if (be) HPMG_CALL(be->to_host(r->dev_u, x, bytes));
+  /* the residual against the projected right-hand side, in double on the host */
+  if (st->compat_defect != 0) {
+    double sb, sa, sw;
+    HPMG_CALL(fd_box_sums(r->bx, r->rhs, &sb, &sa, &sw));
+    fdb_geom g;
+    HPMG_CALL(fd_box_geom(r->bx, 0.0, &g));
+    const int64_t nx = g.n[0], ny = g.n[1], nz = g.n[2];
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) r->rhs[(k * ny + j) * nx + i] -= sb / sw * g.w[0][i] * g.w[1][j] * g.w[2][k];
+    fd_box_geom_free(&g);
+  }
+  HPMG_CALL(fd_box_residual_norm(r->bx, po->lambda, NULL, r->rhs, &st->residual0));
+  HPMG_CALL(fd_box_residual_norm(r->bx, po->lambda, x, r->rhs, &st->residual));
+  st->iterations = 1;
+  st->converged = 1;
+  st->rate = st->residual0 > 0 ? st->residual / st->residual0 : 0;
+  return HPMG_SUCCESS;
 }
 
 hpmg_error hpmg_fd_run_solve(hpmg_fd_run r, const double *b, double *x) {
-  if (r->box) return box_solve(r, b, x);
+  if (r->box || r->direct) return box_solve(r, b, x);
   const int64_t n = r->n, m = n - 1, s1 = n + 1, s2 = (n + 1) * (n + 1), nz = r->dim == 3 ? m : 1, k0 = r->dim == 3;
   if (b) { /* h^2 b at the interior points of the grid vector, 0 on the boundary */
     const int64_t N = fd_points(r->dim, n), bad = hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, nz * m * m, b);
@@ -354,6 +448,10 @@ hpmg_error hpmg_fd_run_solve(hpmg_fd_run r, const double *b, double *x) {
 void hpmg_fd_run_get_stats(hpmg_fd_run r, hpmg_stats *st) {
   if (r->box) {
     fd_box_get_stats(r->box, st);
+    return;
+  }
+  if (r->direct) {
+    *st = r->dst;
     return;
   }
   fd_stats f;
@@ -387,6 +485,10 @@ void hpmg_fd_run_get_stats(hpmg_fd_run r, hpmg_stats *st) {
 
 int hpmg_fd_run_history(hpmg_fd_run r, const double **h) {
   if (r->box) return fd_box_history(r->box, h);
+  if (r->direct) {
+    *h = NULL;
+    return 0;
+  }
   *h = r->history;
   return r->nhistory;
 }

@@ -821,14 +821,7 @@ hpmg_error fd_box_solve(fd_box_solver s, const double *rhs, double *x) {
     }
     const double c = sb / s->sumw;
     s->st.compat_defect = c;
-    if (fabs(sb) > 1e-11 * sa) {
-      if (!s->c.project_rhs)
-        return hpmg_error_set(HPMG_ERR_ARG,
-                              "the right-hand side of this singular problem (no Dirichlet face, lambda = 0) violates "
-                              "the compatibility condition: sum b = %.3e (relative %.3e; f has mean %.3e too much), "
-                              "and projection is off (--no-project / project_rhs = 0)",
-                              sb, sa > 0 ? sb / sa : 0.0, c);
-    }
+    HPMG_CALL(fd_box_compat_check(sb, sa, s->sumw, s->c.project_rhs));
     const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
 #pragma omp parallel for collapse(2) schedule(static)
     for (int64_t k = 0; k < nz; k++)
@@ -856,3 +849,40 @@ int fd_box_history(fd_box_solver s, const double **h) {
 }
 
 void fd_box_set_verbose(fd_box_solver s, int v) { s->drv.o.verbose = v; }
+
+hpmg_error fd_box_compat_check(double sb, double sa, double sumw, int project_rhs) {
+  if (project_rhs || !(fabs(sb) > 1e-11 * sa)) return HPMG_SUCCESS;
+  return hpmg_error_set(HPMG_ERR_ARG,
+                        "the right-hand side of this singular problem (no Dirichlet face, lambda = 0) violates the "
+                        "compatibility condition: sum b = %.3e (relative %.3e; f has mean %.3e too much), and "
+                        "projection is off (--no-project / project_rhs = 0)",
+                        sb, sa > 0 ? sb / sa : 0.0, sb / sumw);
+}
+
+hpmg_error fd_box_sums(const hpmg_box *b, const double *rhs, double *sum, double *sumabs, double *sumw) {
+  fdb_geom g;
+  HPMG_CALL(fd_box_geom(b, 0.0, &g));
+  double sb = 0, sa = 0;
+#pragma omp parallel for reduction(+ : sb, sa) schedule(static)
+  for (int64_t i = 0; i < g.N; i++) {
+    sb += rhs[i];
+    sa += fabs(rhs[i]);
+  }
+  double sw[3] = {0, 0, 0};
+  for (int d = 0; d < 3; d++)
+    for (int64_t i = 0; i < g.n[d]; i++) sw[d] += g.w[d][i];
+  *sum = sb;
+  *sumabs = sa;
+  *sumw = sw[0] * sw[1] * sw[2];
+  geom_free(&g);
+  return HPMG_SUCCESS;
+}
+
+hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *x, const double *rhs, double *nrm) {
+  fdb_geom g;
+  HPMG_CALL(fd_box_geom(b, lambda, &g));
+  if (x) *nrm = hpmg_fdb_kernels_select()->residual_norm(&g, x, rhs);
+  else *nrm = hpmg_vec_norm(HPMG_REAL_DOUBLE, g.N, rhs);
+  geom_free(&g);
+  return HPMG_SUCCESS;
+}

@@ -97,5 +97,11 @@ int fd_box_line_dir(fd_box_solver s);
 /* y = A x on the finest level (tests) */
 hpmg_error fd_box_apply(fd_box_solver s, const double *x, double *y);
 double fd_box_memory(const hpmg_box *b, const fd_box_config *c);
+/* ||b - A x||_2 on box b (x NULL: ||b||) */
+hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *x, const double *rhs, double *nrm);
+/* singular problems: sum rhs, sum |rhs| and sum W (the compatibility test) */
+hpmg_error fd_box_sums(const hpmg_box *b, const double *rhs, double *sum, double *sumabs, double *sumw);
+/* the compatibility refusal of project_rhs = 0: HPMG_ERR_ARG when |sum| > 1e-11 sumabs */
+hpmg_error fd_box_compat_check(double sum, double sumabs, double sumw, int project_rhs);
 
 #endif
