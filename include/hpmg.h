@@ -17,7 +17,8 @@
  * index = i0 + n0*(i1 + n1*i2), n_d = degree*cells_d - 1 (boundary nodes carry
  * the homogeneous Dirichlet value 0 and are eliminated). Counts are 64-bit.
  * A finite-difference problem (disc = HPMG_DISC_FD) numbers its interior grid
- * points the same way, n_d = 2^refine - 1: the nodes of Q1 on 2^refine cells.
+ * points the same way, n_d = 2^refine - 1: the nodes of Q1 on 2^refine cells;
+ * on a general box (below) its unknowns, n_d = hpmg_problem_grid's counts.
  */
 #ifndef HPMG_H
 #define HPMG_H
@@ -71,8 +72,15 @@ typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2 } hp
  * 7-point (3D) stencil on 2^refine intervals per direction (paper 002,
  * docs/fd.md): A = h^-2 times the stencil, b_i = f(x_i) at the interior grid
  * points. FD problems read dim and refine (1..15 in 2D, 1..10 in 3D) and
- * ignore degree; coarse, box, lambda and rhs must keep their defaults
- * (1, unit box, 0, sine), or HPMG_ERR_ARG. */
+ * ignore degree and coarse. With any of cells, box, lambda, bc, spacing or
+ * fd_layout beyond the defaults an FD problem is a general box (docs/bc.md):
+ * -Laplace u + lambda u = f with the operator of src/grid/box.h, unknowns
+ * at the vertices not on Dirichlet faces or at the cell centres, b = f at the
+ * unknowns (the boundary data come from bc[]), rhs SINE (a manufactured
+ * solution matching the BCs, which also gives the boundary data) or ONE;
+ * solved on the CPU by CG, the V-cycle or FMG, or by the transform +
+ * tridiagonal direct solver (HPMG_SOLVER_FFT, at most one non-uniform
+ * direction, CPU or CUDA); double precision. */
 typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1 } hpmg_disc;
 #define HPMG_FD_MAX_REFINE_2D 15
 #define HPMG_FD_MAX_REFINE_3D 10
@@ -84,9 +92,13 @@ typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1 } hpmg_disc;
  * g is `fn` if set, else `values` if set (Dirichlet only: one value per
  * boundary node of the face, the face's nodes numbered lexicographically in
  * the two remaining directions, lower index fastest, including the face's
- * edges and corners), else the constant `value`. With the built-in
- * right-hand side HPMG_RHS_SINE, g comes from the manufactured solution
- * (docs/bc.md) and value/fn/values must be left unset. */
+ * edges and corners; read at every solve, so it must outlive the problem),
+ * else the constant `value`. With the built-in right-hand side
+ * HPMG_RHS_SINE (b = NULL), g comes from the manufactured solution
+ * (docs/bc.md) and value/fn/values must be left unset. Finite differences
+ * take every kind (docs/bc.md); Q_k problems refuse all but the default
+ * homogeneous Dirichlet for now, as they refuse cells, spacing and
+ * fd_layout. */
 typedef enum { HPMG_BC_DIRICHLET = 0, HPMG_BC_NEUMANN = 1, HPMG_BC_PERIODIC = 2 } hpmg_bc_kind;
 typedef double (*hpmg_function)(const double x[3], void *user);
 typedef struct {

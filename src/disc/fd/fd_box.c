@@ -643,14 +643,30 @@ void fd_box_solver_destroy(fd_box_solver *sp) {
   hpmg_free(sp);
 }
 
-/* the next coarser grid of level f: per direction with 4 cells or more,
- * every other node plus the last (an odd count merges the last three cells) */
-static int coarsenable(const fdb_level *f, int d) { return d < f->dim && f->cells[d] >= 4; }
+/* Which directions the next coarser grid coarsens: those with 4 cells or
+ * more whose mean width is within sqrt 2 of the smallest mean width of the
+ * coarsenable directions that are not relaxed by lines (a direction much
+ * coarser than the others waits until they catch up: the cells grow
+ * towards isotropy, where point smoothing works; the line direction's
+ * strong coupling is its smoother's). Returns the number of directions. */
+static int coarsen_flags(int dim, const double len[3], const int64_t cells[3], int line, int flags[3]) {
+  double hmin = INFINITY;
+  for (int d = 0; d < dim; d++)
+    if (cells[d] >= 4 && d != line && len[d] / (double)cells[d] < hmin) hmin = len[d] / (double)cells[d];
+  int any = 0;
+  for (int d = 0; d < 3; d++) {
+    flags[d] = d < dim && cells[d] >= 4 && (d == line || !(len[d] / (double)cells[d] > 1.4143 * hmin));
+    any += flags[d];
+  }
+  return any;
+}
 
-static hpmg_error level_coarsen(const hpmg_box *b, const fdb_level *f, fdb_level *c) {
+/* the next coarser grid of level f: per flagged direction every other node
+ * plus the last (an odd count merges the last three cells) */
+static hpmg_error level_coarsen(const fdb_level *f, const int flags[3], fdb_level *c) {
   c->dim = f->dim;
   for (int d = 0; d < 3; d++) {
-    const int64_t cf = f->cells[d], cc = coarsenable(f, d) ? cf / 2 : cf;
+    const int64_t cf = f->cells[d], cc = flags[d] ? cf / 2 : cf;
     c->cells[d] = cc;
     HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(cc + 1), &c->x[d]));
     if (cc == cf) memcpy(c->x[d], f->x[d], sizeof(double) * (size_t)(cf + 1));
@@ -659,7 +675,6 @@ static hpmg_error level_coarsen(const hpmg_box *b, const fdb_level *f, fdb_level
       c->x[d][cc] = f->x[d][cf];
     }
   }
-  (void)b;
   return HPMG_SUCCESS;
 }
 
@@ -687,19 +702,16 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   s->k = hpmg_fdb_kernels_select();
   s->singular = hpmg_box_neumann_like(b) && lambda == 0;
   s->line = c->line == -1 ? auto_line(b) : c->line - 1;
-  /* count the levels */
+  /* the levels' coarsening, finest first: flags[l][d] coarsens direction d
+   * from the l-th finest level to the next */
   int64_t cells[3] = {b->cells[0], b->cells[1], b->cells[2]};
-  int nlev = 1;
-  for (;;) {
+  int nlev = 1, flags[64][3];
+  for (; nlev < 64;) {
     double N = 1;
-    int any = 0;
-    for (int d = 0; d < b->dim; d++) {
-      N *= (double)n_of(b->layout, cells[d], b->bc[2 * d], b->bc[2 * d + 1]);
-      any |= cells[d] >= 4;
-    }
-    if (N <= FDB_COARSE_MAX || !any) break;
+    for (int d = 0; d < b->dim; d++) N *= (double)n_of(b->layout, cells[d], b->bc[2 * d], b->bc[2 * d + 1]);
+    if (N <= FDB_COARSE_MAX || !coarsen_flags(b->dim, b->len, cells, s->line, flags[nlev - 1])) break;
     for (int d = 0; d < b->dim; d++)
-      if (cells[d] >= 4) cells[d] /= 2;
+      if (flags[nlev - 1][d]) cells[d] /= 2;
     nlev++;
   }
   hpmg_error e = HPMG_SUCCESS;
@@ -716,14 +728,15 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
         e = hpmg_malloc(sizeof(double) * (size_t)(b->cells[d] + 1), &q->x[d]);
         if (!e) memcpy(q->x[d], b->x[d], sizeof(double) * (size_t)(b->cells[d] + 1));
       }
-    } else e = level_coarsen(b, &s->lev[l + 1], q);
+    } else e = level_coarsen(&s->lev[l + 1], flags[nlev - 2 - l], q);
     if (!e) e = geom_build(b->dim, q->x, q->cells, b->bc, b->layout, lambda, &q->g);
     if (e) break;
     for (int d = 0; d < 3; d++) q->per[d] = d < b->dim && hpmg_box_periodic(b, d);
     q->line = s->line;
     q->omega = c->sor;
     q->slots = fdb_slots;
-    if (q->line >= 0) e = hpmg_malloc(sizeof(double) * 2 * (size_t)q->g.n[q->line] * (size_t)nth, &q->scratch);
+    if (q->line >= 0)
+      e = hpmg_malloc(sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]) * (size_t)nth, &q->scratch);
   }
   /* transfers: level l from l-1 */
   for (int l = 1; l < nlev && !e; l++) {

@@ -39,7 +39,7 @@ typedef struct {
    * reverse order if backward; per[d]: periodic direction */
   void (*gs_sweep)(const fdb_geom *g, const int per[3], double omega, int backward, double *x, const double *b);
   /* one line Gauss-Seidel sweep along direction dl (not periodic), the lines
-   * coloured in the other directions; scratch: 2 n[dl] doubles per thread */
+   * coloured in the other directions; scratch: fd_box_line_scratch doubles per thread */
   void (*line_sweep)(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
                      double *scratch);
   /* y (+)= M x along direction d; nin: x's dims, y's are nin with M.rows in d */
@@ -48,6 +48,8 @@ typedef struct {
 
 #include "core/isa.h"
 HPMG_ISA_TABLE(fdb_kernels, hpmg_fdb_kernels)
+/* line_sweep's scratch per thread: lines along y and z go 64 at a time */
+static inline int64_t fd_box_line_scratch(int dl, int64_t m) { return 2 * m * (dl == 0 ? 1 : 64); }
 
 /* 1 when the options need the general path (anything beyond the unit-box,
  * 2^refine, homogeneous-Dirichlet, vertex, lambda 0 problem). */

@@ -120,45 +120,62 @@ static void k_gs_sweep(const fdb_geom *g, const int per[3], double omega, int ba
   }
 }
 
+/* Line Gauss-Seidel along dl: T d = r per line (T: the line's part of A,
+ * diagonal D, couplings -klo/khi W_others), x += d. Lines along y or z are
+ * solved FDB_LINE_BATCH at a time side by side in x, so that every step of
+ * the Thomas recursion reads and writes contiguous x rows. */
+#define FDB_LINE_BATCH 64
 static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
                          double *scratch) {
   const int64_t n[3] = {g->n[0], g->n[1], g->n[2]};
-  const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2; /* the other two directions */
+  const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2; /* the other two directions (da = x unless dl = x) */
   const int ca = ncolours(n[da], per[da]), cb = ncolours(n[db], per[db]), nc = ca * cb;
   const int64_t m = n[dl];
   const int64_t stride[3] = {1, n[0], n[0] * n[1]};
+  const int64_t B = dl == 0 ? 1 : FDB_LINE_BATCH, nchunk = (n[da] + B - 1) / B;
   for (int s = 0; s < nc; s++) {
     const int c = backward ? nc - 1 - s : s;
     const int wa = c % ca, wb = c / ca;
 #pragma omp parallel
     {
-      double *cp = scratch + (size_t)omp_get_thread_num() * 2 * (size_t)m, *dp = cp + m;
+      double *cp = scratch + (size_t)omp_get_thread_num() * 2 * (size_t)(m * B), *dp = cp + m * B;
 #pragma omp for collapse(2) schedule(static)
       for (int64_t ib = 0; ib < n[db]; ib++)
-        for (int64_t ia = 0; ia < n[da]; ia++) {
-          if (colour(ia, n[da], per[da]) != wa || colour(ib, n[db], per[db]) != wb) continue;
+        for (int64_t ch = 0; ch < nchunk; ch++) {
+          if (colour(ib, n[db], per[db]) != wb) continue;
+          const int64_t ia0 = ch * B, ia1 = ia0 + B < n[da] ? ia0 + B : n[da];
+          const double wb_ = g->w[db][ib];
           int64_t idx[3];
-          idx[da] = ia;
           idx[db] = ib;
-          const double wo = g->w[da][ia] * g->w[db][ib];
-          const int64_t base = ia * stride[da] + ib * stride[db];
-          /* Thomas on T d = r, T the line's part of A: diagonal D_t,
-           * couplings -klo/khi W_others */
-          double prev_c = 0, prev_d = 0;
           for (int64_t t = 0; t < m; t++) {
             idx[dl] = t;
-            const int64_t p = base + t * stride[dl];
-            const double r = b[p] - point_ax(g, x, idx[0], idx[1], idx[2]);
-            const double diag = point_diag(g, idx[0], idx[1], idx[2]);
-            const double lo = t > 0 ? -g->klo[dl][t] * wo : 0.0, hi = t < m - 1 ? -g->khi[dl][t] * wo : 0.0;
-            const double den = diag - lo * prev_c;
-            cp[t] = hi / den;
-            dp[t] = (r - lo * prev_d) / den;
-            prev_c = cp[t];
-            prev_d = dp[t];
+            const double klo = t > 0 ? g->klo[dl][t] : 0.0, khi = t < m - 1 ? g->khi[dl][t] : 0.0;
+            double *cpt = cp + t * B, *dpt = dp + t * B;
+            const double *cpm = cp + (t - 1) * B, *dpm = dp + (t - 1) * B;
+            for (int64_t ia = ia0; ia < ia1; ia++) {
+              if (colour(ia, n[da], per[da]) != wa) continue;
+              idx[da] = ia;
+              const int64_t l = ia - ia0;
+              const double wo = g->w[da][ia] * wb_;
+              const double r = b[ia * stride[da] + ib * stride[db] + t * stride[dl]] - point_ax(g, x, idx[0], idx[1], idx[2]);
+              const double lo = -klo * wo, hi = -khi * wo;
+              const double pc = t > 0 ? cpm[l] : 0.0, pd = t > 0 ? dpm[l] : 0.0;
+              const double den = point_diag(g, idx[0], idx[1], idx[2]) - lo * pc;
+              cpt[l] = hi / den;
+              dpt[l] = (r - lo * pd) / den;
+            }
           }
-          for (int64_t t = m - 2; t >= 0; t--) dp[t] -= cp[t] * dp[t + 1];
-          for (int64_t t = 0; t < m; t++) x[base + t * stride[dl]] += dp[t];
+          for (int64_t t = m - 2; t >= 0; t--)
+            for (int64_t ia = ia0; ia < ia1; ia++) {
+              if (colour(ia, n[da], per[da]) != wa) continue;
+              const int64_t l = ia - ia0;
+              dp[t * B + l] -= cp[t * B + l] * dp[(t + 1) * B + l];
+            }
+          for (int64_t t = 0; t < m; t++)
+            for (int64_t ia = ia0; ia < ia1; ia++) {
+              if (colour(ia, n[da], per[da]) != wa) continue;
+              x[ia * stride[da] + ib * stride[db] + t * stride[dl]] += dp[t * B + ia - ia0];
+            }
         }
     }
   }
