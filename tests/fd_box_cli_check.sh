@@ -54,7 +54,6 @@ expect 2 --box 1,2,3
 expect 2 --lambda -1
 expect 2 --rhs one
 # what the general box does not run
-expect 2 --bc x=periodic --solver fft
 expect 2 --bc x=periodic --device cuda
 expect 2 --bc x=periodic --precision float
 expect 2 --bc x=periodic --smoother jacobi

@@ -49,7 +49,7 @@ typedef struct {
 #include "core/isa.h"
 HPMG_ISA_TABLE(fdb_kernels, hpmg_fdb_kernels)
 /* line_sweep's scratch per thread: lines along y and z go 64 at a time */
-static inline int64_t fd_box_line_scratch(int dl, int64_t m) { return 2 * m * (dl == 0 ? 1 : 64); }
+static inline int64_t fd_box_line_scratch(int dl, int64_t m) { return (2 * m + 2) * (dl == 0 ? 1 : 64); }
 
 /* 1 when the options need the general path (anything beyond the unit-box,
  * 2^refine, homogeneous-Dirichlet, vertex, lambda 0 problem). */

@@ -30,8 +30,9 @@ static inline double point_diag(const fdb_geom *g, int64_t i, int64_t j, int64_t
   return wy * wz * g->kd[0][i] + wx * (wz * g->kd[1][j] + wy * g->kd[2][k] + g->lambda * wy * wz);
 }
 
-/* one row (j,k): y = A x or b - A x */
-static inline void row_apply(const fdb_geom *g, const double *x, const double *b, double *yr, int64_t j, int64_t k) {
+/* row (j,k), entries i0 <= i < i1: out[i - i0] = (A x)_i, or b_i - (A x)_i */
+static inline void row_apply_range(const fdb_geom *g, const double *x, const double *b, double *out, int64_t j,
+                                   int64_t k, int64_t i0, int64_t i1) {
   const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
   const int64_t r = (k * ny + j) * nx;
   const double *xc = x + r, *xs = x + (k * ny + wrapm(j, ny)) * nx, *xn = x + (k * ny + wrapp(j, ny)) * nx;
@@ -42,27 +43,46 @@ static inline void row_apply(const fdb_geom *g, const double *x, const double *b
   const double *wx = g->w[0], *dx = g->kd[0], *lx = g->klo[0], *hx = g->khi[0];
   const double lam = g->lambda * wyz;
   const double *br = b ? b + r : NULL;
-  for (int64_t e = 0; e < 2 && e < nx; e++) { /* the ends, with the periodic wrap */
-    const int64_t i = e == 0 ? 0 : nx - 1;
-    if (e == 1 && nx == 1) break;
+  /* the ends of the row (periodic wrap) separately; the inner part vectorizes */
+  const int64_t a0 = i0 > 1 ? i0 : 1, a1 = i1 < nx - 1 ? i1 : nx - 1;
+  for (int64_t i = i0; i < i1; i++) {
+    if (i >= a0 && i < a1) {
+      i = a1 - 1;
+      continue;
+    }
     const double v = point_ax(g, x, i, j, k);
-    yr[i] = br ? br[i] - v : v;
+    out[i - i0] = br ? br[i] - v : v;
   }
+  double *o = out - i0 + a0; /* o[i - a0] = out[i - i0] */
   if (br) {
 #pragma omp simd
-    for (int64_t i = 1; i < nx - 1; i++) {
+    for (int64_t i = a0; i < a1; i++) {
       const double Kx = dx[i] * xc[i] - lx[i] * xc[i - 1] - hx[i] * xc[i + 1];
       const double Kyz = wz * (dy * xc[i] - ly * xs[i] - hy * xn[i]) + wy * (dz * xc[i] - lz * xb[i] - hz * xt[i]);
-      yr[i] = br[i] - (wyz * Kx + wx[i] * (Kyz + lam * xc[i]));
+      o[i - a0] = br[i] - (wyz * Kx + wx[i] * (Kyz + lam * xc[i]));
     }
   } else {
 #pragma omp simd
-    for (int64_t i = 1; i < nx - 1; i++) {
+    for (int64_t i = a0; i < a1; i++) {
       const double Kx = dx[i] * xc[i] - lx[i] * xc[i - 1] - hx[i] * xc[i + 1];
       const double Kyz = wz * (dy * xc[i] - ly * xs[i] - hy * xn[i]) + wy * (dz * xc[i] - lz * xb[i] - hz * xt[i]);
-      yr[i] = wyz * Kx + wx[i] * (Kyz + lam * xc[i]);
+      o[i - a0] = wyz * Kx + wx[i] * (Kyz + lam * xc[i]);
     }
   }
+}
+
+/* one row (j,k): y = A x or b - A x */
+static inline void row_apply(const fdb_geom *g, const double *x, const double *b, double *yr, int64_t j, int64_t k) {
+  row_apply_range(g, x, b, yr, j, k, 0, g->n[0]);
+}
+
+/* the diagonal of A on row (j,k), entries i0..i1-1 */
+static inline void row_diag(const fdb_geom *g, double *out, int64_t j, int64_t k, int64_t i0, int64_t i1) {
+  const double wy = g->w[1][j], wz = g->w[2][k];
+  const double c0 = wy * wz, c1 = wz * g->kd[1][j] + wy * g->kd[2][k] + g->lambda * wy * wz;
+  const double *wx = g->w[0] + i0, *dx = g->kd[0] + i0;
+#pragma omp simd
+  for (int64_t i = 0; i < i1 - i0; i++) out[i] = c0 * dx[i] + wx[i] * c1;
 }
 
 static void k_apply(const fdb_geom *g, const double *x, const double *b, double *y) {
@@ -95,6 +115,9 @@ static double k_residual_norm(const fdb_geom *g, const double *x, const double *
 static inline int colour(int64_t i, int64_t n, int per) { return per && (n & 1) && i == n - 1 && n > 1 ? 2 : (int)(i & 1); }
 static inline int ncolours(int64_t n, int per) { return n == 1 ? 1 : per && (n & 1) ? 3 : 2; }
 
+/* Per colour, the residual and diagonal of a whole row first (vectorized;
+ * the row's points of the other x colour are not neighbours of the updated
+ * ones), then the update of the colour's points. */
 static void k_gs_sweep(const fdb_geom *g, const int per[3], double omega, int backward, double *x, const double *b) {
   const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
   const int cx = ncolours(nx, per[0]), cy = ncolours(ny, per[1]), cz = ncolours(nz, per[2]);
@@ -102,21 +125,26 @@ static void k_gs_sweep(const fdb_geom *g, const int per[3], double omega, int ba
   for (int s = 0; s < nc; s++) {
     const int c = backward ? nc - 1 - s : s;
     const int ax = c % cx, ay = (c / cx) % cy, az = c / (cx * cy);
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t k = 0; k < nz; k++)
-      for (int64_t j = 0; j < ny; j++) {
-        if (colour(k, nz, per[2]) != az || colour(j, ny, per[1]) != ay) continue;
-        double *xr = x + (k * ny + j) * nx;
-        const double *br = b + (k * ny + j) * nx;
-        if (ax == 2) {
-          const int64_t i = nx - 1;
-          xr[i] += omega * (br[i] - point_ax(g, x, i, j, k)) / point_diag(g, i, j, k);
-          continue;
+#pragma omp parallel
+    {
+      double *rr = malloc(sizeof(double) * 2 * (size_t)nx), *dd = rr + nx;
+#pragma omp for collapse(2) schedule(static)
+      for (int64_t k = 0; k < nz; k++)
+        for (int64_t j = 0; j < ny; j++) {
+          if (colour(k, nz, per[2]) != az || colour(j, ny, per[1]) != ay) continue;
+          double *xr = x + (k * ny + j) * nx;
+          if (ax == 2) {
+            const int64_t i = nx - 1;
+            xr[i] += omega * (b[(k * ny + j) * nx + i] - point_ax(g, x, i, j, k)) / point_diag(g, i, j, k);
+            continue;
+          }
+          row_apply_range(g, x, b, rr, j, k, 0, nx);
+          row_diag(g, dd, j, k, 0, nx);
+          const int64_t iend = cx == 3 ? nx - 1 : nx;
+          for (int64_t i = ax; i < iend; i += 2) xr[i] += omega * rr[i] / dd[i];
         }
-        const int64_t iend = ncolours(nx, per[0]) == 3 ? nx - 1 : nx;
-        for (int64_t i = ax; i < iend; i += 2)
-          xr[i] += omega * (br[i] - point_ax(g, x, i, j, k)) / point_diag(g, i, j, k);
-      }
+      free(rr);
+    }
   }
 }
 
@@ -138,7 +166,8 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backwa
     const int wa = c % ca, wb = c / ca;
 #pragma omp parallel
     {
-      double *cp = scratch + (size_t)omp_get_thread_num() * 2 * (size_t)(m * B), *dp = cp + m * B;
+      double *cp = scratch + (size_t)omp_get_thread_num() * (size_t)(2 * m * B + 2 * B), *dp = cp + m * B;
+      double *rr = dp + m * B, *dd = rr + B; /* one row of the chunk: residual, diagonal */
 #pragma omp for collapse(2) schedule(static)
       for (int64_t ib = 0; ib < n[db]; ib++)
         for (int64_t ch = 0; ch < nchunk; ch++) {
@@ -152,6 +181,21 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backwa
             const double klo = t > 0 ? g->klo[dl][t] : 0.0, khi = t < m - 1 ? g->khi[dl][t] : 0.0;
             double *cpt = cp + t * B, *dpt = dp + t * B;
             const double *cpm = cp + (t - 1) * B, *dpm = dp + (t - 1) * B;
+            if (dl != 0) { /* the chunk's row: residual and diagonal vectorized */
+              const int64_t j = dl == 1 ? t : ib, k = dl == 1 ? ib : t;
+              row_apply_range(g, x, b, rr, j, k, ia0, ia1);
+              row_diag(g, dd, j, k, ia0, ia1);
+              for (int64_t ia = ia0 + ((ia0 & 1) != (wa & 1)); ia < ia1; ia += 2) {
+                if (colour(ia, n[da], per[da]) != wa) continue;
+                const int64_t l = ia - ia0;
+                const double wo = g->w[da][ia] * wb_, lo = -klo * wo, hi = -khi * wo;
+                const double pc = t > 0 ? cpm[l] : 0.0, pd = t > 0 ? dpm[l] : 0.0;
+                const double den = dd[l] - lo * pc;
+                cpt[l] = hi / den;
+                dpt[l] = (rr[l] - lo * pd) / den;
+              }
+              continue;
+            }
             for (int64_t ia = ia0; ia < ia1; ia++) {
               if (colour(ia, n[da], per[da]) != wa) continue;
               idx[da] = ia;
