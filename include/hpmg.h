@@ -195,7 +195,9 @@ typedef enum { HPMG_SMOOTHER_CHEBYSHEV = 0, HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_
  * FD problems: CG, VCYCLE (what AUTO stands for there), FMG or FFT, always from
  * a zero initial guess (x's entries on input are not read); their FMG is one
  * full-multigrid pass to the discretization error, with no stopping test
- * (tol does not apply; iterations = 1). GMRES is for Q_k problems only. */
+ * (tol does not apply; iterations = 1), except on a general box (docs/bc.md),
+ * where FMG is followed by V-cycles to tol as for Q_k, and FFT is the
+ * transform + tridiagonal direct solver. GMRES is for Q_k problems only. */
 typedef enum { HPMG_SOLVER_CG = 0, HPMG_SOLVER_VCYCLE, HPMG_SOLVER_GMRES, HPMG_SOLVER_FMG,
                HPMG_SOLVER_AUTO, HPMG_SOLVER_FFT } hpmg_solver_kind;
 /* Vertex-patch smoother: multiplicative (2^d colors, localized residuals) or

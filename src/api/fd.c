@@ -115,7 +115,22 @@ static hpmg_error config_from(const hpmg_problem_options *po, const hpmg_solver_
 }
 
 /* the public options on a general box (fd_box.h); what it does not have is refused */
-static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_solver_options *so, fd_box_config *c) {
+/* the box's properties the options depend on: bx, or (NULL) the box of po */
+static hpmg_error box_props(const hpmg_problem_options *po, const hpmg_box *bx, int *nonuniform, int *line) {
+  hpmg_box local;
+  if (!bx) {
+    HPMG_CALL(hpmg_box_init(po, &local));
+    bx = &local;
+  }
+  *nonuniform = 0;
+  for (int d = 0; d < bx->dim; d++) *nonuniform += !bx->uniform[d];
+  *line = fd_box_auto_line(bx);
+  if (bx == &local) hpmg_box_destroy(&local);
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box *bx, const hpmg_solver_options *so,
+                                  fd_box_config *c) {
   HPMG_CHECK_ARG(so, "solver options are NULL");
   memset(c, 0, sizeof *c);
   switch (so->solver) {
@@ -126,11 +141,8 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_sol
   case HPMG_SOLVER_FFT: {
     /* the direct solver (fd_direct.h): transforms along uniform directions,
      * tridiagonal solves along at most one non-uniform one */
-    hpmg_box b;
-    HPMG_CALL(hpmg_box_init(po, &b));
-    int nonuni = 0;
-    for (int d = 0; d < b.dim; d++) nonuni += !b.uniform[d];
-    hpmg_box_destroy(&b);
+    int nonuni, line;
+    HPMG_CALL(box_props(po, bx, &nonuni, &line));
     HPMG_CHECK_ARG(nonuni <= 1, "the FFT (transform + tridiagonal) solver takes at most one non-uniform direction "
                                 "(this box has %d): use cg, vcycle or fmg", nonuni);
     HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE, "the direct solver on a general box runs in double precision");
@@ -165,8 +177,17 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_sol
   HPMG_CHECK_ARG(so->split == HPMG_SPLIT_AUTO && so->fft_measure == 0, "split and fft_measure do not apply on a general box");
   HPMG_CHECK_ARG(so->sor == 0 || (so->sor > 0 && so->sor < 2), "fd: Gauss-Seidel over-relaxation weight must be in (0,2) (got %g)", so->sor);
   c->sor = so->sor == 0 ? 1.0 : so->sor;
-  c->pre = so->pre == HPMG_SWEEPS_AUTO ? 1 : so->pre;
-  c->post = so->post == HPMG_SWEEPS_AUTO ? 1 : so->post;
+  /* sweeps: V(1,1); the V-cycle iteration and FMG with line smoothing on a
+   * stretched grid V(2,2) (3D channel 64x48x64 tanh 2.9: 58 cycles with
+   * V(1,1), 23 with V(2,2); CG 15 and 10, no faster, docs/bc.md) */
+  int sweeps = 1;
+  if (c->line == -1 && c->solver != HPMG_SOLVER_CG && (so->pre == HPMG_SWEEPS_AUTO || so->post == HPMG_SWEEPS_AUTO)) {
+    int nonuni, line;
+    HPMG_CALL(box_props(po, bx, &nonuni, &line));
+    if (line >= 0) sweeps = 2;
+  }
+  c->pre = so->pre == HPMG_SWEEPS_AUTO ? sweeps : so->pre;
+  c->post = so->post == HPMG_SWEEPS_AUTO ? sweeps : so->post;
   HPMG_CHECK_ARG(c->pre >= 0 && c->post >= 0 && c->pre <= 100 && c->post <= 100 && c->pre + c->post >= 1,
                  "fd: pre/post sweeps must be in 0..100 and not both 0");
   HPMG_CHECK_ARG(c->solver != HPMG_SOLVER_CG || c->pre == c->post,
@@ -182,9 +203,9 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_sol
   return HPMG_SUCCESS;
 }
 
-hpmg_error hpmg_fd_box_options_resolve(const hpmg_problem_options *po, hpmg_solver_options *so) {
+hpmg_error hpmg_fd_box_options_resolve(const hpmg_problem_options *po, const hpmg_box *bx, hpmg_solver_options *so) {
   fd_box_config c;
-  HPMG_CALL(box_config_from(po, so, &c));
+  HPMG_CALL(box_config_from(po, bx, so, &c));
   so->solver = c.solver;
   if (c.solver == HPMG_SOLVER_FFT) return HPMG_SUCCESS;
   so->smoother = c.line == 0 ? HPMG_SMOOTHER_MCGS : HPMG_SMOOTHER_AUTO;
@@ -198,7 +219,7 @@ hpmg_error hpmg_fd_box_run_create(const hpmg_problem_options *po, const hpmg_box
                                   hpmg_fd_run *out) {
   *out = NULL;
   fd_box_config c;
-  HPMG_CALL(box_config_from(po, so, &c));
+  HPMG_CALL(box_config_from(po, bx, so, &c));
   const double need = fd_box_memory(bx, &c);
   const uint64_t avail = hpmg_memory_available();
   if (avail > 0 && need > 0.9 * (double)avail) {
@@ -240,7 +261,7 @@ hpmg_error hpmg_fd_box_run_create(const hpmg_problem_options *po, const hpmg_box
 }
 
 hpmg_error hpmg_fd_options_resolve(const hpmg_problem_options *po, hpmg_solver_options *so) {
-  if (fd_box_needed(po)) return hpmg_fd_box_options_resolve(po, so);
+  if (fd_box_needed(po)) return hpmg_fd_box_options_resolve(po, NULL, so);
   fd_config c;
   HPMG_CALL(config_from(po, so, &c));
   fd_config_resolve(&c);
@@ -261,7 +282,7 @@ hpmg_error hpmg_fd_memory_estimate(const hpmg_problem_options *po, const hpmg_so
   if (fd_box_needed(po)) {
     fd_box_config c;
     hpmg_box b;
-    HPMG_CALL(box_config_from(po, so, &c));
+    HPMG_CALL(box_config_from(po, NULL, so, &c));
     HPMG_CALL(hpmg_box_init(po, &b));
     *host = fd_box_memory(&b, &c);
     *device = 0;

@@ -205,6 +205,7 @@ hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solve
 
 hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o) {
   HPMG_CHECK_ARG(prob && o, "problem or options are NULL");
+  if (prob->fdbox) return hpmg_fd_box_options_resolve(&prob->o, &prob->box, o);
   if (prob->o.disc == HPMG_DISC_FD) return hpmg_fd_options_resolve(&prob->o, o);
   hpmg_solver_options r = resolved_solver(o, prob->o.dim, prob->o.degree);
   HPMG_CALL(solver_options_check(&r, prob->o.dim, prob->o.degree));

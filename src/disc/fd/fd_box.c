@@ -586,7 +586,7 @@ static double stretch_of(const double *x, int64_t cells) {
 
 /* line direction for cfg line = -1: the most stretched non-periodic
  * direction whose widths vary by more than 1.5x; -1: point GS */
-static int auto_line(const hpmg_box *b) {
+int fd_box_auto_line(const hpmg_box *b) {
   int best = -1;
   double bs = 1.5;
   for (int d = 0; d < b->dim; d++) {
@@ -701,7 +701,7 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   s->c = *c;
   s->k = hpmg_fdb_kernels_select();
   s->singular = hpmg_box_neumann_like(b) && lambda == 0;
-  s->line = c->line == -1 ? auto_line(b) : c->line - 1;
+  s->line = c->line == -1 ? fd_box_auto_line(b) : c->line - 1;
   /* the levels' coarsening, finest first: flags[l][d] coarsens direction d
    * from the l-th finest level to the next */
   int64_t cells[3] = {b->cells[0], b->cells[1], b->cells[2]};

@@ -94,6 +94,9 @@ hpmg_error fd_box_solve(fd_box_solver s, const double *rhs, double *x);
 void fd_box_get_stats(fd_box_solver s, hpmg_stats *st);
 int fd_box_history(fd_box_solver s, const double **h);
 void fd_box_set_verbose(fd_box_solver s, int v);
+/* the line direction of smoother auto on box b: the most stretched
+ * non-periodic direction whose widths vary by more than 1.5x, else -1 */
+int fd_box_auto_line(const hpmg_box *b);
 /* the smoother the solver runs: -1 point GS, else the line direction */
 int fd_box_line_dir(fd_box_solver s);
 /* y = A x on the finest level (tests) */
