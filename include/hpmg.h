@@ -17,7 +17,8 @@
  * index = i0 + n0*(i1 + n1*i2), n_d = degree*cells_d - 1 (boundary nodes carry
  * the homogeneous Dirichlet value 0 and are eliminated). Counts are 64-bit.
  * A finite-difference problem (disc = HPMG_DISC_FD) numbers its interior grid
- * points the same way, n_d = 2^refine - 1: the nodes of Q1 on 2^refine cells.
+ * points the same way, n_d = 2^refine - 1: the nodes of Q1 on 2^refine cells;
+ * on a general box (below) its unknowns, n_d = hpmg_problem_grid's counts.
  */
 #ifndef HPMG_H
 #define HPMG_H
@@ -71,8 +72,15 @@ typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2 } hp
  * 7-point (3D) stencil on 2^refine intervals per direction (paper 002,
  * docs/fd.md): A = h^-2 times the stencil, b_i = f(x_i) at the interior grid
  * points. FD problems read dim and refine (1..15 in 2D, 1..10 in 3D) and
- * ignore degree; coarse, box, lambda and rhs must keep their defaults
- * (1, unit box, 0, sine), or HPMG_ERR_ARG. */
+ * ignore degree and coarse. With any of cells, box, lambda, bc, spacing or
+ * fd_layout beyond the defaults an FD problem is a general box (docs/bc.md):
+ * -Laplace u + lambda u = f with the operator of src/grid/box.h, unknowns
+ * at the vertices not on Dirichlet faces or at the cell centres, b = f at the
+ * unknowns (the boundary data come from bc[]), rhs SINE (a manufactured
+ * solution matching the BCs, which also gives the boundary data) or ONE;
+ * solved on the CPU by CG, the V-cycle or FMG, or by the transform +
+ * tridiagonal direct solver (HPMG_SOLVER_FFT, at most one non-uniform
+ * direction, CPU or CUDA); double precision. */
 /* P1: continuous piecewise-linear finite elements on a tetrahedral (triangular
  * in 2D) mesh, -div(sigma grad u) + lambda u = f with boundary conditions per
  * physical group (paper 003, docs/p1.md). P1 problems read mesh, lambda, rhs,
@@ -94,9 +102,13 @@ typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1, HPMG_DISC_P1 = 2 } hpmg_disc;
  * g is `fn` if set, else `values` if set (Dirichlet only: one value per
  * boundary node of the face, the face's nodes numbered lexicographically in
  * the two remaining directions, lower index fastest, including the face's
- * edges and corners), else the constant `value`. With the built-in
- * right-hand side HPMG_RHS_SINE, g comes from the manufactured solution
- * (docs/bc.md) and value/fn/values must be left unset. */
+ * edges and corners; read at every solve, so it must outlive the problem),
+ * else the constant `value`. With the built-in right-hand side
+ * HPMG_RHS_SINE (b = NULL), g comes from the manufactured solution
+ * (docs/bc.md) and value/fn/values must be left unset. Finite differences
+ * take every kind (docs/bc.md); Q_k problems refuse all but the default
+ * homogeneous Dirichlet for now, as they refuse cells, spacing and
+ * fd_layout. */
 typedef enum { HPMG_BC_DIRICHLET = 0, HPMG_BC_NEUMANN = 1, HPMG_BC_PERIODIC = 2 } hpmg_bc_kind;
 typedef double (*hpmg_function)(const double x[3], void *user);
 
@@ -225,7 +237,9 @@ typedef enum { HPMG_SMOOTHER_CHEBYSHEV = 0, HPMG_SMOOTHER_JACOBI, HPMG_SMOOTHER_
  * FD problems: CG, VCYCLE (what AUTO stands for there), FMG or FFT, always from
  * a zero initial guess (x's entries on input are not read); their FMG is one
  * full-multigrid pass to the discretization error, with no stopping test
- * (tol does not apply; iterations = 1). GMRES is for Q_k problems only. */
+ * (tol does not apply; iterations = 1), except on a general box (docs/bc.md),
+ * where FMG is followed by V-cycles to tol as for Q_k, and FFT is the
+ * transform + tridiagonal direct solver. GMRES is for Q_k problems only. */
 typedef enum { HPMG_SOLVER_CG = 0, HPMG_SOLVER_VCYCLE, HPMG_SOLVER_GMRES, HPMG_SOLVER_FMG,
                HPMG_SOLVER_AUTO, HPMG_SOLVER_FFT } hpmg_solver_kind;
 /* Vertex-patch smoother: multiplicative (2^d colors, localized residuals) or
@@ -362,8 +376,10 @@ typedef struct {
   double t_norm, t_comm, t_fft, t_plan;
   int split;
   hpmg_split_costs split_costs;
-  /* singular problems: ||b - P b|| / ||b|| of the right-hand side before its
-   * projection onto the range (0 otherwise) */
+  /* singular problems (no Dirichlet condition, lambda = 0): what projecting
+   * the right-hand side onto the range removed; FD on a general box: the
+   * constant sum b / sum W (docs/bc.md); P1: ||b - P b|| / ||b|| (docs/p1.md);
+   * 0 otherwise */
   double compat_defect;
   /* P1 problems: matrix nonzeros, cells, and the assembly's symbolic and
    * numeric phases (seconds, both also in t_setup of the problem's creation) */

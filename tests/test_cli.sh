@@ -23,6 +23,12 @@ expect_fail 2 solve --degree 0
 expect_fail 2 solve --degree 11
 expect_fail 2 solve --dim 4
 expect_fail 2 solve --dim 2 --degree 11
+# the box options: finite differences take them (fd_box_cli_check.sh), Q_k refuses them for now
+expect_fail 2 solve --cells 4
+expect_fail 2 solve --bc x=periodic
+expect_fail 2 solve --grid y=tanh:2
+expect_fail 2 solve --fd-layout cell
+expect_fail 2 solve --bc xmin=periodic
 expect_fail 2 solve --refine -1
 expect_fail 2 solve --refine 31
 expect_fail 2 solve --coarse 0

@@ -632,6 +632,12 @@ static void fdapi(void) {
     if (c == 1) p3.box[0] = 2;
     if (c == 2) p3.coarse = 2;
     if (c == 3) p3.rhs = HPMG_RHS_ONE;
+    if (c < 2) { /* lambda and box make a general FD box (docs/bc.md) */
+      CHECK(hpmg_problem_create(&p3, &q) == HPMG_SUCCESS && q, "FD general box (option %d) refused: %s", c,
+            hpmg_last_error());
+      hpmg_problem_destroy(&q);
+      continue;
+    }
     CHECK(hpmg_problem_create(&p3, &q) == HPMG_ERR_ARG && !q, "Q_k problem option %d refused for FD", c);
     printf("refused: %s\n", hpmg_last_error());
   }

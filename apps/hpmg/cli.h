@@ -43,6 +43,16 @@ typedef struct {
  * discretizations, null where one does not apply (docs/json.md). */
 void hpmg_cli_print_json(const hpmg_cli_report *r);
 
+/* The box options (cli_box.c, docs/bc.md), as given on the command line. */
+typedef struct {
+  const char *bc, *grid, *grid_file, *cells, *layout; /* NULL: not given */
+  int no_project, box_given;
+} hpmg_cli_box_args;
+/* Parses them into po (after --dim is known); nodes[3] receive the
+ * --grid-file coordinates (the caller frees them after the problem is
+ * created). 0, or 2 after a message on stderr. */
+int hpmg_cli_box_apply(const hpmg_cli_box_args *a, hpmg_problem_options *po, double *nodes[3]);
+
 /* library internals the command line reports (src/api) */
 int hpmg_solver_history(hpmg_solver s, const double **h);
 void hpmg_solver_set_verbose(hpmg_solver s, int verbose);

@@ -19,10 +19,27 @@ static void usage(FILE *f) {
           "Solves -Laplace u = f on (0,1)^d, u = 0 on the boundary, with the 5-point (2D) or\n"
           "7-point (3D) finite-difference stencil on 2^L intervals per direction; the exact\n"
           "solution is prod sin(pi x_i). Multigrid as in Feng, Shu, Xu, Zhang (paper 002).\n"
+          "With any of the box options below: -Laplace u + lambda u = f on a general box (per-face\n"
+          "BCs, stretched grids, any cell count, vertex or cell unknowns; CPU, cg/vcycle/fmg) with a\n"
+          "manufactured solution matching the BCs (docs/bc.md).\n"
           "options (default in brackets):\n"
           "  --disc fd               finite differences (this page)\n"
           "  --dim 2|3               dimension [2]\n"
           "  --refine L              2^L intervals per direction, L levels; 1..%d in 2D, 1..%d in 3D [10]\n"
+          "  --cells N|nx,ny[,nz]    cells per direction (any count; replaces --refine)\n"
+          "  --box Lx,Ly[,Lz]        box lengths [1,1,1]\n"
+          "  --lambda v              -Laplace u + lambda u = f, lambda >= 0 [0]\n"
+          "  --bc LIST               per direction or face: x=periodic,y=neumann,z=periodic or\n"
+          "                          ymin=dirichlet:0,ymax=neumann:0 (constants for the user's data;\n"
+          "                          the built-in problem takes them from its exact solution) [dirichlet]\n"
+          "  --grid LIST             per direction: x=uniform | x=geometric:ALPHA (cell width ratio) |\n"
+          "                          y=tanh:BETA (clustering at both faces) [uniform]\n"
+          "  --grid-file FILE        node coordinates: 'x:' then the x nodes, 'y:' ..., '#' comments\n"
+          "  --fd-layout vertex|cell unknowns at the vertices or at the cell centres [vertex]\n"
+          "  --rhs sine|one          general box: the manufactured solution, or f = 1 with the --bc\n"
+          "                          constants [sine]\n"
+          "  --no-project            singular problems (no Dirichlet face, lambda 0): refuse an\n"
+          "                          incompatible right-hand side instead of projecting it\n"
           "  --smoother S            jacobi | rbgs (red-black GS) | mcgs (4 colors 2D, 8 colors 3D,\n"
           "                          post-smoothing in reverse color order) | auto (= mcgs) [mcgs]\n"
           "  --jacobi-omega W        Jacobi damping, 0 < W < 2 [0.8]\n"
@@ -87,7 +104,7 @@ static const hpmg_fmg_interp fmg_interp_kinds[] = {HPMG_FMG_INTERP_LINEAR, HPMG_
 int hpmg_cli_fd(int argc, char **argv) {
   enum { O_DISC = 256, O_DIM, O_REFINE, O_SMOOTHER, O_OMEGA, O_SOLVER, O_PRE, O_POST, O_TOL, O_MAXIT,
          O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET, O_FMGI, O_SOR,
-         O_ISA, O_VERSION };
+         O_ISA, O_VERSION, O_BC, O_GRID, O_GRIDFILE, O_CELLS, O_LAYOUT, O_NOPROJ, O_BOX, O_LAMBDA, O_RHS };
   static const struct option opts[] = {
       {"disc", required_argument, 0, O_DISC},        {"dim", required_argument, 0, O_DIM},
       {"refine", required_argument, 0, O_REFINE},    {"smoother", required_argument, 0, O_SMOOTHER},
@@ -102,7 +119,16 @@ int hpmg_cli_fd(int argc, char **argv) {
       {"profile", no_argument, 0, O_PROFILE},        {"fmg-interp", required_argument, 0, O_FMGI},
       {"sor", required_argument, 0, O_SOR},          {"isa", required_argument, 0, O_ISA},
       {"version", no_argument, 0, O_VERSION},
+      {"bc", required_argument, 0, O_BC},            {"grid", required_argument, 0, O_GRID},
+      {"grid-file", required_argument, 0, O_GRIDFILE}, {"cells", required_argument, 0, O_CELLS},
+      {"fd-layout", required_argument, 0, O_LAYOUT}, {"no-project", no_argument, 0, O_NOPROJ},
+      {"box", required_argument, 0, O_BOX},          {"lambda", required_argument, 0, O_LAMBDA},
+      {"rhs", required_argument, 0, O_RHS},
       {0, 0, 0, 0}};
+  hpmg_cli_box_args ba = {0};
+  int smoother_given = 0, rhs_given = 0;
+  const char *box_arg = NULL;
+  double *nodes[3] = {0, 0, 0};
   /* the command line's defaults: 2D, 2^10 intervals, V(1,1)-cycle iteration
    * with multicolor GS to 1e-6 as in paper 002, sweeps by solver */
   hpmg_problem_options po;
@@ -140,6 +166,7 @@ int hpmg_cli_fd(int argc, char **argv) {
       if (!parse_int(a, 1, HPMG_FD_MAX_REFINE_2D, &po.refine)) return bad("--refine", a, "1..15 (2D), 1..10 (3D)");
       break;
     case O_SMOOTHER:
+      smoother_given = 1;
       for (i = 0; i < 4 && strcmp(a, smoother_names[i]); i++) {}
       if (i == 4) return bad("--smoother", a, "jacobi, rbgs, mcgs, auto");
       so.smoother = smoother_kinds[i];
@@ -204,6 +231,24 @@ int hpmg_cli_fd(int argc, char **argv) {
       if (!parse_int(a, 1, 100000, &repeat)) return bad("--repeat", a, "1..100000");
       break;
     case O_MEASURE: so.fft_measure = 1; break;
+    case O_BC: ba.bc = a; break;
+    case O_GRID: ba.grid = a; break;
+    case O_GRIDFILE: ba.grid_file = a; break;
+    case O_CELLS: ba.cells = a; break;
+    case O_LAYOUT: ba.layout = a; break;
+    case O_NOPROJ: ba.no_project = 1; break;
+    case O_BOX: box_arg = a; break;
+    case O_RHS:
+      if (!strcmp(a, "sine")) po.rhs = HPMG_RHS_SINE;
+      else if (!strcmp(a, "one")) po.rhs = HPMG_RHS_ONE;
+      else return bad("--rhs", a, "sine, one");
+      rhs_given = 1;
+      break;
+    case O_LAMBDA: {
+      char *end;
+      po.lambda = strtod(a, &end);
+      if (!*a || *end || !(po.lambda >= 0) || !isfinite(po.lambda)) return bad("--lambda", a, "a finite number >= 0");
+    } break;
     case O_PROFILE: so.profile = 1; break;
     default:
       fprintf(stderr, "(see hpmg solve --disc fd --help)\n");
@@ -219,13 +264,46 @@ int hpmg_cli_fd(int argc, char **argv) {
     return FD_EXIT_BAD_INPUT;
   }
   so.verbose = !json && !quiet;
-  hpmg_problem prob = NULL;
-  if (hpmg_problem_create(&po, &prob) || hpmg_solver_options_resolve(prob, &so)) {
-    fprintf(stderr, "hpmg: %s\n(see hpmg solve --disc fd --help)\n", hpmg_last_error());
-    hpmg_problem_destroy(&prob);
+  if (box_arg) {
+    double L[3] = {1, 1, 1};
+    int nb = 0;
+    const char *p = box_arg;
+    for (;;) {
+      char *end;
+      if (nb == 3) return bad("--box", box_arg, "2 or 3 positive lengths like 6.28,2,3.14");
+      L[nb++] = strtod(p, &end);
+      if (end == p || !(L[nb - 1] > 0) || !isfinite(L[nb - 1])) return bad("--box", box_arg, "positive lengths like 6.28,2,3.14");
+      if (*end == ',') p = end + 1;
+      else if (!*end) break;
+      else return bad("--box", box_arg, "positive lengths like 6.28,2,3.14");
+    }
+    if (nb != po.dim) return bad("--box", box_arg, po.dim == 2 ? "2 lengths for --dim 2" : "3 lengths for --dim 3");
+    for (int d = 0; d < 3; d++) po.box[d] = L[d];
+  }
+  ba.box_given = box_arg != NULL;
+  if (rhs_given && po.rhs != HPMG_RHS_SINE && !(box_arg || ba.bc || ba.grid || ba.grid_file || ba.cells || ba.layout || po.lambda != 0)) {
+    fprintf(stderr, "hpmg: --rhs one needs a general box (--bc, --cells, --grid, ...); the unit-box solver has the sine problem\n");
     return FD_EXIT_BAD_INPUT;
   }
-  const int64_t n = (int64_t)1 << po.refine, total = po.dim == 2 ? (n + 1) * (n + 1) : (n + 1) * (n + 1) * (n + 1);
+  /* a general box smooths with auto (line GS along a stretched direction) unless told otherwise */
+  if (!smoother_given && (box_arg || ba.bc || ba.grid || ba.grid_file || ba.cells || ba.layout || po.lambda != 0))
+    so.smoother = HPMG_SMOOTHER_AUTO;
+  int brc = hpmg_cli_box_apply(&ba, &po, nodes);
+  hpmg_problem prob = NULL;
+  if (!brc && (hpmg_problem_create(&po, &prob) || hpmg_solver_options_resolve(prob, &so))) {
+    fprintf(stderr, "hpmg: %s\n(see hpmg solve --disc fd --help)\n", hpmg_last_error());
+    brc = FD_EXIT_BAD_INPUT;
+  }
+  for (int d = 0; d < 3; d++) free(nodes[d]); /* the problem holds its own copy */
+  if (brc) {
+    hpmg_problem_destroy(&prob);
+    return brc;
+  }
+  const int general = rhs_given || po.fd_layout != HPMG_FD_VERTEX || po.lambda != 0 || po.cells[0] || po.cells[1] || po.cells[2] ||
+                      box_arg || ba.bc || ba.grid || ba.grid_file;
+  const int64_t n = general ? (po.cells[0] ? po.cells[0] : (int64_t)1 << po.refine) : (int64_t)1 << po.refine;
+  const int64_t total = general ? hpmg_problem_num_dofs(prob)
+                                : po.dim == 2 ? (n + 1) * (n + 1) : (n + 1) * (n + 1) * (n + 1);
   /* Float FMG has no stopping test to report a shortfall: say before solving
    * that its rounding error exceeds the discretization error, from n = 256 on
    * (3D with SOR: from 1024 on; docs/fd.md, Precision). */
@@ -259,15 +337,28 @@ int hpmg_cli_fd(int argc, char **argv) {
   const int nthreads = so.threads > 0 ? so.threads : omp_get_max_threads();
   const int fft = so.solver == HPMG_SOLVER_FFT, cuda = so.device == HPMG_DEVICE_CUDA;
   if (!json) {
+   if (general) {
+    static const char *const bcn[] = {"D", "N", "P"};
+    printf("hpmg %s: -Laplace u%s = f, finite differences (%d-point) on a general box, %dD, %lld",
+           HPMG_VERSION_STRING, po.lambda != 0 ? " + lambda u" : "", 2 * po.dim + 1, po.dim, (long long)(po.cells[0] ? po.cells[0] : n));
+    for (int d = 1; d < po.dim; d++) printf(" x %lld", (long long)(po.cells[d] ? po.cells[d] : n));
+    printf(" cells, BCs (xmin..) ");
+    for (int f = 0; f < 2 * po.dim; f++) printf("%s", bcn[po.bc[f].kind]);
+    printf(", %s unknowns %lld", po.fd_layout == HPMG_FD_CELL ? "cell" : "vertex", (long long)st.dofs);
+    printf(", %d levels\n  solver %s", st.levels, hpmg_cli_solvers[so.solver]);
+   } else {
     printf("hpmg %s: -Laplace u = f, finite differences (%d-point), %dD, %lld^%d intervals, %lld unknowns, "
            "%d levels\n  solver %s", HPMG_VERSION_STRING, 2 * po.dim + 1, po.dim, (long long)n, po.dim,
            (long long)st.dofs, st.levels, hpmg_cli_solvers[so.solver]);
+   }
     if (!fft) {
-      printf(" (%s", hpmg_cli_smoothers[so.smoother]);
+      printf(" (%s", general && so.smoother == HPMG_SMOOTHER_AUTO ? "auto: line GS along a stretched direction, else mcgs"
+                                                                 : hpmg_cli_smoothers[so.smoother]);
       if (so.smoother == HPMG_SMOOTHER_JACOBI) printf(" omega %g", so.jacobi_omega);
       else if (so.sor != 1) printf(" SOR %g", so.sor);
       printf(", V(%d,%d)", so.pre, so.post);
-      if (so.solver == HPMG_SOLVER_FMG) printf(", %s FMG interpolation", hpmg_cli_fmg_interps[so.fmg_interp]);
+      if (so.solver == HPMG_SOLVER_FMG)
+        printf(", %s FMG interpolation", general ? "linear" : hpmg_cli_fmg_interps[so.fmg_interp]);
       printf(")");
     }
     printf(", %s, %s", cuda ? "cuda" : "cpu", hpmg_cli_precisions[so.precision]);
@@ -290,7 +381,8 @@ int hpmg_cli_fd(int argc, char **argv) {
     if (st.t_solve < tmin) tmin = st.t_solve;
     tsum += st.t_solve;
   }
-  int status = e == HPMG_SUCCESS ? 0 : FD_EXIT_FAILED;
+  /* an incompatible right-hand side with --no-project is bad input */
+  int status = e == HPMG_SUCCESS ? 0 : e == HPMG_ERR_ARG ? FD_EXIT_BAD_INPUT : FD_EXIT_FAILED;
   if (e) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
   double l2h = NAN, rms = NAN, mx = NAN;
   if (e == HPMG_SUCCESS || e == HPMG_ERR_NOT_CONVERGED) hpmg_problem_fd_errors(prob, x, &l2h, &rms, &mx);
@@ -305,11 +397,20 @@ int hpmg_cli_fd(int argc, char **argv) {
     hpmg_cli_print_json(&rep);
   } else {
     printf("summary\n");
-    printf("  unknowns            %lld ((%lld+1)^%d points with the boundary), %d levels, %d threads, "
-           "CPU kernels %s\n", (long long)st.dofs, (long long)n, po.dim, st.levels, nthreads, hpmg_cpu_isa());
+    if (general)
+      printf("  unknowns            %lld, %d levels, %d threads, CPU kernels %s\n", (long long)st.dofs, st.levels,
+             nthreads, hpmg_cpu_isa());
+    else
+      printf("  unknowns            %lld ((%lld+1)^%d points with the boundary), %d levels, %d threads, "
+             "CPU kernels %s\n", (long long)st.dofs, (long long)n, po.dim, st.levels, nthreads, hpmg_cpu_isa());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,
            st.converged ? "converged" : "NOT converged", relres, st.rate);
-    printf("  error vs exact      discrete L2 (h^d-weighted) %.6e   rms over grid %.6e   max %.6e\n", l2h, rms, mx);
+    if (general && po.rhs != HPMG_RHS_SINE) printf("  error vs exact      (no exact solution for --rhs one)\n");
+    if (general && po.rhs == HPMG_RHS_SINE) printf("  error vs exact      discrete L2 (W-weighted) %.6e   max %.6e\n", l2h, mx);
+    if (general) {
+      if (st.compat_defect != 0) printf("  compatibility       defect %.3e (the mean of f removed by the projection)\n", st.compat_defect);
+    } else
+      printf("  error vs exact      discrete L2 (h^d-weighted) %.6e   rms over grid %.6e   max %.6e\n", l2h, rms, mx);
     if (fft)
       printf("  time [s]            setup %.4f (plan %.4f) | transforms+scaling %.4f\n", st.t_setup, st.t_plan, st.t_fft);
     else

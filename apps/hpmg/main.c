@@ -160,7 +160,7 @@ static int solve_fe(int argc, char **argv) {
   enum { O_DIM = 256, O_DEG, O_COARSE, O_REFINE, O_BOX, O_LAMBDA, O_RHS, O_SMOOTHER, O_CHEBDEG, O_CHEBRANGE, O_OMEGA,
          O_PRE, O_POST, O_SOLVER, O_TOL, O_MAXIT, O_THREADS, O_PREC, O_JSON, O_VTU, O_HELP, O_DEVICE, O_DISC, O_QUIET,
          O_VERSION, O_PMODE, O_LOCAL, O_PDAMP, O_RESTART, O_PORDER, O_PBATCH, O_PKERNEL, O_PROFILE,
-         O_GSORDER, O_CYCLE, O_ISA };
+         O_GSORDER, O_CYCLE, O_ISA, O_BC, O_GRID, O_GRIDFILE, O_CELLS, O_LAYOUT, O_NOPROJ };
   static const struct option opts[] = {
       {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"coarse", 1, 0, O_COARSE}, {"refine", 1, 0, O_REFINE},
       {"box", 1, 0, O_BOX}, {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"smoother", 1, 0, O_SMOOTHER},
@@ -172,7 +172,11 @@ static int solve_fe(int argc, char **argv) {
       {"local-solver", 1, 0, O_LOCAL}, {"patch-damping", 1, 0, O_PDAMP}, {"restart", 1, 0, O_RESTART},
       {"patch-order", 1, 0, O_PORDER}, {"patch-batch", 1, 0, O_PBATCH}, {"patch-kernel", 1, 0, O_PKERNEL},
       {"profile", 0, 0, O_PROFILE}, {"gs-order", 1, 0, O_GSORDER}, {"cycle", 1, 0, O_CYCLE},
-      {"isa", 1, 0, O_ISA}, {0, 0, 0, 0}};
+      {"isa", 1, 0, O_ISA}, {"bc", 1, 0, O_BC}, {"grid", 1, 0, O_GRID}, {"grid-file", 1, 0, O_GRIDFILE},
+      {"cells", 1, 0, O_CELLS}, {"fd-layout", 1, 0, O_LAYOUT}, {"no-project", 0, 0, O_NOPROJ}, {0, 0, 0, 0}};
+  /* the box options (cli_box.c): parsed, then refused by the library for Q_k until it has them */
+  hpmg_cli_box_args ba = {0};
+  double *nodes[3] = {0, 0, 0};
   static const char *const devices[] = {"cpu", "cuda"}, *const discs[] = {"fe", "fd"};
   int c, v;
   opterr = 0;
@@ -231,6 +235,12 @@ static int solve_fe(int argc, char **argv) {
       so.device = v == 1 ? HPMG_DEVICE_CUDA : HPMG_DEVICE_CPU;
       break;
     case O_DISC: rc = parse_choice("--disc", optarg, discs, 2, &v); break;
+    case O_BC: ba.bc = optarg; break;
+    case O_GRID: ba.grid = optarg; break;
+    case O_GRIDFILE: ba.grid_file = optarg; break;
+    case O_CELLS: ba.cells = optarg; break;
+    case O_LAYOUT: ba.layout = optarg; break;
+    case O_NOPROJ: ba.no_project = 1; break;
     case '?':
     default:
       if (optopt) {
@@ -275,6 +285,15 @@ static int solve_fe(int argc, char **argv) {
       return EXIT_BAD_INPUT;
     }
   }
+  ba.box_given = box_arg != NULL;
+  rc = hpmg_cli_box_apply(&ba, &po, nodes);
+  if (!rc && (ba.bc || ba.grid || ba.grid_file || ba.cells || ba.layout || ba.no_project)) {
+    hpmg_problem chk = NULL; /* the library's message for what Q_k does not take */
+    if (hpmg_problem_create(&po, &chk)) rc = bad("%s%s", hpmg_last_error(), "");
+    hpmg_problem_destroy(&chk);
+  }
+  for (int d = 0; d < 3; d++) free(nodes[d]);
+  if (rc) return rc;
   so.verbose = !json && !quiet;
   if (so.solver == HPMG_SOLVER_AUTO) so.solver = hpmg_default_solver(po.dim, po.degree, &so); /* print what runs */
   /* options of one method given with another are refused, not ignored */

@@ -5,6 +5,7 @@
 #ifndef HPMG_API_FD_H
 #define HPMG_API_FD_H
 
+#include "grid/box.h"
 #include "hpmg.h"
 
 typedef struct hpmg_fd_run_s *hpmg_fd_run;
@@ -22,6 +23,12 @@ hpmg_error hpmg_fd_options_resolve(const hpmg_problem_options *po, hpmg_solver_o
 hpmg_error hpmg_fd_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *host,
                                    double *device);
 hpmg_error hpmg_fd_run_create(const hpmg_problem_options *po, const hpmg_solver_options *so, hpmg_fd_run *run);
+/* The same on a general box (disc/fd/fd_box.h): po and box must outlive the run. */
+hpmg_error hpmg_fd_box_run_create(const hpmg_problem_options *po, const hpmg_box *box, const hpmg_solver_options *so,
+                                  hpmg_fd_run *run);
+/* hpmg_solver_options_resolve on a general box: bx, or (NULL) the box of po
+ * (whose node arrays must then be valid) */
+hpmg_error hpmg_fd_box_options_resolve(const hpmg_problem_options *po, const hpmg_box *bx, hpmg_solver_options *so);
 void hpmg_fd_run_destroy(hpmg_fd_run *run);
 /* b: f at the interior points (NULL: the built-in one); x: the solution out */
 hpmg_error hpmg_fd_run_solve(hpmg_fd_run run, const double *b, double *x);

@@ -7,6 +7,7 @@
 #include "io/vtu.h"
 #include "la/vec.h"
 #include "disc/qk/transfer.h"
+#include "disc/fd/fd_box.h"
 #include "fd.h"
 #include "p1.h"
 #include "problem_impl.h"
@@ -26,27 +27,28 @@ void hpmg_problem_options_default(hpmg_problem_options *o) {
   o->project_rhs = 1;
 }
 
-/* Boundary conditions, spacings, cell counts and the FD layout beyond the
- * defaults are refused until a discretization implements them. */
+/* Q_k problems: boundary conditions, spacings, cell counts and the FD layout
+ * beyond the defaults are refused until the Q_k discretization implements
+ * them (finite differences take them: hpmg_box_init validates). */
 static hpmg_error box_defaults_only(const hpmg_problem_options *o) {
   for (int d = 0; d < 3; d++) {
-    HPMG_CHECK_ARG(o->cells[d] == 0, "cells per direction (--cells) are not supported yet: use --coarse/--refine");
-    HPMG_CHECK_ARG(o->spacing[d].kind == HPMG_SPACING_UNIFORM, "non-uniform spacing (--grid) is not supported yet");
+    HPMG_CHECK_ARG(o->cells[d] == 0, "cells per direction (--cells) are supported for --disc fd only: use --coarse/--refine");
+    HPMG_CHECK_ARG(o->spacing[d].kind == HPMG_SPACING_UNIFORM, "non-uniform spacing (--grid) is supported for --disc fd only");
   }
   for (int f = 0; f < 6; f++)
     HPMG_CHECK_ARG(o->bc[f].kind == HPMG_BC_DIRICHLET && o->bc[f].value == 0 && !o->bc[f].fn && !o->bc[f].values,
-                   "boundary conditions other than homogeneous Dirichlet (--bc) are not supported yet");
-  HPMG_CHECK_ARG(o->fd_layout == HPMG_FD_VERTEX, "--fd-layout cell is not supported yet");
+                   "boundary conditions other than homogeneous Dirichlet (--bc) are supported for --disc fd only");
+  HPMG_CHECK_ARG(o->fd_layout == HPMG_FD_VERTEX, "--fd-layout applies to finite differences (--disc fd) only");
   HPMG_CHECK_ARG(o->project_rhs == 0 || o->project_rhs == 1, "project_rhs must be 0 or 1 (got %d)", o->project_rhs);
   return HPMG_SUCCESS;
 }
 
 hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
   HPMG_CHECK_ARG(o, "problem options are NULL");
-  HPMG_CALL(box_defaults_only(o));
   HPMG_CHECK_ARG(o->disc == HPMG_DISC_FE || o->disc == HPMG_DISC_FD || o->disc == HPMG_DISC_P1,
                  "unknown discretization %d (fe, fd or p1)", (int)o->disc);
   if (o->disc == HPMG_DISC_FD) return hpmg_fd_problem_check(o);
+  HPMG_CALL(box_defaults_only(o));
   if (o->disc == HPMG_DISC_P1) return hpmg_p1_problem_check(o);
   HPMG_CHECK_ARG(!o->mesh && !o->num_sigma && !o->sigma_cells && !o->num_p1_bc,
                  "mesh, sigma and the P1 boundary conditions apply to P1 problems only (disc p1)");
@@ -89,6 +91,26 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
     *out = p;
     return HPMG_SUCCESS;
   }
+  if (o->disc == HPMG_DISC_FD && fd_box_needed(o)) {
+    hpmg_error e = hpmg_box_init(o, &p->box);
+    if (e) {
+      free(p);
+      return e;
+    }
+    /* the options keep no pointer into the caller's arrays: the nodes are the box's */
+    for (int d = 0; d < 3; d++) p->o.spacing[d].nodes = NULL;
+    p->fdbox = 1;
+    memset(&p->g, 0, sizeof p->g);
+    p->g.dim = o->dim;
+    p->g.k = 1;
+    for (int d = 0; d < 3; d++) {
+      p->g.cells[d] = p->box.cells[d];
+      p->g.n[d] = hpmg_box_n(&p->box, d);
+    }
+    p->g.N = hpmg_box_unknowns(&p->box);
+    *out = p;
+    return HPMG_SUCCESS;
+  }
   int64_t c = (int64_t)o->coarse << o->refine, cells[3] = {c, c, c};
   /* the FD grid's points are the nodes of Q1 on its 2^refine intervals */
   hpmg_error e = hpmg_grid_init(o->dim, o->disc == HPMG_DISC_FD ? 1 : o->degree, cells, o->box, &p->g);
@@ -102,6 +124,7 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
 
 void hpmg_problem_destroy(hpmg_problem *p) {
   if (*p) hpmg_p1_problem_destroy(&(*p)->p1);
+  if (*p && (*p)->fdbox) hpmg_box_destroy(&(*p)->box);
   free(*p);
   *p = NULL;
 }
@@ -199,8 +222,32 @@ hpmg_error hpmg_problem_builtin_rhs(hpmg_problem p, double *b) {
   return e;
 }
 
+/* general FD box: f at the unknowns' points */
+static hpmg_error box_point_values(hpmg_problem p, hpmg_function f, void *user, double *b) {
+  double *pt[3] = {0};
+  hpmg_error e = HPMG_SUCCESS;
+  for (int d = 0; d < 3 && !e; d++) e = fd_box_points(&p->box, d, &pt[d]);
+  const int64_t nx = p->g.n[0], ny = p->g.n[1], nz = p->g.n[2];
+  int64_t bad = 0;
+  if (!e) {
+#pragma omp parallel for collapse(2) reduction(+ : bad) schedule(static)
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+          const double x[3] = {pt[0][i], pt[1][j], pt[2][k]};
+          const double v = f(x, user);
+          bad += !isfinite(v);
+          b[(k * ny + j) * nx + i] = v;
+        }
+    if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "the right-hand side function returned %lld non-finite values", (long long)bad);
+  }
+  for (int d = 0; d < 3; d++) hpmg_free(&pt[d]);
+  return e;
+}
+
 hpmg_error hpmg_problem_load_vector(hpmg_problem p, hpmg_function f, void *user, double *b) {
   HPMG_CHECK_ARG(p && f && b, "load vector: problem, function and output must be non-NULL");
+  if (p->fdbox) return box_point_values(p, f, user, b);
   if (p->o.disc == HPMG_DISC_FD) return hpmg_fd_point_values(p->o.dim, p->o.refine, f, user, b);
   if (p->p1) return hpmg_p1_problem_load_vector(p->p1, f, user, b);
   const hpmg_grid *g = &p->g;
@@ -233,6 +280,7 @@ hpmg_error hpmg_problem_load_vector(hpmg_problem p, hpmg_function f, void *user,
 
 hpmg_error hpmg_problem_error(hpmg_problem p, const double *x, double *l2, double *maxerr) {
   HPMG_CHECK_ARG(p && x, "error: problem and solution must be non-NULL");
+  if (p->fdbox) return fd_box_error(&p->o, &p->box, x, l2, maxerr);
   if (p->o.disc == HPMG_DISC_FD) {
     hpmg_fd_error(p->o.dim, p->o.refine, x, l2, NULL, maxerr);
     return HPMG_SUCCESS;
@@ -309,6 +357,10 @@ hpmg_error hpmg_problem_error(hpmg_problem p, const double *x, double *l2, doubl
  * grid points, paper 002's FMG tables (internal, for the command line). */
 hpmg_error hpmg_problem_fd_errors(hpmg_problem p, const double *x, double *l2h, double *rms, double *maxerr) {
   HPMG_CHECK_ARG(p && x && p->o.disc == HPMG_DISC_FD, "fd errors: an FD problem and a solution are needed");
+  if (p->fdbox) {
+    if (rms) *rms = NAN;
+    return fd_box_error(&p->o, &p->box, x, l2h, maxerr);
+  }
   hpmg_fd_error(p->o.dim, p->o.refine, x, l2h, rms, maxerr);
   return HPMG_SUCCESS;
 }
@@ -316,6 +368,7 @@ hpmg_error hpmg_problem_fd_errors(hpmg_problem p, const double *x, double *l2h, 
 hpmg_error hpmg_problem_write_vtu(hpmg_problem p, const double *x, const char *path) {
   HPMG_CHECK_ARG(p && x && path, "write_vtu: problem, solution and path must be non-NULL");
   if (p->p1) return hpmg_p1_problem_write_vtu(p->p1, x, path);
+  HPMG_CHECK_ARG(!p->fdbox, "write_vtu: VTU output of finite differences on a general box is not implemented");
   int cells[3] = {(int)p->g.cells[0], (int)p->g.cells[1], (int)p->g.cells[2]};
   return hpmg_vtu_write(path, p->g.dim, p->g.k, cells, p->o.box, x, "u");
 }

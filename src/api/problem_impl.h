@@ -2,6 +2,7 @@
 #ifndef HPMG_API_PROBLEM_IMPL_H
 #define HPMG_API_PROBLEM_IMPL_H
 
+#include "grid/box.h"
 #include "grid/grid.h"
 #include "hpmg.h"
 
@@ -9,6 +10,10 @@ struct hpmg_problem_s {
   hpmg_problem_options o;
   hpmg_grid g; /* finest level */
   struct hpmg_p1_problem_s *p1; /* P1 problems (src/api/p1.c): everything above but o unused */
+  /* FD problems that need more than the unit box with 2^refine cells and
+   * homogeneous Dirichlet faces (fd_box_needed): the box, nodes copied */
+  int fdbox;
+  hpmg_box box;
 };
 
 /* Validate every field; refuse with a message naming the field and the allowed range. */

@@ -213,6 +213,7 @@ hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solve
 
 hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o) {
   HPMG_CHECK_ARG(prob && o, "problem or options are NULL");
+  if (prob->fdbox) return hpmg_fd_box_options_resolve(&prob->o, &prob->box, o);
   if (prob->o.disc == HPMG_DISC_FD) return hpmg_fd_options_resolve(&prob->o, o);
   if (prob->o.disc == HPMG_DISC_P1) return hpmg_p1_options_resolve(o);
   hpmg_solver_options r = resolved_solver(o, prob->o.dim, prob->o.degree);
@@ -243,7 +244,8 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
     if (!f) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate solver");
     f->prob = prob;
     f->o = *o;
-    hpmg_error e = hpmg_fd_run_create(&prob->o, o, &f->fd);
+    hpmg_error e = prob->fdbox ? hpmg_fd_box_run_create(&prob->o, &prob->box, o, &f->fd)
+                               : hpmg_fd_run_create(&prob->o, o, &f->fd);
     if (e) {
       free(f);
       return e;

@@ -63,4 +63,20 @@ static inline int hpmg_box_neumann_like(const hpmg_box *b) {
   return 1;
 }
 
+/* The box of a problem's options: cells[d] (0: coarse 2^refine), node
+ * coordinates from spacing[d], the BC kinds, the FD layout. Refuses, with a
+ * message naming the direction or face: dim not 2/3, box lengths not positive
+ * and finite, cells < 1 or more than 2^31 - 2 per direction or 2^62 unknowns
+ * in all, periodic on one face of a direction only, a spacing parameter out
+ * of range, node coordinates that are not finite, not increasing, not from
+ * 0 to box[d], a cell narrower than 1e-12 of the box length (a vanishing
+ * cell), BC data on a periodic face, a values array on a Neumann face, NaN or
+ * Inf in a constant or in a values array. Nothing is allocated on failure. */
+hpmg_error hpmg_box_init(const hpmg_problem_options *o, hpmg_box *b);
+void hpmg_box_destroy(hpmg_box *b);
+/* Unknowns of the box's FD operator: the product of hpmg_box_n. */
+static inline int64_t hpmg_box_unknowns(const hpmg_box *b) {
+  return hpmg_box_n(b, 0) * hpmg_box_n(b, 1) * hpmg_box_n(b, 2);
+}
+
 #endif

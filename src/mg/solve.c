@@ -176,7 +176,8 @@ hpmg_error hpmg_mg_solver_solve(hpmg_mg_solver *s, const hpmg_vec *b, hpmg_vec *
   s->nhist = 0;
   hpmg_linop A = {s, outer_apply, outer_residual, s->A.residual_norm ? outer_residual_norm : NULL};
   hpmg_linop M = hpmg_mg_linop(mg);
-  hpmg_krylov_params prm = {.rtol = s->o.tol, .maxit = s->o.maxit, .mon = history, .mctx = s};
+  hpmg_krylov_params prm = {.rtol = s->o.tol, .maxit = s->o.maxit, .mon = history, .mctx = s,
+                            .project = s->o.project, .pctx = s->o.pctx};
   hpmg_krylov_info info;
   memset(&info, 0, sizeof info);
   if (s->be->sync) HPMG_CALL(s->be->sync());

@@ -37,6 +37,10 @@ typedef struct {
   hpmg_solver_kind solver; /* CG, GMRES, VCYCLE or FMG */
   double tol;
   int maxit, restart, verbose;
+  /* optional: a singular operator's null-space projection, handed to the
+   * Krylov methods (hpmg_krylov_params.project); b must be compatible */
+  hpmg_error (*project)(void *pctx, hpmg_vec *v);
+  void *pctx;
 } hpmg_mg_solve_options;
 
 typedef struct {

@@ -1,0 +1,485 @@
+/* GPU half of the direct box FD solver (src/disc/fd/fd_direct.h): the same
+ * algorithm as fd_direct.c with cuFFT, which has no real-to-real transforms.
+ *
+ * Every FFTW r2r kind the solver uses is one batched cuFFT transform (D2Z,
+ * Z2D or Z2Z) with O(n) pre-processing (gather: extension, sign, twiddle)
+ * and post-processing (scatter: real/imaginary part, twiddle, reversal); the
+ * per-kind formulas are in src/disc/fd/fd_direct_xform.h, shared with a host
+ * test that checks them against FFTW's r2r kinds.
+ * A direction's lines go through a staging
+ * buffer in chunks of at most chunk_bytes; along x a line is contiguous
+ * in the staging buffer, along y and z the line index is the fastest, so the
+ * gather and scatter kernels read and write with unit stride across threads.
+ * The tridiagonal direction: one thread per line, Thomas (cyclic:
+ * Sherman-Morrison) with its modified upper diagonal in a scratch array laid
+ * out like the data (coalesced for lines along y and z). */
+#include <cufft.h>
+#include "disc/fd/cuda/fd_cuda.h"
+extern "C" {
+#include "disc/fd/fd_direct.h"
+}
+#include "disc/fd/fd_direct_xform.h"
+
+#define FDD_CUFFT(call)                                                                      \
+  do {                                                                                       \
+    cufftResult fdd_cf_e_ = (call);                                                          \
+    if (fdd_cf_e_ != CUFFT_SUCCESS)                                                          \
+      return hpmg_error_set(HPMG_ERR_BACKEND, "cuFFT error %d in %s (%s:%d)", (int)fdd_cf_e_, \
+                            #call, __FILE__, __LINE__);                                      \
+  } while (0)
+
+namespace {
+
+size_t chunk_bytes = (size_t)1 << 30; /* staging buffer per chunk of lines (complex, L per line) */
+int tri_impl = 0;
+
+struct Dir {
+  int64_t n;
+  int uniform, periodic, singular;
+  fd_direct_kind kf, kb;
+  double norm;
+  double *mu, *w, *lo, *di, *up; /* device */
+};
+
+struct XPlan { /* one transform kind along one direction */
+  fd_direct_kind kind;
+  cufftType type;
+  int64_t L, in, out; /* FFT length, input and output entries per line */
+  cufftHandle full, rem;
+  int has_full, has_rem;
+};
+
+struct Plan {
+  int dim, tri, singular;
+  int64_t n[3], size, M[3], Mc[3];
+  double lambda;
+  Dir dir[3];
+  XPlan xf[3], xb[3];
+  void *A, *B, *work;       /* staging buffers, cuFFT work area */
+  double *cp, *z;           /* tridiagonal scratch (z: periodic direction) */
+  double *red;              /* defect sums */
+};
+
+/* data index of position t on line m of direction a */
+__device__ __forceinline__ int64_t lidx(int a, int64_t n0, int64_t n1, int64_t m, int64_t t) {
+  if (a == 0) return t + n0 * m;
+  if (a == 1) return (m % n0) + n0 * (t + n1 * (m / n0));
+  return m + n0 * n1 * t;
+}
+
+/* thread e over (line in chunk mm < Mc, position p < P): a == 0: p fastest */
+__device__ __forceinline__ bool split(int a, int64_t e, int64_t Mc, int64_t P, int64_t *mm, int64_t *p) {
+  if (e >= Mc * P) return false;
+  if (a == 0) { *p = e % P; *mm = e / P; } else { *mm = e % Mc; *p = e / Mc; }
+  return true;
+}
+__device__ __forceinline__ int64_t sidx(int a, int64_t mm, int64_t p, int64_t Mc, int64_t P) {
+  return a == 0 ? p + P * mm : mm + Mc * p;
+}
+
+__device__ __forceinline__ int64_t gtid() {
+  return blockIdx.x * (int64_t)blockDim.x + threadIdx.x + (int64_t)blockIdx.y * gridDim.x * blockDim.x;
+}
+
+/* pre-processing: staging entries of the lines m0..m0+Mc-1 (fd_direct_xform.h) */
+__global__ void k_gather(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
+                         const double *__restrict__ x, double *__restrict__ A, double2 *__restrict__ B) {
+  const int64_t P = fdd_in_len(kind, n);
+  int64_t mm, t;
+  if (!split(a, gtid(), Mc, P, &mm, &t)) return;
+  const int64_t m = m0 + mm, xs = a == 0 ? 1 : (a == 1 ? n0 : n0 * n1);
+  double re, im;
+  fdd_gather(kind, n, t, x + lidx(a, n0, n1, m, 0), xs, &re, &im);
+  const int64_t e = sidx(a, mm, t, Mc, P);
+  const int fft = fdd_fft(kind);
+  if (fft == FDD_D2Z) A[e] = re;
+  else if (fft == FDD_Z2D) B[e] = make_double2(re, im);
+  else ((double2 *)A)[e] = make_double2(re, im);
+}
+
+/* post-processing: lines m0..m0+Mc-1 from the FFT's output (real in A for
+ * Z2D, complex in B for D2Z, complex in A for Z2Z) */
+__global__ void k_scatter(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
+                          const double *__restrict__ A, const double2 *__restrict__ B, double *__restrict__ x) {
+  int64_t mm, k;
+  if (!split(a, gtid(), Mc, n, &mm, &k)) return;
+  const int64_t m = m0 + mm, Q = fdd_out_len(kind, n), ys = a == 0 ? 1 : Mc;
+  const int64_t off = a == 0 ? mm * Q : mm;
+  const int fft = fdd_fft(kind);
+  const double *y = A + off;
+  const double *Z = fft == FDD_D2Z ? (const double *)B + 2 * off : A + 2 * off;
+  x[lidx(a, n0, n1, m, k)] = fdd_scatter(kind, n, k, y, Z, ys);
+}
+
+/* u = b / prod_{uniform d} w_d; sums of b and |b| (singular problems) */
+__global__ void k_scale_in(int64_t n0, int64_t n1, int64_t size, int t, const double *__restrict__ w0,
+                           const double *__restrict__ w1, const double *__restrict__ w2, const double *__restrict__ b,
+                           double *__restrict__ u, double *red) {
+  const int64_t c = gtid();
+  double v = 0;
+  if (c < size) {
+    const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
+    v = b[c];
+    const double W = (t == 0 ? 1.0 : w0[i]) * (t == 1 ? 1.0 : w1[j]) * (t == 2 || !w2 ? 1.0 : w2[k]);
+    u[c] = v / W;
+  }
+  if (red) {
+    double s = v, s2 = fabs(v);
+    for (int o = 16; o > 0; o >>= 1) {
+      s += __shfl_down_sync(0xffffffffu, s, o);
+      s2 += __shfl_down_sync(0xffffffffu, s2, o);
+    }
+    if ((threadIdx.x & 31) == 0) { atomicAdd(red, s); atomicAdd(red + 1, s2); }
+  }
+}
+
+__device__ __forceinline__ double sigma_of(int64_t c, int64_t n0, int64_t n1, int t, double lam,
+                                           const double *m0, const double *m1, const double *m2) {
+  const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
+  return lam + (t == 0 ? 0 : m0[i]) + (t == 1 ? 0 : m1[j]) + (t == 2 || !m2 ? 0 : m2[k]);
+}
+
+__global__ void k_divide(int64_t n0, int64_t n1, int64_t size, double lam, double scale, const double *__restrict__ m0,
+                         const double *__restrict__ m1, const double *__restrict__ m2, double *__restrict__ u) {
+  const int64_t c = gtid();
+  if (c >= size) return;
+  const double s = sigma_of(c, n0, n1, -1, lam, m0, m1, m2);
+  u[c] = s > 0 ? u[c] * scale / s : 0;
+}
+
+/* one thread per line q along t: (K + sigma W) v = scale g */
+__global__ void k_tri(int t, int64_t n0, int64_t n1, int64_t lines, int64_t N, int64_t st, double lam, double scale,
+                      int singular, int periodic, const double *__restrict__ m0, const double *__restrict__ m1,
+                      const double *__restrict__ m2, const double *__restrict__ lo, const double *__restrict__ di,
+                      const double *__restrict__ up, const double *__restrict__ w, double *__restrict__ g,
+                      double *__restrict__ cp, double *__restrict__ z) {
+  const int64_t q = gtid();
+  if (q >= lines) return;
+  /* base index of line q: q enumerates the indices other than t, fastest first */
+  const int64_t base = t == 0 ? q * N : (t == 1 ? (q % n0) + n0 * N * (q / n0) : q);
+  const double sg = sigma_of(base, n0, n1, t, lam, m0, m1, m2);
+  if (singular && q == 0) {
+    /* constant mode: project, pin v_0 = 0, Thomas on rows 1..N-1, remove the W-mean */
+    double sd = 0, sw = 0;
+    for (int64_t j = 0; j < N; j++) { sd += scale * g[base + j * st]; sw += w[j]; }
+    for (int64_t j = 0; j < N; j++) g[base + j * st] = scale * g[base + j * st] - w[j] * sd / sw;
+    g[base] = 0;
+    double cprev = 0, dprev = 0;
+    for (int64_t j = 1; j < N; j++) {
+      const double aa = j > 1 ? -lo[j] : 0, cc = j < N - 1 ? -up[j] : 0;
+      const double den = di[j] - aa * cprev;
+      cprev = cc / den;
+      dprev = (g[base + j * st] - aa * dprev) / den;
+      cp[base + j * st] = cprev;
+      g[base + j * st] = dprev;
+    }
+    for (int64_t j = N - 2; j >= 1; j--) g[base + j * st] -= cp[base + j * st] * g[base + (j + 1) * st];
+    double mw = 0;
+    for (int64_t j = 0; j < N; j++) mw += w[j] * g[base + j * st];
+    for (int64_t j = 0; j < N; j++) g[base + j * st] -= mw / sw;
+    return;
+  }
+  if (!periodic) {
+    double den = di[0] + sg * w[0];
+    double cprev = -up[0] / den, dprev = scale * g[base] / den;
+    cp[base] = cprev;
+    g[base] = dprev;
+    for (int64_t j = 1; j < N; j++) {
+      const int64_t c = base + j * st;
+      den = di[j] + sg * w[j] + lo[j] * cprev;
+      cprev = -up[j] / den;
+      dprev = (scale * g[c] + lo[j] * dprev) / den;
+      cp[c] = cprev;
+      g[c] = dprev;
+    }
+    for (int64_t j = N - 2; j >= 0; j--) {
+      const int64_t c = base + j * st;
+      g[c] -= cp[c] * g[c + st];
+    }
+    return;
+  }
+  const double a0 = -lo[0], cN = -up[N - 1], b0 = di[0] + sg * w[0], gam = -b0;
+  double den = b0 - gam;
+  double cprev = -up[0] / den, dprev = scale * g[base] / den, zprev = gam / den;
+  cp[base] = cprev; g[base] = dprev; z[base] = zprev;
+  for (int64_t j = 1; j < N; j++) {
+    const int64_t c = base + j * st;
+    double bj = di[j] + sg * w[j];
+    if (j == N - 1) bj -= a0 * cN / gam;
+    den = bj + lo[j] * cprev;
+    cprev = j == N - 1 ? 0 : -up[j] / den;
+    dprev = (scale * g[c] + lo[j] * dprev) / den;
+    zprev = ((j == N - 1 ? cN : 0) + lo[j] * zprev) / den;
+    cp[c] = cprev; g[c] = dprev; z[c] = zprev;
+  }
+  for (int64_t j = N - 2; j >= 0; j--) {
+    const int64_t c = base + j * st;
+    g[c] -= cp[c] * g[c + st];
+    z[c] -= cp[c] * z[c + st];
+  }
+  const int64_t l = base + (N - 1) * st;
+  const double f = (g[base] + a0 * g[l] / gam) / (1 + z[base] + a0 * z[l] / gam);
+  for (int64_t j = 0; j < N; j++) g[base + j * st] -= f * z[base + j * st];
+}
+
+void blocks1d(int64_t N, dim3 *g, dim3 *b) {
+  *b = dim3(256);
+  const int64_t nb = (N + 255) / 256 > 0 ? (N + 255) / 256 : 1;
+  const int64_t gx = nb < 65535 ? nb : 65535;
+  *g = dim3((unsigned)gx, (unsigned)((nb + gx - 1) / gx));
+}
+
+hpmg_error make_xplan(Plan *p, int a, fd_direct_kind kind, XPlan *x, size_t *ws_max) {
+  const int64_t n = p->n[a], M = p->M[a], Mc = p->Mc[a];
+  const int fft = fdd_fft(kind);
+  x->kind = kind;
+  x->type = fft == FDD_D2Z ? CUFFT_D2Z : (fft == FDD_Z2D ? CUFFT_Z2D : CUFFT_Z2Z);
+  x->L = fdd_len(kind, n);
+  x->in = fdd_in_len(kind, n);
+  x->out = fdd_out_len(kind, n);
+  const int64_t counts[2] = {Mc, M % Mc};
+  for (int r = 0; r < 2; r++) {
+    const int64_t B = counts[r];
+    if (B == 0) continue;
+    cufftHandle *h = r ? &x->rem : &x->full;
+    FDD_CUFFT(cufftCreate(h));
+    if (r) x->has_rem = 1; else x->has_full = 1;
+    FDD_CUFFT(cufftSetAutoAllocation(*h, 0));
+    long long len = x->L, inembed = x->in, onembed = x->out;
+    /* along x a line is contiguous in the staging buffer; along y, z the line index is the fastest */
+    const long long is = a == 0 ? 1 : B, id = a == 0 ? x->in : 1;
+    const long long os = a == 0 ? 1 : B, od = a == 0 ? x->out : 1;
+    size_t ws = 0;
+    FDD_CUFFT(cufftMakePlanMany64(*h, 1, &len, &inembed, is, id, &onembed, os, od, x->type, (long long)B, &ws));
+    if (ws > *ws_max) *ws_max = ws;
+  }
+  return HPMG_SUCCESS;
+}
+
+hpmg_error transform(Plan *p, int a, XPlan *x, double *u) {
+  const int64_t n = p->n[a], M = p->M[a], Mc = p->Mc[a];
+  const int64_t n0 = p->n[0], n1 = p->n[1];
+  for (int64_t m0 = 0; m0 < M; m0 += Mc) {
+    const int64_t B = M - m0 < Mc ? M - m0 : Mc;
+    const cufftHandle h = B == Mc ? x->full : x->rem;
+    dim3 g, b;
+    blocks1d(B * x->in, &g, &b);
+    k_gather<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, u, (double *)p->A, (double2 *)p->B);
+    FD_CU_LAUNCH();
+    if (x->type == CUFFT_D2Z) FDD_CUFFT(cufftExecD2Z(h, (cufftDoubleReal *)p->A, (cufftDoubleComplex *)p->B));
+    else if (x->type == CUFFT_Z2D) FDD_CUFFT(cufftExecZ2D(h, (cufftDoubleComplex *)p->B, (cufftDoubleReal *)p->A));
+    else FDD_CUFFT(cufftExecZ2Z(h, (cufftDoubleComplex *)p->A, (cufftDoubleComplex *)p->A, CUFFT_FORWARD));
+    blocks1d(B * n, &g, &b);
+    k_scatter<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, (const double *)p->A, (const double2 *)p->B, u);
+    FD_CU_LAUNCH();
+  }
+  return HPMG_SUCCESS;
+}
+
+void destroy(Plan *p) {
+  if (!p) return;
+  for (int d = 0; d < 3; d++) {
+    XPlan *xs[2] = {&p->xf[d], &p->xb[d]};
+    for (int r = 0; r < 2; r++) {
+      if (xs[r]->has_full) cufftDestroy(xs[r]->full);
+      if (xs[r]->has_rem) cufftDestroy(xs[r]->rem);
+    }
+    cudaFree(p->dir[d].mu); cudaFree(p->dir[d].w); cudaFree(p->dir[d].lo); cudaFree(p->dir[d].di);
+    cudaFree(p->dir[d].up);
+  }
+  cudaFree(p->A); cudaFree(p->B); cudaFree(p->work); cudaFree(p->cp); cudaFree(p->z); cudaFree(p->red);
+  free(p);
+}
+
+hpmg_error upload(double **d, const double *h, int64_t n) {
+  FD_CU(cudaMalloc(d, sizeof(double) * (size_t)n));
+  FD_CU(cudaMemcpy(*d, h, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+  return HPMG_SUCCESS;
+}
+
+hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
+  p->dim = dim;
+  p->lambda = lambda;
+  p->tri = -1;
+  p->size = 1;
+  int neumann_like = 1;
+  for (int d = 0; d < 3; d++) {
+    p->n[d] = d < dim ? dirs[d].n : 1;
+    p->size *= p->n[d];
+  }
+  for (int d = 0; d < dim; d++) {
+    Dir *D = &p->dir[d];
+    D->n = dirs[d].n; D->uniform = dirs[d].uniform; D->periodic = dirs[d].periodic; D->singular = dirs[d].singular;
+    D->kf = dirs[d].kf; D->kb = dirs[d].kb; D->norm = dirs[d].norm;
+    if (!D->singular) neumann_like = 0;
+    if (!D->uniform) p->tri = d;
+    HPMG_CALL(upload(&D->mu, dirs[d].mu, D->n));
+    HPMG_CALL(upload(&D->w, dirs[d].w, D->n));
+    HPMG_CALL(upload(&D->lo, dirs[d].lo, D->n));
+    HPMG_CALL(upload(&D->di, dirs[d].di, D->n));
+    HPMG_CALL(upload(&D->up, dirs[d].up, D->n));
+  }
+  p->singular = neumann_like && lambda == 0;
+  size_t ws = 0, bytesA = 0, bytesB = 0;
+  for (int d = 0; d < dim; d++) {
+    if (d == p->tri) continue;
+    p->M[d] = p->size / p->n[d];
+    int64_t Lmax = fdd_len(p->dir[d].kf, p->n[d]);
+    if (fdd_len(p->dir[d].kb, p->n[d]) > Lmax) Lmax = fdd_len(p->dir[d].kb, p->n[d]);
+    int64_t Mc = (int64_t)(chunk_bytes / (16 * (size_t)Lmax));
+    if (Mc < 1) Mc = 1;
+    if (Mc > p->M[d]) Mc = p->M[d];
+    p->Mc[d] = Mc;
+    HPMG_CALL(make_xplan(p, d, p->dir[d].kf, &p->xf[d], &ws));
+    HPMG_CALL(make_xplan(p, d, p->dir[d].kb, &p->xb[d], &ws));
+    const size_t a = 16 * (size_t)Mc * (size_t)Lmax, b = 16 * (size_t)Mc * (size_t)(Lmax / 2 + 1);
+    if (a > bytesA) bytesA = a;
+    if (b > bytesB) bytesB = b;
+  }
+  char buf[32];
+  if (cudaMalloc(&p->A, bytesA) != cudaSuccess || cudaMalloc(&p->B, bytesB) != cudaSuccess ||
+      (ws && cudaMalloc(&p->work, ws) != cudaSuccess) || cudaMalloc(&p->red, 2 * sizeof(double)) != cudaSuccess)
+    return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate %s of staging buffers on the GPU",
+                          hpmg_format_bytes((double)(bytesA + bytesB + ws), buf, sizeof buf));
+  for (int d = 0; d < dim; d++) {
+    XPlan *xs[2] = {&p->xf[d], &p->xb[d]};
+    for (int r = 0; r < 2; r++) {
+      if (xs[r]->has_full) FDD_CUFFT(cufftSetWorkArea(xs[r]->full, p->work));
+      if (xs[r]->has_rem) FDD_CUFFT(cufftSetWorkArea(xs[r]->rem, p->work));
+    }
+  }
+  if (p->tri >= 0) {
+    const size_t bytes = sizeof(double) * (size_t)p->size;
+    if (cudaMalloc(&p->cp, bytes) != cudaSuccess || (p->dir[p->tri].periodic && cudaMalloc(&p->z, bytes) != cudaSuccess))
+      return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate the tridiagonal scratch (%s) on the GPU",
+                            hpmg_format_bytes((double)bytes, buf, sizeof buf));
+  }
+  return HPMG_SUCCESS;
+}
+
+hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) {
+  const int64_t n0 = p->n[0], n1 = p->n[1], size = p->size;
+  const int t = p->tri;
+  const double *w2 = p->dim == 3 ? p->dir[2].w : nullptr, *m2 = p->dim == 3 ? p->dir[2].mu : nullptr;
+  dim3 g, bl;
+  blocks1d(size, &g, &bl);
+  const int want = sum != nullptr && p->singular;
+  if (want) FD_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
+  k_scale_in<<<g, bl>>>(n0, n1, size, t, p->dir[0].w, p->dir[1].w, w2, b, u, want ? p->red : nullptr);
+  FD_CU_LAUNCH();
+  double norm = 1;
+  for (int d = 0; d < p->dim; d++)
+    if (d != t) {
+      HPMG_CALL(transform(p, d, &p->xf[d], u));
+      norm *= p->dir[d].norm;
+    }
+  if (t < 0) {
+    k_divide<<<g, bl>>>(n0, n1, size, p->lambda, 1 / norm, p->dir[0].mu, p->dir[1].mu, m2, u);
+    FD_CU_LAUNCH();
+  } else {
+    const Dir *T = &p->dir[t];
+    const int64_t N = T->n, st = t == 0 ? 1 : (t == 1 ? n0 : n0 * n1), lines = size / N;
+    if (tri_impl != 0) return hpmg_error_set(HPMG_ERR_ARG, "fd: direct solver: unknown tridiagonal solver %d", tri_impl);
+    blocks1d(lines, &g, &bl);
+    k_tri<<<g, bl>>>(t, n0, n1, lines, N, st, p->lambda, 1 / norm, p->singular, T->periodic, p->dir[0].mu,
+                     p->dir[1].mu, m2, T->lo, T->di, T->up, T->w, u, p->cp, p->z);
+    FD_CU_LAUNCH();
+  }
+  for (int d = p->dim - 1; d >= 0; d--)
+    if (d != t) HPMG_CALL(transform(p, d, &p->xb[d], u));
+  if (want) {
+    double h[2];
+    FD_CU(cudaMemcpy(h, p->red, sizeof h, cudaMemcpyDeviceToHost));
+    *sum = h[0];
+    *abs = h[1];
+  }
+  return HPMG_SUCCESS;
+}
+
+__global__ void k_periodic_divide(int64_t n0, int64_t n1, int64_t n2, double2 *__restrict__ Z) {
+  const int64_t nh = n0 / 2 + 1, e = gtid();
+  if (e >= nh * n1 * n2) return;
+  const int64_t i = e % nh, j = (e / nh) % n1, k = e / (nh * n1);
+  double si = sinpi((double)i / (double)n0), sj = sinpi((double)j / (double)n1), sk = sinpi((double)k / (double)n2);
+  const double lam = 4 * (si * si * n0 * n0 + sj * sj * n1 * n1 + sk * sk * n2 * n2);
+  const double f = e == 0 ? 0 : 1 / (lam * (double)n0 * (double)n1 * (double)n2);
+  Z[e].x *= f;
+  Z[e].y *= f;
+}
+
+} // namespace
+
+extern "C" hpmg_error fd_cuda_direct_create(int dim, const fd_direct_dir *dirs, double lambda, void **handle) {
+  *handle = nullptr;
+  HPMG_CALL(fd_cuda_check_device());
+  Plan *p = (Plan *)calloc(1, sizeof(Plan));
+  if (!p) return hpmg_error_set(HPMG_ERR_MEMORY, "fd: out of host memory");
+  hpmg_error e = create(dim, dirs, lambda, p);
+  if (e) { destroy(p); return e; }
+  *handle = p;
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error fd_cuda_direct_solve(void *h, const double *b, double *u, double *sum, double *abs) {
+  return solve((Plan *)h, b, u, sum, abs);
+}
+
+extern "C" void fd_cuda_direct_destroy(void *h) { destroy((Plan *)h); }
+
+extern "C" double fd_cuda_direct_bytes(int dim, const int64_t n[3]) {
+  double size = 1;
+  for (int d = 0; d < dim; d++) size *= (double)n[d];
+  /* staging A and B (1 GiB and about half), cuFFT work (about A), tridiagonal scratch */
+  return 2.5 * (double)chunk_bytes + 8 * size;
+}
+
+extern "C" size_t fd_cuda_direct_set_chunk_bytes(size_t bytes) {
+  const size_t old = chunk_bytes;
+  if (bytes) chunk_bytes = bytes;
+  return old;
+}
+
+extern "C" int fd_cuda_direct_set_tri(int which) {
+  const int old = tri_impl;
+  tri_impl = which;
+  return old;
+}
+
+extern "C" hpmg_error fd_cuda_periodic_reference(const int64_t cells[3], int reps, double *seconds) {
+  HPMG_CALL(fd_cuda_check_device());
+  const int64_t n0 = cells[0], n1 = cells[1], n2 = cells[2], nh = n0 / 2 + 1;
+  double2 *Z = nullptr;
+  char buf[32];
+  const size_t bytes = sizeof(double2) * (size_t)(nh * n1 * n2);
+  if (cudaMalloc(&Z, bytes) != cudaSuccess)
+    return hpmg_error_set(HPMG_ERR_MEMORY, "fd: cuFFT reference: cannot allocate %s",
+                          hpmg_format_bytes((double)bytes, buf, sizeof buf));
+  cudaMemset(Z, 0, bytes);
+  cufftHandle f, bk;
+  size_t ws;
+  /* in place: the real array is padded to 2 (n0/2+1) in x */
+  if (cufftCreate(&f) != CUFFT_SUCCESS || cufftCreate(&bk) != CUFFT_SUCCESS) {
+    cudaFree(Z);
+    return hpmg_error_set(HPMG_ERR_BACKEND, "fd: cuFFT reference: cufftCreate failed");
+  }
+  long long nn[3] = {n2, n1, n0}, re[3] = {n2, n1, 2 * nh}, ce[3] = {n2, n1, nh};
+  hpmg_error e = HPMG_SUCCESS;
+  if (cufftMakePlanMany64(f, 3, nn, re, 1, 0, ce, 1, 0, CUFFT_D2Z, 1, &ws) != CUFFT_SUCCESS ||
+      cufftMakePlanMany64(bk, 3, nn, ce, 1, 0, re, 1, 0, CUFFT_Z2D, 1, &ws) != CUFFT_SUCCESS)
+    e = hpmg_error_set(HPMG_ERR_BACKEND, "fd: cuFFT reference: planning failed (out of memory?)");
+  dim3 g, b;
+  blocks1d(nh * n1 * n2, &g, &b);
+  for (int r = -1; r < reps && !e; r++) {
+    cudaDeviceSynchronize();
+    const double t0 = hpmg_wtime();
+    cufftExecD2Z(f, (cufftDoubleReal *)Z, Z);
+    k_periodic_divide<<<g, b>>>(n0, n1, n2, Z);
+    cufftExecZ2D(bk, Z, (cufftDoubleReal *)Z);
+    if (cudaDeviceSynchronize() != cudaSuccess) e = hpmg_error_set(HPMG_ERR_BACKEND, "fd: cuFFT reference failed");
+    if (r >= 0) seconds[r] = hpmg_wtime() - t0;
+  }
+  cufftDestroy(f);
+  cufftDestroy(bk);
+  cudaFree(Z);
+  return e;
+}

@@ -1,0 +1,901 @@
+/* Finite differences on a general box (fd_box.h, docs/bc.md). */
+#include "disc/fd/fd_box.h"
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "la/krylov.h"
+#include "mg/mg.h"
+#include "mg/solve.h"
+
+/* coarsest level: at most this many unknowns (dense Cholesky) */
+#define FDB_COARSE_MAX 512
+
+int fd_box_needed(const hpmg_problem_options *o) {
+  int need = o->fd_layout != HPMG_FD_VERTEX || o->lambda != 0;
+  for (int d = 0; d < 3; d++) need |= o->cells[d] != 0 || o->spacing[d].kind != HPMG_SPACING_UNIFORM;
+  for (int d = 0; d < o->dim; d++) need |= o->box[d] != 1.0;
+  for (int f = 0; f < 6; f++)
+    need |= o->bc[f].kind != HPMG_BC_DIRICHLET || o->bc[f].value != 0 || o->bc[f].fn || o->bc[f].values;
+  return need;
+}
+
+/* ---------------------------------------------------------- 1D data */
+
+static int64_t first_of(hpmg_fd_layout lay, hpmg_bc_kind lo) { return lay == HPMG_FD_VERTEX && lo == HPMG_BC_DIRICHLET; }
+
+static int64_t n_of(hpmg_fd_layout lay, int64_t cells, hpmg_bc_kind lo, hpmg_bc_kind hi) {
+  if (lay == HPMG_FD_CELL || lo == HPMG_BC_PERIODIC) return cells;
+  return cells + 1 - (lo == HPMG_BC_DIRICHLET) - (hi == HPMG_BC_DIRICHLET);
+}
+
+/* the contract of box.h for one direction: nodes x[0..cells] */
+static hpmg_error build_1d(const double *x, int64_t cells, hpmg_bc_kind lo, hpmg_bc_kind hi, hpmg_fd_layout lay,
+                           int64_t *nout, double **w, double **kd, double **klo, double **khi) {
+  const int64_t n = n_of(lay, cells, lo, hi), f0 = first_of(lay, lo);
+  const int per = lo == HPMG_BC_PERIODIC;
+  *nout = n;
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)n, w));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)n, kd));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)n, klo));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)n, khi));
+  const double L = x[cells] - x[0];
+  for (int64_t u = 0; u < n; u++) {
+    double ww = 0, d = 0, a = 0, c = 0;
+    if (lay == HPMG_FD_VERTEX) {
+      const int64_t p = u + f0;
+      if (per) {
+        const double hl = x[p == 0 ? cells : p] - x[p == 0 ? cells - 1 : p - 1], hr = x[p + 1] - x[p];
+        ww = 0.5 * (hl + hr);
+        a = 1 / hl;
+        c = 1 / hr;
+        d = a + c;
+      } else {
+        if (p > 0) {
+          const double hl = x[p] - x[p - 1];
+          ww += 0.5 * hl;
+          d += 1 / hl;
+          if (p - 1 >= f0) a = 1 / hl; /* else a Dirichlet node: its value goes to the rhs */
+        }
+        if (p < cells) {
+          const double hr = x[p + 1] - x[p];
+          ww += 0.5 * hr;
+          d += 1 / hr;
+          if (p + 1 <= cells - (hi == HPMG_BC_DIRICHLET)) c = 1 / hr;
+        }
+      }
+    } else {
+      const double cu = 0.5 * (x[u] + x[u + 1]);
+      ww = x[u + 1] - x[u];
+      if (u > 0) a = 1 / (cu - 0.5 * (x[u - 1] + x[u]));
+      else if (per) a = 1 / (cu + L - 0.5 * (x[cells - 1] + x[cells]));
+      else if (lo == HPMG_BC_DIRICHLET) d += 2 / ww;
+      if (u < n - 1) c = 1 / (0.5 * (x[u + 1] + x[u + 2]) - cu);
+      else if (per) c = 1 / (0.5 * (x[0] + x[1]) + L - cu);
+      else if (hi == HPMG_BC_DIRICHLET) d += 2 / ww;
+      d += a + c;
+    }
+    (*w)[u] = ww;
+    (*kd)[u] = d;
+    (*klo)[u] = a;
+    (*khi)[u] = c;
+  }
+  return HPMG_SUCCESS;
+}
+
+static void geom_free(fdb_geom *g) {
+  for (int d = 0; d < 3; d++) {
+    hpmg_free(&g->w[d]);
+    hpmg_free(&g->kd[d]);
+    hpmg_free(&g->klo[d]);
+    hpmg_free(&g->khi[d]);
+  }
+}
+void fd_box_geom_free(fdb_geom *g) { geom_free(g); }
+
+/* z of a 2D problem: one unknown, w = 1, K = 0 */
+static hpmg_error unit_dir(fdb_geom *g, int d) {
+  g->n[d] = 1;
+  HPMG_CALL(hpmg_calloc(sizeof(double), &g->w[d]));
+  HPMG_CALL(hpmg_calloc(sizeof(double), &g->kd[d]));
+  HPMG_CALL(hpmg_calloc(sizeof(double), &g->klo[d]));
+  HPMG_CALL(hpmg_calloc(sizeof(double), &g->khi[d]));
+  g->w[d][0] = 1;
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error geom_build(int dim, double *const x[3], const int64_t cells[3], const hpmg_bc_kind bc[6],
+                             hpmg_fd_layout lay, double lambda, fdb_geom *g) {
+  memset(g, 0, sizeof *g);
+  g->dim = dim;
+  g->lambda = lambda;
+  hpmg_error e = HPMG_SUCCESS;
+  for (int d = 0; d < 3 && !e; d++)
+    e = d < dim ? build_1d(x[d], cells[d], bc[2 * d], bc[2 * d + 1], lay, &g->n[d], &g->w[d], &g->kd[d], &g->klo[d],
+                           &g->khi[d])
+                : unit_dir(g, d);
+  if (e) {
+    geom_free(g);
+    return e;
+  }
+  g->N = g->n[0] * g->n[1] * g->n[2];
+  return HPMG_SUCCESS;
+}
+
+hpmg_error fd_box_geom(const hpmg_box *b, double lambda, fdb_geom *g) {
+  return geom_build(b->dim, b->x, b->cells, b->bc, b->layout, lambda, g);
+}
+
+static void points_1d(const double *x, int64_t cells, hpmg_bc_kind lo, hpmg_bc_kind hi, hpmg_fd_layout lay,
+                      double *p) {
+  const int64_t n = n_of(lay, cells, lo, hi), f0 = first_of(lay, lo);
+  for (int64_t u = 0; u < n; u++) p[u] = lay == HPMG_FD_CELL ? 0.5 * (x[u] + x[u + 1]) : x[u + f0];
+}
+
+hpmg_error fd_box_points(const hpmg_box *b, int d, double **p) {
+  const int64_t n = hpmg_box_n(b, d);
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)n, p));
+  if (d >= b->dim) (*p)[0] = 0;
+  else points_1d(b->x[d], b->cells[d], b->bc[2 * d], b->bc[2 * d + 1], b->layout, *p);
+  return HPMG_SUCCESS;
+}
+
+/* ------------------------------------------------ the manufactured solution */
+
+/* per direction g, g', g'' by the BC pair (docs/bc.md) */
+static void manu_1d(hpmg_bc_kind lo, hpmg_bc_kind hi, double L, double x, double *g, double *g1, double *g2) {
+  const double s = x / L, pi = M_PI;
+  double a, a1, a2; /* in s */
+  if (lo == HPMG_BC_PERIODIC) {
+    a = cos(2 * pi * s) + sin(2 * pi * s);
+    a1 = 2 * pi * (cos(2 * pi * s) - sin(2 * pi * s));
+    a2 = -4 * pi * pi * a;
+  } else {
+    const double q = lo == hi ? pi : 0.5 * pi; /* DD/NN: half wave; DN/ND: quarter wave */
+    if (lo == HPMG_BC_DIRICHLET) {
+      a = sin(q * s);
+      a1 = q * cos(q * s);
+    } else {
+      a = cos(q * s);
+      a1 = -q * sin(q * s);
+    }
+    a2 = -q * q * a;
+    a += 0.5 * s; /* a linear part: inhomogeneous values and fluxes */
+    a1 += 0.5;
+  }
+  *g = a;
+  *g1 = a1 / L;
+  *g2 = a2 / (L * L);
+}
+
+typedef struct {
+  double u, grad[3], f;
+} manu_val;
+
+static manu_val manufactured(const hpmg_problem_options *o, const hpmg_box *b, const double x[3]) {
+  double g[3] = {1, 1, 1}, g1[3] = {0, 0, 0}, g2[3] = {0, 0, 0};
+  for (int d = 0; d < b->dim; d++) manu_1d(b->bc[2 * d], b->bc[2 * d + 1], b->len[d], x[d], &g[d], &g1[d], &g2[d]);
+  manu_val v;
+  v.u = g[0] * g[1] * g[2] + 0.25;
+  v.grad[0] = g1[0] * g[1] * g[2];
+  v.grad[1] = g[0] * g1[1] * g[2];
+  v.grad[2] = g[0] * g[1] * g1[2];
+  v.f = -(g2[0] * g[1] * g[2] + g[0] * g2[1] * g[2] + g[0] * g[1] * g2[2]) + o->lambda * v.u;
+  return v;
+}
+
+double fd_box_exact(const hpmg_problem_options *o, const hpmg_box *b, const double x[3]) {
+  return manufactured(o, b, x).u;
+}
+
+/* ------------------------------------------------------ right-hand side */
+
+/* a Dirichlet face's values array at the face point of unknown (ia, ib) of
+ * the other two directions da < db: vertex: the node; cell: the mean of the
+ * face cell's corner nodes */
+static double face_array_value(const hpmg_box *b, const double *vals, int da, int db, int64_t ia, int64_t ib) {
+  const int64_t sa = b->cells[da] + 1;
+  if (b->layout == HPMG_FD_VERTEX) {
+    const int64_t na = ia + hpmg_box_first(b, da), nb = db < b->dim ? ib + hpmg_box_first(b, db) : 0;
+    return vals[na + sa * nb];
+  }
+  if (db >= b->dim) return 0.5 * (vals[ia] + vals[ia + 1]);
+  return 0.25 * (vals[ia + sa * ib] + vals[ia + 1 + sa * ib] + vals[ia + sa * (ib + 1)] + vals[ia + 1 + sa * (ib + 1)]);
+}
+
+hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const double *f, double *rhs) {
+  fdb_geom g;
+  double *p[3] = {0};
+  HPMG_CALL(fd_box_geom(b, o->lambda, &g));
+  hpmg_error e = HPMG_SUCCESS;
+  for (int d = 0; d < 3 && !e; d++) e = fd_box_points(b, d, &p[d]);
+  const int manu = !f && o->rhs == HPMG_RHS_SINE;
+  const int64_t nx = g.n[0], ny = g.n[1], nz = g.n[2];
+  int64_t bad = 0;
+  if (!e) {
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : bad)
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+          const int64_t id = (k * ny + j) * nx + i;
+          const double x[3] = {p[0][i], p[1][j], p[2][k]};
+          const double fv = manu ? manufactured(o, b, x).f : f ? f[id] : 1.0;
+          bad += !isfinite(fv);
+          rhs[id] = g.w[0][i] * g.w[1][j] * g.w[2][k] * fv;
+        }
+    if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "the right-hand side has %lld non-finite values", (long long)bad);
+  }
+  /* faces: Dirichlet values times their coupling, Neumann fluxes times the dual area */
+  for (int fc = 0; fc < 2 * b->dim && !e; fc++) {
+    const int d = fc / 2, hi = fc & 1;
+    const hpmg_bc_kind kind = b->bc[fc];
+    if (kind == HPMG_BC_PERIODIC) continue;
+    const hpmg_bc *bc = &o->bc[fc];
+    const int da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
+    const int64_t cells = b->cells[d];
+    const double hedge = hi ? b->x[d][cells] - b->x[d][cells - 1] : b->x[d][1] - b->x[d][0];
+    const double coup = kind == HPMG_BC_NEUMANN ? 1.0 : b->layout == HPMG_FD_CELL ? 2.0 / hedge : 1.0 / hedge;
+    const int64_t u = hi ? g.n[d] - 1 : 0; /* the unknown index next to the face */
+    const double xf = hi ? b->len[d] : 0.0;
+    const int64_t stride[3] = {1, nx, nx * ny};
+    int64_t badf = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : badf)
+    for (int64_t ib = 0; ib < g.n[db]; ib++)
+      for (int64_t ia = 0; ia < g.n[da]; ia++) {
+        double x[3];
+        x[d] = xf;
+        x[da] = p[da][ia];
+        x[db] = p[db][ib];
+        double v;
+        if (manu) {
+          const manu_val m = manufactured(o, b, x);
+          v = kind == HPMG_BC_DIRICHLET ? m.u : (hi ? m.grad[d] : -m.grad[d]);
+        } else if (bc->fn) v = bc->fn(x, bc->user);
+        else if (bc->values) v = face_array_value(b, bc->values, da, db, ia, ib);
+        else v = bc->value;
+        badf += !isfinite(v);
+        rhs[u * stride[d] + ia * stride[da] + ib * stride[db]] += coup * v * g.w[da][ia] * g.w[db][ib];
+      }
+    if (badf)
+      e = hpmg_error_set(HPMG_ERR_NUMERIC, "boundary data of face %d (0 = xmin .. 5 = zmax) has %lld non-finite values",
+                         fc, (long long)badf);
+  }
+  for (int d = 0; d < 3; d++) hpmg_free(&p[d]);
+  geom_free(&g);
+  return e;
+}
+
+hpmg_error fd_box_error(const hpmg_problem_options *o, const hpmg_box *b, const double *x, double *l2, double *mx) {
+  fdb_geom g;
+  double *p[3] = {0};
+  HPMG_CALL(fd_box_geom(b, o->lambda, &g));
+  hpmg_error e = HPMG_SUCCESS;
+  for (int d = 0; d < 3 && !e; d++) e = fd_box_points(b, d, &p[d]);
+  const int64_t nx = g.n[0], ny = g.n[1], nz = g.n[2];
+  const int singular = hpmg_box_neumann_like(b) && o->lambda == 0;
+  double shift = 0;
+  if (!e && singular) { /* both to W-mean zero */
+    double s = 0, sw = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : s, sw)
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+          const double xx[3] = {p[0][i], p[1][j], p[2][k]}, w = g.w[0][i] * g.w[1][j] * g.w[2][k];
+          s += w * (x[(k * ny + j) * nx + i] - manufactured(o, b, xx).u);
+          sw += w;
+        }
+    shift = s / sw;
+  }
+  double s2 = 0, m = 0;
+  if (!e) {
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : s2) reduction(max : m)
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) {
+          const double xx[3] = {p[0][i], p[1][j], p[2][k]}, w = g.w[0][i] * g.w[1][j] * g.w[2][k];
+          const double er = x[(k * ny + j) * nx + i] - manufactured(o, b, xx).u - shift;
+          s2 += w * er * er;
+          if (fabs(er) > m) m = fabs(er);
+        }
+  }
+  if (l2) *l2 = sqrt(s2);
+  if (mx) *mx = m;
+  for (int d = 0; d < 3; d++) hpmg_free(&p[d]);
+  geom_free(&g);
+  return e;
+}
+
+/* ------------------------------------------------------------- levels */
+
+typedef struct {
+  fdb_geom g;
+  int dim, per[3], line; /* line: direction of line GS, -1: point GS */
+  double omega;
+  double *x[3];          /* node coordinates (owned) */
+  int64_t cells[3];
+  /* from the next coarser level to this one, per direction (coarsened[d]) */
+  int coarsened[3];
+  fdb_csr P[3], R[3];
+  int64_t nc[3];         /* the coarser level's unknowns per direction */
+  double *t1, *t2, *scratch;
+  /* coarsest: Cholesky factor of A (+ the null space's rank-one term) */
+  double *chol;
+  int singular;
+  hpmg_level_ops slots;
+  const fdb_kernels *k;
+} fdb_level;
+
+static void csr_free(fdb_csr *m) {
+  hpmg_free(&m->ptr);
+  hpmg_free(&m->col);
+  hpmg_free(&m->val);
+}
+
+/* P: fine unknowns x coarse unknowns, 2 entries a row at most, as lists */
+typedef struct {
+  int64_t c[2];
+  double v[2];
+} prow;
+
+/* the unknown of coarse node J (vertex layout), -1 for a Dirichlet node */
+static int64_t vnode_unknown(int64_t J, int64_t nc, hpmg_bc_kind lo, hpmg_bc_kind hi) {
+  if (lo == HPMG_BC_PERIODIC) return J % nc;
+  if ((J == 0 && lo == HPMG_BC_DIRICHLET) || (J == nc && hi == HPMG_BC_DIRICHLET)) return -1;
+  return J - (lo == HPMG_BC_DIRICHLET);
+}
+
+/* linear interpolation from the coarse grid (nodes X, nc cells) to the fine
+ * one (nodes x, cells) in direction d */
+static hpmg_error build_p(const double *x, int64_t cells, const double *X, int64_t nc, hpmg_bc_kind lo, hpmg_bc_kind hi,
+                          hpmg_fd_layout lay, fdb_csr *P, fdb_csr *R) {
+  const int64_t nf = n_of(lay, cells, lo, hi), ncu = n_of(lay, nc, lo, hi);
+  const int per = lo == HPMG_BC_PERIODIC;
+  const double L = x[cells];
+  prow *rows;
+  HPMG_CALL(hpmg_calloc(sizeof(prow) * (size_t)nf, &rows));
+  for (int64_t i = 0; i < nf; i++) {
+    prow *r = &rows[i];
+    r->c[0] = r->c[1] = -1;
+    if (lay == HPMG_FD_VERTEX) {
+      const int64_t p = i + first_of(lay, lo);
+      int64_t J = p / 2;
+      if (J > nc - 1) J = nc - 1;
+      const int64_t a = 2 * J, bnode = J == nc - 1 ? cells : 2 * J + 2;
+      if (p == a) {
+        r->c[0] = vnode_unknown(J, nc, lo, hi);
+        r->v[0] = 1;
+      } else if (p == bnode) {
+        r->c[0] = vnode_unknown(nc, nc, lo, hi);
+        r->v[0] = 1;
+      } else {
+        const double t = (x[p] - x[a]) / (x[bnode] - x[a]);
+        r->c[0] = vnode_unknown(J, nc, lo, hi);
+        r->v[0] = 1 - t;
+        r->c[1] = vnode_unknown(J + 1, nc, lo, hi);
+        r->v[1] = t;
+      }
+    } else {
+      const double cf = 0.5 * (x[i] + x[i + 1]);
+      const double C0 = 0.5 * (X[0] + X[1]), Cl = 0.5 * (X[nc - 1] + X[nc]);
+      if (cf < C0 || cf > Cl) {
+        const int low = cf < C0;
+        if (per) { /* between the last centre and the first one shifted by L */
+          const double a = Cl - L * low, bb = C0 + L * !low, t = (cf - a) / (bb - a);
+          r->c[0] = nc - 1;
+          r->v[0] = 1 - t;
+          r->c[1] = 0;
+          r->v[1] = t;
+        } else {
+          const hpmg_bc_kind k = low ? lo : hi;
+          const int64_t J = low ? 0 : nc - 1;
+          r->c[0] = J;
+          r->v[0] = 1;
+          if (k == HPMG_BC_DIRICHLET) /* towards 0 at the face */
+            r->v[0] = low ? cf / C0 : (L - cf) / (L - Cl);
+        }
+      } else {
+        int64_t J = 0;
+        /* the coarse cell holding cf (about i/2) */
+        J = i / 2 > nc - 1 ? nc - 1 : i / 2;
+        while (J > 0 && 0.5 * (X[J] + X[J + 1]) > cf) J--;
+        while (J < nc - 1 && 0.5 * (X[J + 1] + X[J + 2]) <= cf) J++;
+        const double a = 0.5 * (X[J] + X[J + 1]);
+        if (J == nc - 1 || cf == a) {
+          r->c[0] = J;
+          r->v[0] = 1;
+        } else {
+          const double bb = 0.5 * (X[J + 1] + X[J + 2]), t = (cf - a) / (bb - a);
+          r->c[0] = J;
+          r->v[0] = 1 - t;
+          r->c[1] = J + 1;
+          r->v[1] = t;
+        }
+      }
+    }
+  }
+  /* CSR of P and of its transpose */
+  hpmg_error e = HPMG_SUCCESS;
+  P->rows = nf;
+  P->cols = ncu;
+  R->rows = ncu;
+  R->cols = nf;
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < nf; i++) nnz += (rows[i].c[0] >= 0) + (rows[i].c[1] >= 0);
+  if (!e) e = hpmg_calloc(sizeof(int64_t) * (size_t)(nf + 1), &P->ptr);
+  if (!e) e = hpmg_calloc(sizeof(int64_t) * (size_t)(nnz + 1), &P->col);
+  if (!e) e = hpmg_calloc(sizeof(double) * (size_t)(nnz + 1), &P->val);
+  if (!e) e = hpmg_calloc(sizeof(int64_t) * (size_t)(ncu + 2), &R->ptr);
+  if (!e) e = hpmg_calloc(sizeof(int64_t) * (size_t)(nnz + 1), &R->col);
+  if (!e) e = hpmg_calloc(sizeof(double) * (size_t)(nnz + 1), &R->val);
+  if (!e) {
+    int64_t q = 0;
+    for (int64_t i = 0; i < nf; i++) {
+      P->ptr[i] = q;
+      for (int s = 0; s < 2; s++)
+        if (rows[i].c[s] >= 0) {
+          P->col[q] = rows[i].c[s];
+          P->val[q++] = rows[i].v[s];
+          R->ptr[rows[i].c[s] + 2]++;
+        }
+    }
+    P->ptr[nf] = q;
+    for (int64_t J = 0; J < ncu; J++) R->ptr[J + 2] += R->ptr[J + 1];
+    for (int64_t i = 0; i < nf; i++)
+      for (int64_t t = P->ptr[i]; t < P->ptr[i + 1]; t++) {
+        const int64_t at = R->ptr[P->col[t] + 1]++;
+        R->col[at] = i;
+        R->val[at] = P->val[t];
+      }
+  }
+  hpmg_free(&rows);
+  return e;
+}
+
+static void level_free(fdb_level *q) {
+  geom_free(&q->g);
+  for (int d = 0; d < 3; d++) {
+    hpmg_free(&q->x[d]);
+    csr_free(&q->P[d]);
+    csr_free(&q->R[d]);
+  }
+  hpmg_free(&q->t1);
+  hpmg_free(&q->t2);
+  hpmg_free(&q->scratch);
+  hpmg_free(&q->chol);
+}
+
+static fdb_level *FQ(const hpmg_level *L) { return L->ctx; }
+
+static hpmg_error s_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
+  fdb_level *q = FQ(L);
+  if (x_is_zero) HPMG_CALL(hpmg_v_zero(&L->x));
+  for (int s = 0; s < sweeps; s++) {
+    if (q->line >= 0) q->k->line_sweep(&q->g, q->per, q->line, post, L->x.data, L->b.data, q->scratch);
+    else q->k->gs_sweep(&q->g, q->per, q->omega, post, L->x.data, L->b.data);
+  }
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error s_residual(hpmg_level *L) {
+  fdb_level *q = FQ(L);
+  q->k->apply(&q->g, L->x.data, L->b.data, L->r.data);
+  return HPMG_SUCCESS;
+}
+
+/* y (+)= M_d ... x over the coarsened directions, one at a time (M = R or P) */
+static void tensor(fdb_level *q, int restrict_, const double *x, double *y, int add) {
+  int64_t dims[3];
+  for (int d = 0; d < 3; d++) dims[d] = restrict_ ? q->g.n[d] : q->nc[d];
+  int last = -1;
+  for (int d = 0; d < 3; d++)
+    if (q->coarsened[d]) last = d;
+  const double *src = x;
+  int flip = 0;
+  for (int d = 0; d < 3; d++) {
+    if (!q->coarsened[d]) continue;
+    const fdb_csr *M = restrict_ ? &q->R[d] : &q->P[d];
+    double *dst = d == last ? y : (flip ? q->t2 : q->t1);
+    q->k->apply1d(d, dims, M, src, dst, d == last ? add : 0);
+    dims[d] = M->rows;
+    src = dst;
+    flip = !flip;
+  }
+}
+
+static hpmg_error s_restrict(hpmg_level *L, const hpmg_vec *fine, hpmg_vec *coarse) {
+  tensor(FQ(L), 1, fine->data, coarse->data, 0);
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error s_prolong(hpmg_level *L, const hpmg_vec *xc, int add) {
+  tensor(FQ(L), 0, xc->data, L->x.data, add);
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error s_coarse_solve(hpmg_level *L) {
+  fdb_level *q = FQ(L);
+  const int64_t n = q->g.N;
+  double *x = L->x.data;
+  memcpy(x, L->b.data, sizeof(double) * (size_t)n);
+  if (q->singular) { /* the compatible part of b: (A + a 1 1^T) x = b gives sum x = 0 */
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) s += x[i];
+    for (int64_t i = 0; i < n; i++) x[i] -= s / (double)n;
+  }
+  if (LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, x, (lapack_int)n) != 0)
+    return hpmg_error_set(HPMG_ERR_NUMERIC, "fd box: the coarse Cholesky solve failed");
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error coarse_factor(fdb_level *q) {
+  const int64_t n = q->g.N;
+  double *e, *col;
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)(n * n), &q->chol));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)n, &e));
+  hpmg_error err = hpmg_calloc(sizeof(double) * (size_t)n, &col);
+  double dmean = 0;
+  for (int64_t j = 0; j < n && !err; j++) {
+    e[j] = 1;
+    q->k->apply(&q->g, e, NULL, col);
+    e[j] = 0;
+    memcpy(q->chol + j * n, col, sizeof(double) * (size_t)n);
+    dmean += col[j] / (double)n;
+  }
+  if (!err && q->singular)
+    for (int64_t i = 0; i < n * n; i++) q->chol[i] += dmean / (double)n;
+  if (!err && LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, q->chol, (lapack_int)n) != 0)
+    err = hpmg_error_set(HPMG_ERR_NUMERIC, "fd box: the coarsest matrix (%lld unknowns) is not positive definite",
+                         (long long)n);
+  hpmg_free(&e);
+  hpmg_free(&col);
+  return err;
+}
+
+static const hpmg_level_ops fdb_slots = {.smooth = s_smooth,
+                                         .residual = s_residual,
+                                         .restrict_to = s_restrict,
+                                         .prolong = s_prolong,
+                                         .coarse_solve = s_coarse_solve};
+
+/* ------------------------------------------------------------- solver */
+
+struct fd_box_solver_s {
+  hpmg_box box; /* copy of the caller's description (nodes not owned: the levels hold their own) */
+  fd_box_config c;
+  int nlev;
+  fdb_level *lev; /* lev[0] coarsest */
+  hpmg_mg mg;
+  hpmg_mg_solver drv;
+  hpmg_vec vb, vx;
+  int singular, line;
+  double sumw;
+  hpmg_stats st;
+  const fdb_kernels *k;
+};
+
+static double stretch_of(const double *x, int64_t cells) {
+  double lo = INFINITY, hi = 0;
+  for (int64_t i = 0; i < cells; i++) {
+    const double h = x[i + 1] - x[i];
+    if (h < lo) lo = h;
+    if (h > hi) hi = h;
+  }
+  return hi / lo;
+}
+
+/* line direction for cfg line = -1: the most stretched non-periodic
+ * direction whose widths vary by more than 1.5x; -1: point GS */
+int fd_box_auto_line(const hpmg_box *b) {
+  int best = -1;
+  double bs = 1.5;
+  for (int d = 0; d < b->dim; d++) {
+    if (hpmg_box_periodic(b, d)) continue;
+    const double s = stretch_of(b->x[d], b->cells[d]);
+    if (s > bs) {
+      bs = s;
+      best = d;
+    }
+  }
+  return best;
+}
+
+static hpmg_error project_mean(void *ctx, hpmg_vec *v) {
+  (void)ctx;
+  double *a = v->data, s = 0;
+  const int64_t n = v->n;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (int64_t i = 0; i < n; i++) s += a[i];
+  s /= (double)n;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; i++) a[i] -= s;
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error op_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
+  fd_box_solver s = ctx;
+  const fdb_level *q = &s->lev[s->nlev - 1];
+  s->k->apply(&q->g, x->data, NULL, y->data);
+  return HPMG_SUCCESS;
+}
+static hpmg_error op_residual(void *ctx, const hpmg_vec *b, const hpmg_vec *x, hpmg_vec *r) {
+  fd_box_solver s = ctx;
+  const fdb_level *q = &s->lev[s->nlev - 1];
+  s->k->apply(&q->g, x->data, b->data, r->data);
+  return HPMG_SUCCESS;
+}
+static hpmg_error op_residual_norm(void *ctx, const hpmg_vec *b, const hpmg_vec *x, double *nrm) {
+  fd_box_solver s = ctx;
+  const fdb_level *q = &s->lev[s->nlev - 1];
+  *nrm = s->k->residual_norm(&q->g, x->data, b->data);
+  return HPMG_SUCCESS;
+}
+
+void fd_box_solver_destroy(fd_box_solver *sp) {
+  fd_box_solver s = *sp;
+  if (!s) return;
+  hpmg_mg_solver_destroy(&s->drv);
+  hpmg_mg_destroy(&s->mg);
+  for (int i = 0; i < s->nlev && s->lev; i++) level_free(&s->lev[i]);
+  hpmg_free(&s->lev);
+  hpmg_vec_destroy(&s->vb);
+  hpmg_vec_destroy(&s->vx);
+  hpmg_free(sp);
+}
+
+/* Which directions the next coarser grid coarsens: those with 4 cells or
+ * more whose mean width is within sqrt 2 of the smallest mean width of the
+ * coarsenable directions that are not relaxed by lines (a direction much
+ * coarser than the others waits until they catch up: the cells grow
+ * towards isotropy, where point smoothing works; the line direction's
+ * strong coupling is its smoother's). Returns the number of directions. */
+static int coarsen_flags(int dim, const double len[3], const int64_t cells[3], int line, int flags[3]) {
+  double hmin = INFINITY;
+  for (int d = 0; d < dim; d++)
+    if (cells[d] >= 4 && d != line && len[d] / (double)cells[d] < hmin) hmin = len[d] / (double)cells[d];
+  int any = 0;
+  for (int d = 0; d < 3; d++) {
+    flags[d] = d < dim && cells[d] >= 4 && (d == line || !(len[d] / (double)cells[d] > 1.4143 * hmin));
+    any += flags[d];
+  }
+  return any;
+}
+
+/* the next coarser grid of level f: per flagged direction every other node
+ * plus the last (an odd count merges the last three cells) */
+static hpmg_error level_coarsen(const fdb_level *f, const int flags[3], fdb_level *c) {
+  c->dim = f->dim;
+  for (int d = 0; d < 3; d++) {
+    const int64_t cf = f->cells[d], cc = flags[d] ? cf / 2 : cf;
+    c->cells[d] = cc;
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(cc + 1), &c->x[d]));
+    if (cc == cf) memcpy(c->x[d], f->x[d], sizeof(double) * (size_t)(cf + 1));
+    else {
+      for (int64_t J = 0; J < cc; J++) c->x[d][J] = f->x[d][2 * J];
+      c->x[d][cc] = f->x[d][cf];
+    }
+  }
+  return HPMG_SUCCESS;
+}
+
+double fd_box_memory(const hpmg_box *b, const fd_box_config *c) {
+  (void)c;
+  /* b, x, r per level, about 8/7 (3D) of the finest; transfer temporaries;
+   * the driver's 4 work vectors; the solve's b and x */
+  const double n = (double)hpmg_box_unknowns(b);
+  return 8.0 * n * (3.0 * 8.0 / 7.0 + 2.0 + 4.0 + 2.0) + 8.0 * FDB_COARSE_MAX * FDB_COARSE_MAX;
+}
+
+hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_config *c, fd_box_solver *out) {
+  *out = NULL;
+  HPMG_CHECK_ARG(c->solver == HPMG_SOLVER_CG || c->solver == HPMG_SOLVER_VCYCLE || c->solver == HPMG_SOLVER_FMG,
+                 "fd box: solver must be cg, vcycle or fmg");
+  HPMG_CHECK_ARG(c->line >= -1 && c->line <= b->dim, "fd box: line smoother direction out of range");
+  HPMG_CHECK_ARG(c->line <= 0 || !hpmg_box_periodic(b, c->line - 1),
+                 "fd box: line relaxation along a periodic direction is not implemented");
+  const double t0 = hpmg_wtime();
+  if (c->threads > 0) omp_set_num_threads(c->threads);
+  fd_box_solver s;
+  HPMG_CALL(hpmg_calloc(sizeof *s, &s));
+  s->box = *b;
+  s->c = *c;
+  s->k = hpmg_fdb_kernels_select();
+  s->singular = hpmg_box_neumann_like(b) && lambda == 0;
+  s->line = c->line == -1 ? fd_box_auto_line(b) : c->line - 1;
+  /* the levels' coarsening, finest first: flags[l][d] coarsens direction d
+   * from the l-th finest level to the next */
+  int64_t cells[3] = {b->cells[0], b->cells[1], b->cells[2]};
+  int nlev = 1, flags[64][3];
+  for (; nlev < 64;) {
+    double N = 1;
+    for (int d = 0; d < b->dim; d++) N *= (double)n_of(b->layout, cells[d], b->bc[2 * d], b->bc[2 * d + 1]);
+    if (N <= FDB_COARSE_MAX || !coarsen_flags(b->dim, b->len, cells, s->line, flags[nlev - 1])) break;
+    for (int d = 0; d < b->dim; d++)
+      if (flags[nlev - 1][d]) cells[d] /= 2;
+    nlev++;
+  }
+  hpmg_error e = HPMG_SUCCESS;
+  s->nlev = nlev;
+  e = hpmg_calloc(sizeof(fdb_level) * (size_t)nlev, &s->lev);
+  const int nth = omp_get_max_threads();
+  for (int l = nlev - 1; l >= 0 && !e; l--) {
+    fdb_level *q = &s->lev[l];
+    q->k = s->k;
+    if (l == nlev - 1) {
+      q->dim = b->dim;
+      for (int d = 0; d < 3 && !e; d++) {
+        q->cells[d] = b->cells[d];
+        e = hpmg_malloc(sizeof(double) * (size_t)(b->cells[d] + 1), &q->x[d]);
+        if (!e) memcpy(q->x[d], b->x[d], sizeof(double) * (size_t)(b->cells[d] + 1));
+      }
+    } else e = level_coarsen(&s->lev[l + 1], flags[nlev - 2 - l], q);
+    if (!e) e = geom_build(b->dim, q->x, q->cells, b->bc, b->layout, lambda, &q->g);
+    if (e) break;
+    for (int d = 0; d < 3; d++) q->per[d] = d < b->dim && hpmg_box_periodic(b, d);
+    q->line = s->line;
+    q->omega = c->sor;
+    q->slots = fdb_slots;
+    if (q->line >= 0)
+      e = hpmg_malloc(sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]) * (size_t)nth, &q->scratch);
+  }
+  /* transfers: level l from l-1 */
+  for (int l = 1; l < nlev && !e; l++) {
+    fdb_level *q = &s->lev[l], *qc = &s->lev[l - 1];
+    for (int d = 0; d < 3; d++) q->nc[d] = qc->g.n[d];
+    for (int d = 0; d < b->dim && !e; d++) {
+      q->coarsened[d] = qc->cells[d] != q->cells[d];
+      if (q->coarsened[d])
+        e = build_p(q->x[d], q->cells[d], qc->x[d], qc->cells[d], b->bc[2 * d], b->bc[2 * d + 1], b->layout, &q->P[d],
+                    &q->R[d]);
+    }
+    if (!e) e = hpmg_malloc(sizeof(double) * (size_t)q->g.N, &q->t1);
+    if (!e) e = hpmg_malloc(sizeof(double) * (size_t)q->g.N, &q->t2);
+  }
+  if (!e) {
+    s->lev[0].singular = s->singular;
+    e = coarse_factor(&s->lev[0]);
+  }
+  const hpmg_cycle_options co = {.pre = c->pre, .post = c->post, .add_residual = 0, .timing = 1};
+  if (!e) e = hpmg_mg_init(&s->mg, nlev, HPMG_REAL_DOUBLE, &co, 0);
+  for (int l = 0; l < nlev && !e; l++) {
+    hpmg_level *L = &s->mg.lv[l];
+    L->ops = &s->lev[l].slots;
+    L->ctx = &s->lev[l];
+    L->be = hpmg_backend_host();
+    L->n = s->lev[l].g.N;
+  }
+  if (!e) e = hpmg_mg_setup(&s->mg, NULL);
+  const int64_t N = s->lev[nlev - 1].g.N;
+  if (!e) {
+    const hpmg_mg_solve_options so = {.solver = c->solver, .tol = c->tol, .maxit = c->maxit, .restart = 30,
+                                      .verbose = c->verbose, .project = s->singular ? project_mean : NULL, .pctx = s};
+    e = hpmg_mg_solver_create(&s->drv, &s->mg, (hpmg_linop){s, op_apply, op_residual, op_residual_norm},
+                              hpmg_backend_host(), N, HPMG_REAL_DOUBLE, &so);
+  }
+  if (!e) e = hpmg_vec_create(hpmg_backend_host(), HPMG_REAL_DOUBLE, N, &s->vb);
+  if (e) {
+    fd_box_solver_destroy(&s);
+    return e;
+  }
+  const fdb_geom *g = &s->lev[nlev - 1].g;
+  double sw[3] = {0, 0, 0};
+  for (int d = 0; d < 3; d++)
+    for (int64_t i = 0; i < g->n[d]; i++) sw[d] += g->w[d][i];
+  s->sumw = sw[0] * sw[1] * sw[2];
+  s->st.dofs = N;
+  s->st.levels = nlev;
+  s->st.bytes_host = fd_box_memory(b, c);
+  s->st.t_setup = hpmg_wtime() - t0;
+  *out = s;
+  return HPMG_SUCCESS;
+}
+
+int fd_box_line_dir(fd_box_solver s) { return s->line; }
+
+hpmg_error fd_box_apply(fd_box_solver s, const double *x, double *y) {
+  s->k->apply(&s->lev[s->nlev - 1].g, x, NULL, y);
+  return HPMG_SUCCESS;
+}
+
+/* sum over the finest level of W_i v_i (weighted = 1) or v_i */
+static double wsum(const fdb_geom *g, const double *v, int weighted) {
+  const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
+  double s = 0;
+#pragma omp parallel for collapse(2) reduction(+ : s) schedule(static)
+  for (int64_t k = 0; k < nz; k++)
+    for (int64_t j = 0; j < ny; j++)
+      for (int64_t i = 0; i < nx; i++)
+        s += (weighted ? g->w[0][i] * g->w[1][j] * g->w[2][k] : 1.0) * v[(k * ny + j) * nx + i];
+  return s;
+}
+
+hpmg_error fd_box_solve(fd_box_solver s, const double *rhs, double *x) {
+  const fdb_geom *g = &s->lev[s->nlev - 1].g;
+  const int64_t N = g->N;
+  const int64_t bad = hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, N, rhs);
+  if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the right-hand side", (long long)bad);
+  double *b = s->vb.data;
+  memcpy(b, rhs, sizeof(double) * (size_t)N);
+  const double setup = s->st.t_setup, bytes = s->st.bytes_host;
+  const int levels = s->st.levels;
+  memset(&s->st, 0, sizeof s->st);
+  s->st.t_setup = setup;
+  s->st.bytes_host = bytes;
+  s->st.levels = levels;
+  s->st.dofs = N;
+  if (s->singular) {
+    /* the compatibility condition sum b = 0 (1 spans A's null space); the
+     * projection subtracts a constant from f: b -= (sum b / sum W) W */
+    double sb = 0, sa = 0;
+#pragma omp parallel for reduction(+ : sb, sa) schedule(static)
+    for (int64_t i = 0; i < N; i++) {
+      sb += b[i];
+      sa += fabs(b[i]);
+    }
+    const double c = sb / s->sumw;
+    s->st.compat_defect = c;
+    HPMG_CALL(fd_box_compat_check(sb, sa, s->sumw, s->c.project_rhs));
+    const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < ny; j++)
+        for (int64_t i = 0; i < nx; i++) b[(k * ny + j) * nx + i] -= c * g->w[0][i] * g->w[1][j] * g->w[2][k];
+    project_mean(NULL, &s->vb); /* round-off of the above */
+  }
+  hpmg_vec vx = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, N, x);
+  memset(x, 0, sizeof(double) * (size_t)N);
+  hpmg_error e = hpmg_mg_solver_solve(&s->drv, &s->vb, &vx, &s->st);
+  if ((e == HPMG_SUCCESS || e == HPMG_ERR_NOT_CONVERGED) && s->singular) {
+    const double m = wsum(g, x, 1) / s->sumw;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < N; i++) x[i] -= m;
+  }
+  s->st.dofs = N;
+  return e;
+}
+
+void fd_box_get_stats(fd_box_solver s, hpmg_stats *st) { *st = s->st; }
+
+int fd_box_history(fd_box_solver s, const double **h) {
+  *h = s->drv.hist;
+  return s->drv.nhist;
+}
+
+void fd_box_set_verbose(fd_box_solver s, int v) { s->drv.o.verbose = v; }
+
+hpmg_error fd_box_compat_check(double sb, double sa, double sumw, int project_rhs) {
+  if (project_rhs || !(fabs(sb) > 1e-11 * sa)) return HPMG_SUCCESS;
+  return hpmg_error_set(HPMG_ERR_ARG,
+                        "the right-hand side of this singular problem (no Dirichlet face, lambda = 0) violates the "
+                        "compatibility condition: sum b = %.3e (relative %.3e; f has mean %.3e too much), and "
+                        "projection is off (--no-project / project_rhs = 0)",
+                        sb, sa > 0 ? sb / sa : 0.0, sb / sumw);
+}
+
+hpmg_error fd_box_sums(const hpmg_box *b, const double *rhs, double *sum, double *sumabs, double *sumw) {
+  fdb_geom g;
+  HPMG_CALL(fd_box_geom(b, 0.0, &g));
+  double sb = 0, sa = 0;
+#pragma omp parallel for reduction(+ : sb, sa) schedule(static)
+  for (int64_t i = 0; i < g.N; i++) {
+    sb += rhs[i];
+    sa += fabs(rhs[i]);
+  }
+  double sw[3] = {0, 0, 0};
+  for (int d = 0; d < 3; d++)
+    for (int64_t i = 0; i < g.n[d]; i++) sw[d] += g.w[d][i];
+  *sum = sb;
+  *sumabs = sa;
+  *sumw = sw[0] * sw[1] * sw[2];
+  geom_free(&g);
+  return HPMG_SUCCESS;
+}
+
+hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *x, const double *rhs, double *nrm) {
+  fdb_geom g;
+  HPMG_CALL(fd_box_geom(b, lambda, &g));
+  if (x) *nrm = hpmg_fdb_kernels_select()->residual_norm(&g, x, rhs);
+  else *nrm = hpmg_vec_norm(HPMG_REAL_DOUBLE, g.N, rhs);
+  geom_free(&g);
+  return HPMG_SUCCESS;
+}

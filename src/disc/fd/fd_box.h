@@ -1,0 +1,112 @@
+/* Finite differences on a general box (grid/box.h: per-face BCs, stretched
+ * grids, any cell count, vertex or cell unknowns): the operator of the
+ * contract in box.h, its multigrid levels behind hpmg_level_ops (rediscretized
+ * coarse grids, linear interpolation in the coordinates and its transpose),
+ * point multicolour or line Gauss-Seidel, the right-hand side with BC data
+ * and the manufactured solution, the solve through the generic driver
+ * (mg/solve.h) with the null space handled. CPU, double precision.
+ * The unit-box homogeneous-Dirichlet 2^L problems keep fd_mg.c. */
+#ifndef HPMG_FD_BOX_H
+#define HPMG_FD_BOX_H
+
+#include "grid/box.h"
+#include "la/backend.h"
+
+/* Per-direction 1D data of one level: n unknowns; dual widths w; the 1D
+ * stiffness K as its diagonal kd and its couplings klo (to i-1, wrapping to
+ * n-1 in a periodic direction; 0 where there is none) and khi (to i+1). */
+typedef struct {
+  int dim;
+  int64_t n[3], N;
+  double *w[3], *kd[3], *klo[3], *khi[3];
+  double lambda;
+} fdb_geom;
+
+/* a 1D sparse matrix by rows (prolongation, restriction per direction) */
+typedef struct {
+  int64_t rows, cols;
+  int64_t *ptr, *col;
+  double *val;
+} fdb_csr;
+
+/* The kernels, compiled per instruction set (fd_box_kernels.c). */
+typedef struct {
+  /* y = A x (b NULL) or y = b - A x */
+  void (*apply)(const fdb_geom *g, const double *x, const double *b, double *y);
+  /* ||b - A x||_2 */
+  double (*residual_norm)(const fdb_geom *g, const double *x, const double *b);
+  /* one multicolour Gauss-Seidel sweep with weight omega, colours in
+   * reverse order if backward; per[d]: periodic direction */
+  void (*gs_sweep)(const fdb_geom *g, const int per[3], double omega, int backward, double *x, const double *b);
+  /* one line Gauss-Seidel sweep along direction dl (not periodic), the lines
+   * coloured in the other directions; scratch: fd_box_line_scratch doubles per thread */
+  void (*line_sweep)(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
+                     double *scratch);
+  /* y (+)= M x along direction d; nin: x's dims, y's are nin with M.rows in d */
+  void (*apply1d)(int d, const int64_t nin[3], const fdb_csr *M, const double *x, double *y, int add);
+} fdb_kernels;
+
+#include "core/isa.h"
+HPMG_ISA_TABLE(fdb_kernels, hpmg_fdb_kernels)
+/* line_sweep's scratch per thread: lines along y and z go 64 at a time */
+static inline int64_t fd_box_line_scratch(int dl, int64_t m) { return (2 * m + 2) * (dl == 0 ? 1 : 64); }
+
+/* 1 when the options need the general path (anything beyond the unit-box,
+ * 2^refine, homogeneous-Dirichlet, vertex, lambda 0 problem). */
+int fd_box_needed(const hpmg_problem_options *o);
+
+/* The finest level's 1D data of box b (fills g; owned arrays). */
+hpmg_error fd_box_geom(const hpmg_box *b, double lambda, fdb_geom *g);
+void fd_box_geom_free(fdb_geom *g);
+/* Coordinates of the unknowns of direction d (n[d] values). */
+hpmg_error fd_box_points(const hpmg_box *b, int d, double **p);
+
+/* The right-hand side b = W f + Dirichlet couplings + Neumann fluxes.
+ * f: f at the unknowns (NULL: the manufactured solution's f, with the BC
+ * data from it); BC data from o->bc otherwise. HPMG_ERR_NUMERIC for a
+ * non-finite f or BC function value. */
+hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const double *f, double *rhs);
+/* The manufactured solution u at a point (docs/bc.md). */
+double fd_box_exact(const hpmg_problem_options *o, const hpmg_box *b, const double x[3]);
+/* W-weighted discrete L2 error sqrt(sum W e^2) and max error of x against the
+ * manufactured u (singular problems: both shifted to W-mean zero). */
+hpmg_error fd_box_error(const hpmg_problem_options *o, const hpmg_box *b, const double *x, double *l2, double *mx);
+
+typedef struct {
+  hpmg_solver_kind solver; /* CG, VCYCLE or FMG */
+  double tol;
+  int maxit, pre, post, verbose, threads;
+  double sor;              /* GS weight (1: plain) */
+  int line;                /* smoother: -1 auto (line GS along the most stretched non-periodic
+                              direction of a stretched grid, point GS otherwise), 0 point,
+                              1 + d: line GS along direction d */
+  int project_rhs;
+} fd_box_config;
+
+typedef struct fd_box_solver_s *fd_box_solver;
+hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_config *c, fd_box_solver *s);
+void fd_box_solver_destroy(fd_box_solver *s);
+/* A x = rhs (fd_box_rhs's vector); singular problems: rhs projected (or
+ * refused, project_rhs 0, when its defect exceeds round-off), x with W-mean 0. */
+hpmg_error fd_box_solve(fd_box_solver s, const double *rhs, double *x);
+/* stats of the last solve (compat_defect: sum rhs / sum W, the constant
+ * removed from f by the projection) */
+void fd_box_get_stats(fd_box_solver s, hpmg_stats *st);
+int fd_box_history(fd_box_solver s, const double **h);
+void fd_box_set_verbose(fd_box_solver s, int v);
+/* the line direction of smoother auto on box b: the most stretched
+ * non-periodic direction whose widths vary by more than 1.5x, else -1 */
+int fd_box_auto_line(const hpmg_box *b);
+/* the smoother the solver runs: -1 point GS, else the line direction */
+int fd_box_line_dir(fd_box_solver s);
+/* y = A x on the finest level (tests) */
+hpmg_error fd_box_apply(fd_box_solver s, const double *x, double *y);
+double fd_box_memory(const hpmg_box *b, const fd_box_config *c);
+/* ||b - A x||_2 on box b (x NULL: ||b||) */
+hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *x, const double *rhs, double *nrm);
+/* singular problems: sum rhs, sum |rhs| and sum W (the compatibility test) */
+hpmg_error fd_box_sums(const hpmg_box *b, const double *rhs, double *sum, double *sumabs, double *sumw);
+/* the compatibility refusal of project_rhs = 0: HPMG_ERR_ARG when |sum| > 1e-11 sumabs */
+hpmg_error fd_box_compat_check(double sum, double sumabs, double sumw, int project_rhs);
+
+#endif

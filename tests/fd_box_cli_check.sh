@@ -1,0 +1,79 @@
+#!/bin/sh
+# hpmg solve --disc fd on general boxes (docs/bc.md): every kind of bad box
+# input exits 2 with a message before any work; valid boxes solve.
+# Usage: fd_box_cli_check.sh path/to/hpmg
+HPMG=${1:?usage: fd_box_cli_check.sh path/to/hpmg}
+fail=0
+T=${TMPDIR:-/tmp}/fd_box_cli.$$
+mkdir -p "$T"
+expect() { # expect CODE ARGS...
+  code=$1; shift
+  "$HPMG" solve --disc fd --quiet "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  if [ "$rc" != "$code" ]; then
+    echo "FAIL: hpmg solve --disc fd $* exited $rc, expected $code"; cat "$T/err"; fail=1
+  elif [ "$code" = 2 ] && ! [ -s "$T/err" ]; then
+    echo "FAIL: hpmg solve --disc fd $* gave no message on stderr"; fail=1
+  else
+    echo "ok ($rc): $* :: $(head -c 200 "$T/err" | tr '\n' ' ')"
+  fi
+}
+printf 'x: 0 0.1 0.25 0.5\n   0.75 1.0  # five cells\ny: 0 0.5 1 1.5 2\n' >"$T/good"
+printf 'x: 0 0.2 0.1 1\n' >"$T/decreasing"
+printf 'x: 0 0.5 1.5\n' >"$T/long"
+printf 'x: 0 0.5 abc 1\n' >"$T/text"
+printf '0 0.5 1\n' >"$T/nolabel"
+# BCs
+expect 2 --bc xmin=periodic
+expect 2 --bc x=periodic:1
+expect 2 --bc q=neumann
+expect 2 --bc x=robin
+expect 2 --bc z=neumann
+expect 2 --bc ymin=dirichlet:nan
+expect 2 --bc ymin=dirichlet:1x
+expect 2 --bc x
+# grids
+expect 2 --grid y=tanh
+expect 2 --grid y=tanh:-1
+expect 2 --grid y=cosine:1
+expect 2 --grid z=tanh:2
+expect 2 --cells 8 --grid x=geometric:100
+expect 2 --grid-file "$T/missing"
+expect 2 --grid-file "$T/decreasing"
+expect 2 --grid-file "$T/long" --box 1,1
+expect 2 --grid-file "$T/text"
+expect 2 --grid-file "$T/nolabel"
+expect 2 --grid-file "$T/good" --cells 4,4
+# cells, layout, box, lambda
+expect 2 --cells 0
+expect 2 --cells 4,4,4
+expect 2 --cells 4,x
+expect 2 --fd-layout face
+expect 2 --box 1,-2
+expect 2 --box 1,2,3
+expect 2 --lambda -1
+expect 2 --rhs one
+# what the general box does not run
+expect 2 --bc x=periodic --device cuda
+expect 2 --bc x=periodic --precision float
+expect 2 --bc x=periodic --smoother jacobi
+# BC constants with the built-in manufactured problem: its data come from the exact solution
+expect 2 --bc ymin=dirichlet:1
+# singular: f = 1 with zero flux is incompatible; refused with --no-project, projected without
+expect 2 --bc x=neumann,y=neumann --rhs one --no-project --cells 16
+expect 0 --bc x=neumann,y=neumann --rhs one --cells 16
+grep -q "defect 1.000e+00" "$T/out" || { echo "FAIL: the projection's defect is not reported as 1"; cat "$T/out"; fail=1; }
+# valid boxes
+expect 0 --grid-file "$T/good" --box 1,2
+expect 0 --grid-file "$T/good" --bc x=neumann --fd-layout cell
+expect 0 --dim 3 --cells 12,9,10 --box 6.28,2,3.14 --bc x=periodic,y=neumann,z=periodic --grid y=tanh:2 --solver cg
+expect 0 --dim 3 --cells 11 --bc x=periodic,ymin=dirichlet,ymax=neumann --solver fmg --fd-layout cell
+expect 0 --cells 37,24 --bc ymin=neumann --grid x=geometric:1.05 --lambda 2 --no-project
+expect 0 --cells 20 --bc x=neumann,y=dirichlet:0.5 --rhs one
+# the direct solver (fd_direct.h) on boxes with at most one non-uniform direction
+expect 0 --dim 3 --cells 12,9,10 --box 6.28,2,3.14 --bc x=periodic,y=neumann,z=periodic --grid y=tanh:2 --solver fft
+expect 2 --cells 16 --grid x=tanh:1,y=tanh:1 --solver fft
+expect 2 --bc x=neumann,y=neumann --rhs one --no-project --cells 16 --solver fft
+rm -rf "$T"
+[ $fail = 0 ] && echo "all passed"
+exit $fail

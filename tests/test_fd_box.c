@@ -1,0 +1,440 @@
+/* Finite differences on general boxes (docs/bc.md): the operator's identities
+ * (symmetry; h^d times the unit-box stencil), convergence orders against the
+ * manufactured solutions for every BC kind per face in 2D and 3D, vertex and
+ * cell layouts, uniform, geometric and tanh grids, odd and prime cell counts;
+ * singular problems (projection, refusal); iteration bounds on a stretched
+ * channel grid. Modes: unit | order2d | order3d | singular | channel | order3d_slow */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "disc/fd/fd_box.h"
+#include "disc/fd/fd_mg.h"
+#include "hpmg.h"
+
+#define D HPMG_BC_DIRICHLET
+#define N HPMG_BC_NEUMANN
+#define P HPMG_BC_PERIODIC
+
+typedef struct {
+  const char *name;
+  int dim;
+  hpmg_bc_kind bc[6];
+} bc_case;
+
+static void set_bc(hpmg_problem_options *po, const hpmg_bc_kind bc[6]) {
+  for (int f = 0; f < 6; f++) po->bc[f].kind = f < 2 * po->dim ? bc[f] : HPMG_BC_DIRICHLET;
+}
+
+/* solve the manufactured problem; W-weighted L2 error and iterations */
+static int solve_case(const hpmg_problem_options *po, hpmg_solver_kind solver, hpmg_smoother_kind sm, double *l2,
+                      int *iters) {
+  hpmg_problem prob;
+  if (hpmg_problem_create(po, &prob)) {
+    printf("create: %s\n", hpmg_last_error());
+    return 1;
+  }
+  hpmg_solver_options so;
+  hpmg_solver_options_default(&so);
+  so.solver = solver;
+  so.smoother = sm;
+  so.tol = 1e-10;
+  so.maxit = 300;
+  hpmg_solver s;
+  if (hpmg_solver_create(prob, &so, &s)) {
+    printf("solver: %s\n", hpmg_last_error());
+    hpmg_problem_destroy(&prob);
+    return 1;
+  }
+  const int64_t n = hpmg_problem_num_dofs(prob);
+  double *x = calloc((size_t)n, sizeof(double));
+  hpmg_error e = hpmg_solver_solve(s, NULL, x);
+  if (e) printf("solve: %s\n", hpmg_last_error());
+  hpmg_stats st;
+  hpmg_solver_get_stats(s, &st);
+  *iters = st.iterations;
+  double mx;
+  if (!e) e = hpmg_problem_error(prob, x, l2, &mx);
+  free(x);
+  hpmg_solver_destroy(&s);
+  hpmg_problem_destroy(&prob);
+  return e != HPMG_SUCCESS;
+}
+
+/* spacing kinds of the order tests: uniform, tanh 1.5 in every direction, or
+ * geometric with a total stretch (last/first width) of 8 at every refinement */
+typedef enum { SP_UNIFORM, SP_TANH, SP_GEOM } sp_kind;
+
+static void set_spacing(hpmg_problem_options *po, sp_kind sp) {
+  for (int d = 0; d < po->dim; d++) {
+    if (sp == SP_TANH) po->spacing[d] = (hpmg_spacing){HPMG_SPACING_TANH, 1.5, NULL};
+    else if (sp == SP_GEOM)
+      po->spacing[d] = (hpmg_spacing){HPMG_SPACING_GEOMETRIC, pow(8.0, 1.0 / (double)(po->cells[d] - 1)), NULL};
+    else po->spacing[d] = (hpmg_spacing){HPMG_SPACING_UNIFORM, 0, NULL};
+  }
+}
+
+/* observed orders over refinements of base cells c0 by 2, 4 */
+static void order_case(const bc_case *bc, hpmg_fd_layout lay, sp_kind sp, const int64_t c0[3], int nref) {
+  static const char *const spn[] = {"uniform", "tanh", "geometric"};
+  double e[4];
+  int it[4];
+  for (int r = 0; r < nref; r++) {
+    hpmg_problem_options po;
+    hpmg_problem_options_default(&po);
+    po.disc = HPMG_DISC_FD;
+    po.dim = bc->dim;
+    po.box[0] = 1.0;
+    po.box[1] = 2.0;
+    po.box[2] = 0.75;
+    po.lambda = bc->dim == 2 ? 0.0 : 1.5;
+    for (int d = 0; d < bc->dim; d++) po.cells[d] = c0[d] << r;
+    set_bc(&po, bc->bc);
+    po.fd_layout = lay;
+    set_spacing(&po, sp);
+    if (solve_case(&po, HPMG_SOLVER_CG, HPMG_SMOOTHER_AUTO, &e[r], &it[r])) {
+      CHECK(0, "%s %s %s: solve failed", bc->name, lay ? "cell" : "vertex", spn[sp]);
+      return;
+    }
+  }
+  printf("%-22s %-6s %-9s errors", bc->name, lay ? "cell" : "vertex", spn[sp]);
+  for (int r = 0; r < nref; r++) printf(" %.3e (%d it)", e[r], it[r]);
+  printf("  orders");
+  for (int r = 1; r < nref; r++) {
+    const double ord = log2(e[r - 1] / e[r]);
+    printf(" %.3f", ord);
+    /* the last refinement must be in the asymptotic range */
+    if (r == nref - 1)
+      CHECK(ord >= 1.8 && ord <= 2.2, "%s %s %s: order %.3f", bc->name, lay ? "cell" : "vertex", spn[sp], ord);
+  }
+  printf("\n");
+}
+
+static const bc_case cases2d[] = {
+    {"2D all Dirichlet", 2, {D, D, D, D}},
+    {"2D Neumann walls y", 2, {D, D, N, N}},
+    {"2D periodic x, D y", 2, {P, P, D, D}},
+    {"2D D/N mixed faces", 2, {D, N, N, D}},
+    {"2D pure Neumann", 2, {N, N, N, N}},
+    {"2D fully periodic", 2, {P, P, P, P}},
+    {"2D channel P x, N y", 2, {P, P, N, N}},
+};
+static const bc_case cases3d[] = {
+    {"3D all Dirichlet", 3, {D, D, D, D, D, D}},
+    {"3D channel", 3, {P, P, N, N, P, P}},
+    {"3D pure Neumann", 3, {N, N, N, N, N, N}},
+    {"3D fully periodic", 3, {P, P, P, P, P, P}},
+    {"3D mixed per face", 3, {D, N, N, D, P, P}},
+};
+
+static int mode_order2d(void) {
+  const int64_t c0[3] = {13, 16, 1};
+  for (size_t i = 0; i < sizeof cases2d / sizeof *cases2d; i++)
+    for (int lay = 0; lay < 2; lay++)
+      for (int sp = 0; sp < 3; sp++) order_case(&cases2d[i], (hpmg_fd_layout)lay, (sp_kind)sp, c0, 3);
+  return check_report();
+}
+
+static int mode_order3d(int slow) {
+  const int64_t c0s[3] = {9, 6, 7}, c0f[3] = {37, 24, 29};
+  for (size_t i = 0; i < sizeof cases3d / sizeof *cases3d; i++)
+    for (int lay = 0; lay < 2; lay++)
+      for (int sp = 0; sp < 3; sp++) {
+        if (!slow && sp == 2) continue; /* geometric in 3D: the slow label */
+        order_case(&cases3d[i], (hpmg_fd_layout)lay, (sp_kind)sp, slow ? c0f : c0s, slow ? 2 : 3);
+      }
+  return check_report();
+}
+
+/* symmetry on random vectors; uniform Dirichlet vertex = h^d times the unit-box operator */
+static int mode_unit(void) {
+  const bc_case *all[] = {&cases2d[1], &cases2d[3], &cases2d[4], &cases2d[5], &cases3d[1], &cases3d[4]};
+  for (size_t c = 0; c < sizeof all / sizeof *all; c++)
+    for (int lay = 0; lay < 2; lay++) {
+      hpmg_problem_options po;
+      hpmg_problem_options_default(&po);
+      po.disc = HPMG_DISC_FD;
+      po.dim = all[c]->dim;
+      po.box[1] = 1.7;
+      po.lambda = 0.3;
+      po.cells[0] = 11;
+      po.cells[1] = 8;
+      po.cells[2] = po.dim == 3 ? 7 : 0;
+      set_bc(&po, all[c]->bc);
+      po.fd_layout = (hpmg_fd_layout)lay;
+      po.spacing[0] = (hpmg_spacing){HPMG_SPACING_GEOMETRIC, 1.3, NULL};
+      po.spacing[1] = (hpmg_spacing){HPMG_SPACING_TANH, 2.0, NULL};
+      hpmg_box b;
+      CHECK_OK(hpmg_box_init(&po, &b));
+      fd_box_config cfg = {.solver = HPMG_SOLVER_CG, .tol = 1e-9, .maxit = 10, .pre = 1, .post = 1, .sor = 1, .line = -1,
+                           .project_rhs = 1};
+      fd_box_solver s;
+      CHECK_OK(fd_box_solver_create(&b, po.lambda, &cfg, &s));
+      const int64_t n = hpmg_box_unknowns(&b);
+      double *u = malloc(sizeof(double) * (size_t)n * 4), *v = u + n, *Au = v + n, *Av = Au + n;
+      for (int64_t i = 0; i < 2 * n; i++) u[i] = check_rand();
+      fd_box_apply(s, u, Au);
+      fd_box_apply(s, v, Av);
+      double a = 0, bb = 0, sc = 0;
+      for (int64_t i = 0; i < n; i++) {
+        a += u[i] * Av[i];
+        bb += v[i] * Au[i];
+        sc += fabs(u[i] * Av[i]);
+      }
+      CHECK(fabs(a - bb) <= 1e-12 * sc, "%s %s: u.Av = %.17g, v.Au = %.17g", all[c]->name, lay ? "cell" : "vertex", a, bb);
+      free(u);
+      fd_box_solver_destroy(&s);
+      hpmg_box_destroy(&b);
+    }
+  /* uniform unit box, homogeneous Dirichlet, vertex, 2^L cells given as cells[]:
+   * the general operator is h^d times A = h^-2 stencil of fd_mg */
+  for (int dim = 2; dim <= 3; dim++) {
+    const int64_t nn = 16, m = nn - 1;
+    hpmg_problem_options po;
+    hpmg_problem_options_default(&po);
+    po.disc = HPMG_DISC_FD;
+    po.dim = dim;
+    for (int d = 0; d < dim; d++) po.cells[d] = nn;
+    hpmg_box b;
+    CHECK_OK(hpmg_box_init(&po, &b));
+    fd_box_config cfg = {.solver = HPMG_SOLVER_CG, .tol = 1e-9, .maxit = 10, .pre = 1, .post = 1, .sor = 1, .line = 0};
+    fd_box_solver s;
+    CHECK_OK(fd_box_solver_create(&b, 0.0, &cfg, &s));
+    const int64_t n = hpmg_box_unknowns(&b), np = fd_points(dim, nn);
+    double *u = calloc((size_t)n * 2, sizeof(double)), *Au = u + n;
+    double *g = calloc((size_t)np * 2, sizeof(double)), *Ag = g + np;
+    const int64_t s1 = nn + 1, s2 = s1 * s1, nz = dim == 3 ? m : 1, k0 = dim == 3;
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++) {
+          const double r = check_rand();
+          u[(k * m + j) * m + i] = r;
+          g[(k + k0) * s2 + (j + 1) * s1 + i + 1] = r;
+        }
+    fd_box_apply(s, u, Au);
+    fd_ops_cpu(FD_DOUBLE)->apply(dim, nn, g, Ag);
+    const double h = 1.0 / (double)nn, scale = pow(h, dim - 2);
+    double maxd = 0;
+    for (int64_t k = 0; k < nz; k++)
+      for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++) {
+          const double d = fabs(Au[(k * m + j) * m + i] - scale * Ag[(k + k0) * s2 + (j + 1) * s1 + i + 1]);
+          if (d > maxd) maxd = d;
+        }
+    CHECK(maxd <= 1e-13 * scale * 2 * dim, "%dD: general operator vs h^d fd_mg operator differ by %.3g", dim, maxd);
+    free(u);
+    free(g);
+    fd_box_solver_destroy(&s);
+    hpmg_box_destroy(&b);
+  }
+  /* bad input, refused with HPMG_ERR_ARG */
+  {
+    hpmg_problem_options po;
+    hpmg_problem_options_default(&po);
+    po.disc = HPMG_DISC_FD;
+    po.dim = 2;
+    po.cells[0] = po.cells[1] = 8;
+    hpmg_problem prob;
+    po.bc[0].kind = HPMG_BC_PERIODIC;
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "periodic on one face accepted");
+    po.bc[0].kind = HPMG_BC_DIRICHLET;
+    po.bc[2].value = NAN;
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "NaN Dirichlet constant accepted");
+    po.bc[2].value = 0;
+    double nodes[9] = {0, 0.1, 0.2, 0.3, 0.3, 0.5, 0.6, 0.8, 1.0};
+    po.spacing[0] = (hpmg_spacing){HPMG_SPACING_NODES, 0, nodes};
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "non-increasing nodes accepted");
+    nodes[4] = 0.4;
+    nodes[8] = 0.9;
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "nodes not ending at the box length accepted");
+    nodes[8] = 1.0;
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_SUCCESS, "valid nodes refused: %s", hpmg_last_error());
+    if (!check_failures) hpmg_problem_destroy(&prob);
+    po.spacing[0] = (hpmg_spacing){HPMG_SPACING_GEOMETRIC, 100.0, NULL};
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "vanishing cell (geometric 100 over 8 cells) accepted");
+    po.spacing[0] = (hpmg_spacing){HPMG_SPACING_UNIFORM, 0, NULL};
+    double vals[9] = {0, 0, 0, NAN, 0, 0, 0, 0, 0};
+    po.bc[2].values = vals;
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "NaN in a values array accepted");
+    po.bc[2].values = NULL;
+    po.cells[0] = -3;
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "negative cells accepted");
+    /* Q_k keeps refusing */
+    po.cells[0] = 8;
+    po.disc = HPMG_DISC_FE;
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "Q_k with cells[] accepted");
+  }
+  return check_report();
+}
+
+/* singular problems: the projection reports the defect; project_rhs = 0 refuses
+ * an incompatible b and accepts a compatible one; the solution has W-mean 0 */
+static int mode_singular(void) {
+  hpmg_problem_options po;
+  hpmg_problem_options_default(&po);
+  po.disc = HPMG_DISC_FD;
+  po.dim = 2;
+  po.cells[0] = 24;
+  po.cells[1] = 17;
+  set_bc(&po, cases2d[4].bc);
+  po.rhs = HPMG_RHS_ONE; /* f = 1, zero flux: incompatible, defect 1 */
+  for (int proj = 1; proj >= 0; proj--) {
+    po.project_rhs = proj;
+    hpmg_problem prob;
+    CHECK_OK(hpmg_problem_create(&po, &prob));
+    hpmg_solver_options so;
+    hpmg_solver_options_default(&so);
+    so.solver = HPMG_SOLVER_CG;
+    hpmg_solver s;
+    CHECK_OK(hpmg_solver_create(prob, &so, &s));
+    const int64_t n = hpmg_problem_num_dofs(prob);
+    double *x = calloc((size_t)n, sizeof(double));
+    hpmg_error e = hpmg_solver_solve(s, NULL, x);
+    hpmg_stats st;
+    hpmg_solver_get_stats(s, &st);
+    if (proj) {
+      CHECK(e == HPMG_SUCCESS, "projected singular solve failed: %s", hpmg_last_error());
+      CHECK(fabs(st.compat_defect - 1.0) < 1e-12, "compat_defect %.17g, expected 1 (f = 1, zero flux)", st.compat_defect);
+      /* f = 1 projected is f = 0: the solution is the constant 0 */
+      double mx = 0;
+      for (int64_t i = 0; i < n; i++) mx = fmax(mx, fabs(x[i]));
+      CHECK(mx < 1e-10, "solution of the projected f = 1 problem is not 0 (max %.3g)", mx);
+    } else CHECK(e == HPMG_ERR_ARG, "incompatible b with project_rhs = 0 not refused (%d)", (int)e);
+    free(x);
+    hpmg_solver_destroy(&s);
+    hpmg_problem_destroy(&prob);
+  }
+  /* a compatible manufactured problem with project_rhs = 0: solved, defect at round-off */
+  po.rhs = HPMG_RHS_SINE;
+  po.project_rhs = 0;
+  double l2;
+  int it;
+  CHECK(solve_case(&po, HPMG_SOLVER_CG, HPMG_SMOOTHER_AUTO, &l2, &it) == 0, "compatible b refused");
+  CHECK(l2 < 1e-2, "pure Neumann error %.3g", l2);
+  /* every solver converges on the singular channel */
+  set_bc(&po, cases2d[6].bc);
+  const hpmg_solver_kind sv[] = {HPMG_SOLVER_CG, HPMG_SOLVER_VCYCLE, HPMG_SOLVER_FMG};
+  for (int i = 0; i < 3; i++) {
+    CHECK(solve_case(&po, sv[i], HPMG_SMOOTHER_AUTO, &l2, &it) == 0, "solver %d failed on the channel", (int)sv[i]);
+    CHECK(l2 < 1e-2 && it <= 40, "solver %d: error %.3g, %d iterations", (int)sv[i], l2, it);
+  }
+  return check_report();
+}
+
+/* the channel: periodic x, z, Neumann y, tanh y with first-cell aspect ratio
+ * >= 50: iterations to 1e-9 within 2x of the uniform grid's, for the default
+ * (robust) smoother; the point smoother's counts printed for docs/bc.md */
+static int channel_iters(int dim, const int64_t cells[3], double beta, int line, int *iters, double *aspect) {
+  hpmg_problem_options po;
+  hpmg_problem_options_default(&po);
+  po.disc = HPMG_DISC_FD;
+  po.dim = dim;
+  po.box[0] = 2 * M_PI;
+  po.box[1] = 2;
+  po.box[2] = M_PI;
+  for (int d = 0; d < dim; d++) po.cells[d] = cells[d];
+  const hpmg_bc_kind bc[6] = {P, P, N, N, P, P};
+  set_bc(&po, bc);
+  if (beta > 0) po.spacing[1] = (hpmg_spacing){HPMG_SPACING_TANH, beta, NULL};
+  hpmg_box b;
+  CHECK_OK(hpmg_box_init(&po, &b));
+  const double hx = po.box[0] / (double)cells[0], hy0 = b.x[1][1] - b.x[1][0];
+  *aspect = hx / hy0;
+  hpmg_box_destroy(&b);
+  hpmg_problem prob;
+  CHECK_OK(hpmg_problem_create(&po, &prob));
+  hpmg_solver_options so;
+  hpmg_solver_options_default(&so);
+  so.solver = HPMG_SOLVER_CG;
+  so.smoother = line ? HPMG_SMOOTHER_AUTO : HPMG_SMOOTHER_MCGS;
+  so.tol = 1e-9;
+  so.maxit = 500;
+  hpmg_solver s;
+  CHECK_OK(hpmg_solver_create(prob, &so, &s));
+  const int64_t n = hpmg_problem_num_dofs(prob);
+  double *x = calloc((size_t)n, sizeof(double));
+  hpmg_error e = hpmg_solver_solve(s, NULL, x);
+  hpmg_stats st;
+  hpmg_solver_get_stats(s, &st);
+  *iters = e ? -1 : st.iterations;
+  free(x);
+  hpmg_solver_destroy(&s);
+  hpmg_problem_destroy(&prob);
+  return 0;
+}
+
+static int mode_channel(int dim, int64_t c0, int64_t c1, int64_t c2, double beta) {
+  const int64_t cells[3] = {c0, c1, c2};
+  int iu_pt, iu_ln, is_pt, is_ln;
+  double a_u, a_s;
+  channel_iters(dim, cells, 0, 0, &iu_pt, &a_u);
+  channel_iters(dim, cells, 0, 1, &iu_ln, &a_u);
+  channel_iters(dim, cells, beta, 0, &is_pt, &a_s);
+  channel_iters(dim, cells, beta, 1, &is_ln, &a_s);
+  printf("channel %dD %lldx%lldx%lld, CG to 1e-9: uniform (aspect %.2f) point GS %d, default %d; tanh %.2f (first-cell "
+         "aspect %.1f) point GS %d, default (line GS in y) %d\n",
+         dim, (long long)c0, (long long)c1, (long long)(dim == 3 ? c2 : 1), a_u, iu_pt, iu_ln, beta, a_s, is_pt, is_ln);
+  CHECK(a_s >= 50, "first-cell aspect ratio %.1f < 50", a_s);
+  CHECK(iu_ln > 0 && is_ln > 0 && is_ln <= 2 * iu_ln, "stretched %d iterations vs uniform %d", is_ln, iu_ln);
+  return check_report();
+}
+
+/* the multigrid (CG to 1e-13) and the direct solver (fd_direct.h) solve the
+ * same operator: their solutions agree; singular ones both with W-mean 0 */
+static int mode_direct(void) {
+  const bc_case *all[] = {&cases3d[0], &cases3d[1], &cases3d[2], &cases3d[4], &cases2d[5], &cases2d[3]};
+  for (size_t c = 0; c < sizeof all / sizeof *all; c++)
+    for (int lay = 0; lay < 2; lay++) {
+      hpmg_problem_options po;
+      hpmg_problem_options_default(&po);
+      po.disc = HPMG_DISC_FD;
+      po.dim = all[c]->dim;
+      po.box[0] = 2;
+      po.cells[0] = 13;
+      po.cells[1] = 10;
+      po.cells[2] = po.dim == 3 ? 9 : 0;
+      set_bc(&po, all[c]->bc);
+      po.fd_layout = (hpmg_fd_layout)lay;
+      po.spacing[1] = (hpmg_spacing){HPMG_SPACING_TANH, 2.0, NULL};
+      hpmg_problem prob;
+      CHECK_OK(hpmg_problem_create(&po, &prob));
+      const int64_t n = hpmg_problem_num_dofs(prob);
+      double *x[2] = {calloc((size_t)n, sizeof(double)), calloc((size_t)n, sizeof(double))};
+      for (int k = 0; k < 2; k++) {
+        hpmg_solver_options so;
+        hpmg_solver_options_default(&so);
+        so.solver = k ? HPMG_SOLVER_FFT : HPMG_SOLVER_CG;
+        so.tol = 1e-13;
+        hpmg_solver s;
+        CHECK_OK(hpmg_solver_create(prob, &so, &s));
+        CHECK_OK(hpmg_solver_solve(s, NULL, x[k]));
+        hpmg_solver_destroy(&s);
+      }
+      double d = 0, m = 0;
+      for (int64_t i = 0; i < n; i++) {
+        d = fmax(d, fabs(x[0][i] - x[1][i]));
+        m = fmax(m, fabs(x[1][i]));
+      }
+      CHECK(d <= 1e-9 * fmax(1.0, m), "%s %s: multigrid and direct solutions differ by %.3g", all[c]->name,
+            lay ? "cell" : "vertex", d);
+      free(x[0]);
+      free(x[1]);
+      hpmg_problem_destroy(&prob);
+    }
+  return check_report();
+}
+
+int main(int argc, char **argv) {
+  const char *m = argc > 1 ? argv[1] : "unit";
+  if (!strcmp(m, "unit")) return mode_unit();
+  if (!strcmp(m, "order2d")) return mode_order2d();
+  if (!strcmp(m, "order3d")) return mode_order3d(0);
+  if (!strcmp(m, "order3d_slow")) return mode_order3d(1);
+  if (!strcmp(m, "singular")) return mode_singular();
+  if (!strcmp(m, "direct")) return mode_direct();
+  if (!strcmp(m, "channel2d")) return mode_channel(2, 128, 96, 1, argc > 2 ? atof(argv[2]) : 2.8);
+  if (!strcmp(m, "channel3d")) return mode_channel(3, 64, 48, 64, argc > 2 ? atof(argv[2]) : 2.9);
+  printf("unknown mode %s\n", m);
+  return 2;
+}
