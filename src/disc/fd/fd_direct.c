@@ -28,6 +28,7 @@
 
 #define FDD_PI 3.14159265358979323846
 #define FDD_BLOCK 64 /* lines per tridiagonal block (inner contiguous index) */
+#define FDD_SERIAL_MAX 32768 /* unknowns below which the solve runs on one thread */
 
 void fd_direct_dir_free(fd_direct_dir *d) {
   hpmg_free(&d->mu);
@@ -144,6 +145,7 @@ hpmg_error fd_direct_dir_init(const hpmg_box *box, int d, fd_direct_dir *dir) {
 
 struct fd_direct_s {
   int dim, device, tri; /* tri: the tridiagonal direction or -1 */
+  int threads;          /* OpenMP / FFTW threads: 1 on small grids, where a parallel region costs more than it saves */
   int singular;
   int64_t n[3], size;
   double lambda;
@@ -335,6 +337,7 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
     if (d < box->dim && !e) e = fd_direct_dir_init(box, d, &s->dir[d]);
   }
   if (e) { fd_direct_destroy(&s); return e; }
+  s->threads = s->size >= FDD_SERIAL_MAX ? omp_get_max_threads() : 1;
   const double t0 = hpmg_wtime();
   if (device) {
     e = fd_cuda_direct_create(s->dim, s->dir, lambda, &s->cuda);
@@ -348,13 +351,13 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
   e = hpmg_calloc(sizeof(double) * (size_t)s->size, &s->buf);
   if (!e && tri >= 0) {
     s->scratch_per_thread = 2 * s->n[tri] * FDD_BLOCK;
-    e = hpmg_malloc(sizeof(double) * (size_t)(s->scratch_per_thread * omp_get_max_threads()), &s->scratch);
+    e = hpmg_malloc(sizeof(double) * (size_t)(s->scratch_per_thread * s->threads), &s->scratch);
   }
   if (e) { fd_direct_destroy(&s); return e; }
 #ifdef HPMG_HAVE_FFTW_OMP
   static int threads_ready = 0;
   if (!threads_ready) { fftw_init_threads(); threads_ready = 1; }
-  fftw_plan_with_nthreads(omp_get_max_threads());
+  fftw_plan_with_nthreads(s->threads);
 #endif
   fftw_iodim64 dims[3], loop[1];
   fftw_r2r_kind kf[3], kb[3];
@@ -409,7 +412,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
   const double *w0 = s->dir[0].w, *w1 = s->dir[1].w, *w2 = s->dim == 3 ? s->dir[2].w : &one;
   const int t0 = tri == 0, t1 = tri == 1, t2 = tri == 2 || s->dim == 2;
   double sum = 0, abs = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum, abs)
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum, abs) num_threads(s->threads)
   for (int64_t k = 0; k < n2; k++)
     for (int64_t j = 0; j < n1; j++) {
       const double wjk = (t1 ? 1.0 : w1[j]) * (t2 ? 1.0 : w2[k]);
@@ -431,7 +434,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
   const double zero = 0.0;
   const double *m0 = s->dir[0].mu, *m1 = s->dir[1].mu, *m2 = s->dim == 3 ? s->dir[2].mu : &zero;
   if (tri < 0) {
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(s->threads)
     for (int64_t k = 0; k < n2; k++)
       for (int64_t j = 0; j < n1; j++) {
         const double sjk = lam + m1[j] + m2[k];
@@ -450,7 +453,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
     if (s->singular) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)nt, &saved));
     if (saved)
       for (int64_t j = 0; j < nt; j++) saved[j] = g[j * st];
-#pragma omp parallel
+#pragma omp parallel num_threads(s->threads)
     {
       double *cp = s->scratch + s->scratch_per_thread * omp_get_thread_num();
       double *z = cp + nt * FDD_BLOCK;

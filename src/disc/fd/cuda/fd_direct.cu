@@ -60,70 +60,31 @@ struct Plan {
   double *red;              /* defect sums */
 };
 
-/* data index of position t on line m of direction a */
-__device__ __forceinline__ int64_t lidx(int a, int64_t n0, int64_t n1, int64_t m, int64_t t) {
-  if (a == 0) return t + n0 * m;
-  if (a == 1) return (m % n0) + n0 * (t + n1 * (m / n0));
-  return m + n0 * n1 * t;
-}
-
-/* thread e over (line in chunk mm < Mc, position p < P): a == 0: p fastest */
-__device__ __forceinline__ bool split(int a, int64_t e, int64_t Mc, int64_t P, int64_t *mm, int64_t *p) {
-  if (e >= Mc * P) return false;
-  if (a == 0) { *p = e % P; *mm = e / P; } else { *mm = e % Mc; *p = e / Mc; }
-  return true;
-}
-__device__ __forceinline__ int64_t sidx(int a, int64_t mm, int64_t p, int64_t Mc, int64_t P) {
-  return a == 0 ? p + P * mm : mm + Mc * p;
-}
-
 __device__ __forceinline__ int64_t gtid() {
   return blockIdx.x * (int64_t)blockDim.x + threadIdx.x + (int64_t)blockIdx.y * gridDim.x * blockDim.x;
 }
 
-/* pre-processing: staging entries of the lines m0..m0+Mc-1 (fd_direct_xform.h) */
 __global__ void k_gather(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
-                         const double *__restrict__ x, double *__restrict__ A, double2 *__restrict__ B) {
-  const int64_t P = fdd_in_len(kind, n);
-  int64_t mm, t;
-  if (!split(a, gtid(), Mc, P, &mm, &t)) return;
-  const int64_t m = m0 + mm, xs = a == 0 ? 1 : (a == 1 ? n0 : n0 * n1);
-  double re, im;
-  fdd_gather(kind, n, t, x + lidx(a, n0, n1, m, 0), xs, &re, &im);
-  const int64_t e = sidx(a, mm, t, Mc, P);
-  const int fft = fdd_fft(kind);
-  if (fft == FDD_D2Z) A[e] = re;
-  else if (fft == FDD_Z2D) B[e] = make_double2(re, im);
-  else ((double2 *)A)[e] = make_double2(re, im);
+                         const double *__restrict__ x, double *__restrict__ A, double *__restrict__ B) {
+  fdd_gather_at(kind, a, n0, n1, n, m0, Mc, gtid(), x, A, B);
 }
 
-/* post-processing: lines m0..m0+Mc-1 from the FFT's output (real in A for
- * Z2D, complex in B for D2Z, complex in A for Z2Z) */
 __global__ void k_scatter(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
-                          const double *__restrict__ A, const double2 *__restrict__ B, double *__restrict__ x) {
-  int64_t mm, k;
-  if (!split(a, gtid(), Mc, n, &mm, &k)) return;
-  const int64_t m = m0 + mm, Q = fdd_out_len(kind, n), ys = a == 0 ? 1 : Mc;
-  const int64_t off = a == 0 ? mm * Q : mm;
-  const int fft = fdd_fft(kind);
-  const double *y = A + off;
-  const double *Z = fft == FDD_D2Z ? (const double *)B + 2 * off : A + 2 * off;
-  x[lidx(a, n0, n1, m, k)] = fdd_scatter(kind, n, k, y, Z, ys);
+                          const double *__restrict__ A, const double *__restrict__ B, double *__restrict__ x) {
+  fdd_scatter_at(kind, a, n0, n1, n, m0, Mc, gtid(), A, B, x);
 }
 
-/* u = b / prod_{uniform d} w_d; sums of b and |b| (singular problems) */
+/* u = b / prod_{uniform d} w_d; sums of b and |b| into red (singular problems) */
 __global__ void k_scale_in(int64_t n0, int64_t n1, int64_t size, int t, const double *__restrict__ w0,
                            const double *__restrict__ w1, const double *__restrict__ w2, const double *__restrict__ b,
                            double *__restrict__ u, double *red) {
   const int64_t c = gtid();
   double v = 0;
   if (c < size) {
-    const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
     v = b[c];
-    const double W = (t == 0 ? 1.0 : w0[i]) * (t == 1 ? 1.0 : w1[j]) * (t == 2 || !w2 ? 1.0 : w2[k]);
-    u[c] = v / W;
+    u[c] = fdd_scale_in(c, n0, n1, t, w0, w1, w2, v);
   }
-  if (red) {
+  if (red) { /* every thread of the warp takes part in the shuffles */
     double s = v, s2 = fabs(v);
     for (int o = 16; o > 0; o >>= 1) {
       s += __shfl_down_sync(0xffffffffu, s, o);
@@ -133,21 +94,15 @@ __global__ void k_scale_in(int64_t n0, int64_t n1, int64_t size, int t, const do
   }
 }
 
-__device__ __forceinline__ double sigma_of(int64_t c, int64_t n0, int64_t n1, int t, double lam,
-                                           const double *m0, const double *m1, const double *m2) {
-  const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
-  return lam + (t == 0 ? 0 : m0[i]) + (t == 1 ? 0 : m1[j]) + (t == 2 || !m2 ? 0 : m2[k]);
-}
-
 __global__ void k_divide(int64_t n0, int64_t n1, int64_t size, double lam, double scale, const double *__restrict__ m0,
                          const double *__restrict__ m1, const double *__restrict__ m2, double *__restrict__ u) {
   const int64_t c = gtid();
   if (c >= size) return;
-  const double s = sigma_of(c, n0, n1, -1, lam, m0, m1, m2);
-  u[c] = s > 0 ? u[c] * scale / s : 0;
+  const double s = fdd_sigma(c, n0, n1, -1, lam, m0, m1, m2);
+  u[c] = s > 0 ? u[c] * scale / s : 0; /* s == 0: the singular constant mode */
 }
 
-/* one thread per line q along t: (K + sigma W) v = scale g */
+/* one thread per line along t */
 __global__ void k_tri(int t, int64_t n0, int64_t n1, int64_t lines, int64_t N, int64_t st, double lam, double scale,
                       int singular, int periodic, const double *__restrict__ m0, const double *__restrict__ m1,
                       const double *__restrict__ m2, const double *__restrict__ lo, const double *__restrict__ di,
@@ -155,71 +110,7 @@ __global__ void k_tri(int t, int64_t n0, int64_t n1, int64_t lines, int64_t N, i
                       double *__restrict__ cp, double *__restrict__ z) {
   const int64_t q = gtid();
   if (q >= lines) return;
-  /* base index of line q: q enumerates the indices other than t, fastest first */
-  const int64_t base = t == 0 ? q * N : (t == 1 ? (q % n0) + n0 * N * (q / n0) : q);
-  const double sg = sigma_of(base, n0, n1, t, lam, m0, m1, m2);
-  if (singular && q == 0) {
-    /* constant mode: project, pin v_0 = 0, Thomas on rows 1..N-1, remove the W-mean */
-    double sd = 0, sw = 0;
-    for (int64_t j = 0; j < N; j++) { sd += scale * g[base + j * st]; sw += w[j]; }
-    for (int64_t j = 0; j < N; j++) g[base + j * st] = scale * g[base + j * st] - w[j] * sd / sw;
-    g[base] = 0;
-    double cprev = 0, dprev = 0;
-    for (int64_t j = 1; j < N; j++) {
-      const double aa = j > 1 ? -lo[j] : 0, cc = j < N - 1 ? -up[j] : 0;
-      const double den = di[j] - aa * cprev;
-      cprev = cc / den;
-      dprev = (g[base + j * st] - aa * dprev) / den;
-      cp[base + j * st] = cprev;
-      g[base + j * st] = dprev;
-    }
-    for (int64_t j = N - 2; j >= 1; j--) g[base + j * st] -= cp[base + j * st] * g[base + (j + 1) * st];
-    double mw = 0;
-    for (int64_t j = 0; j < N; j++) mw += w[j] * g[base + j * st];
-    for (int64_t j = 0; j < N; j++) g[base + j * st] -= mw / sw;
-    return;
-  }
-  if (!periodic) {
-    double den = di[0] + sg * w[0];
-    double cprev = -up[0] / den, dprev = scale * g[base] / den;
-    cp[base] = cprev;
-    g[base] = dprev;
-    for (int64_t j = 1; j < N; j++) {
-      const int64_t c = base + j * st;
-      den = di[j] + sg * w[j] + lo[j] * cprev;
-      cprev = -up[j] / den;
-      dprev = (scale * g[c] + lo[j] * dprev) / den;
-      cp[c] = cprev;
-      g[c] = dprev;
-    }
-    for (int64_t j = N - 2; j >= 0; j--) {
-      const int64_t c = base + j * st;
-      g[c] -= cp[c] * g[c + st];
-    }
-    return;
-  }
-  const double a0 = -lo[0], cN = -up[N - 1], b0 = di[0] + sg * w[0], gam = -b0;
-  double den = b0 - gam;
-  double cprev = -up[0] / den, dprev = scale * g[base] / den, zprev = gam / den;
-  cp[base] = cprev; g[base] = dprev; z[base] = zprev;
-  for (int64_t j = 1; j < N; j++) {
-    const int64_t c = base + j * st;
-    double bj = di[j] + sg * w[j];
-    if (j == N - 1) bj -= a0 * cN / gam;
-    den = bj + lo[j] * cprev;
-    cprev = j == N - 1 ? 0 : -up[j] / den;
-    dprev = (scale * g[c] + lo[j] * dprev) / den;
-    zprev = ((j == N - 1 ? cN : 0) + lo[j] * zprev) / den;
-    cp[c] = cprev; g[c] = dprev; z[c] = zprev;
-  }
-  for (int64_t j = N - 2; j >= 0; j--) {
-    const int64_t c = base + j * st;
-    g[c] -= cp[c] * g[c + st];
-    z[c] -= cp[c] * z[c + st];
-  }
-  const int64_t l = base + (N - 1) * st;
-  const double f = (g[base] + a0 * g[l] / gam) / (1 + z[base] + a0 * z[l] / gam);
-  for (int64_t j = 0; j < N; j++) g[base + j * st] -= f * z[base + j * st];
+  fdd_tri_line(q, t, n0, n1, N, st, lam, scale, singular, periodic, m0, m1, m2, lo, di, up, w, g, cp, z);
 }
 
 void blocks1d(int64_t N, dim3 *g, dim3 *b) {
@@ -264,13 +155,13 @@ hpmg_error transform(Plan *p, int a, XPlan *x, double *u) {
     const cufftHandle h = B == Mc ? x->full : x->rem;
     dim3 g, b;
     blocks1d(B * x->in, &g, &b);
-    k_gather<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, u, (double *)p->A, (double2 *)p->B);
+    k_gather<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, u, (double *)p->A, (double *)p->B);
     FD_CU_LAUNCH();
     if (x->type == CUFFT_D2Z) FDD_CUFFT(cufftExecD2Z(h, (cufftDoubleReal *)p->A, (cufftDoubleComplex *)p->B));
     else if (x->type == CUFFT_Z2D) FDD_CUFFT(cufftExecZ2D(h, (cufftDoubleComplex *)p->B, (cufftDoubleReal *)p->A));
     else FDD_CUFFT(cufftExecZ2Z(h, (cufftDoubleComplex *)p->A, (cufftDoubleComplex *)p->A, CUFFT_FORWARD));
     blocks1d(B * n, &g, &b);
-    k_scatter<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, (const double *)p->A, (const double2 *)p->B, u);
+    k_scatter<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, (const double *)p->A, (const double *)p->B, u);
     FD_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
@@ -326,9 +217,7 @@ hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
     p->M[d] = p->size / p->n[d];
     int64_t Lmax = fdd_len(p->dir[d].kf, p->n[d]);
     if (fdd_len(p->dir[d].kb, p->n[d]) > Lmax) Lmax = fdd_len(p->dir[d].kb, p->n[d]);
-    int64_t Mc = (int64_t)(chunk_bytes / (16 * (size_t)Lmax));
-    if (Mc < 1) Mc = 1;
-    if (Mc > p->M[d]) Mc = p->M[d];
+    const int64_t Mc = fdd_chunk_lines(Lmax, p->M[d], chunk_bytes);
     p->Mc[d] = Mc;
     HPMG_CALL(make_xplan(p, d, p->dir[d].kf, &p->xf[d], &ws));
     HPMG_CALL(make_xplan(p, d, p->dir[d].kb, &p->xb[d], &ws));
