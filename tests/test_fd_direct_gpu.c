@@ -3,7 +3,8 @@
  * round-off: every BC pair per direction in 2D and 3D, vertex and cell
  * layout, uniform and stretched in each direction, lambda = 0 and > 0, odd /
  * even / prime cells; the singular problems' reported defect; and the chunked
- * transform loop (small staging buffers, with a remainder chunk).
+ * transform loop (small staging buffers, with a remainder chunk); the
+ * cuSPARSE tridiagonal solvers in place of the one-thread-per-line kernel.
  * Exit 77 (skip) without a GPU or without FFTW. */
 #include <math.h>
 #include <stdio.h>
@@ -108,5 +109,17 @@ int main(void) {
   }
   fd_cuda_direct_set_chunk_bytes(old);
   printf("chunked: worst GPU - CPU %.2e\n", worst);
+  /* the cuSPARSE tridiagonal solvers (strided along x, interleaved along y and z) */
+  fd_cuda_direct_set_tri(1);
+  for (int comb = 0; comb < 125; comb++) {
+    pairs[0] = comb % 5; pairs[1] = (comb / 5) % 5; pairs[2] = comb / 25;
+    for (int sd = 0; sd < 3; sd++) one(3, c3, pairs, comb % 2, sd, (comb + sd) % 2 ? 0.0 : 0.9);
+  }
+  for (int comb = 0; comb < 25; comb++) {
+    pairs[0] = comb % 5; pairs[1] = comb / 5; pairs[2] = 0;
+    for (int sd = 0; sd < 2; sd++) one(2, c2, pairs, comb % 2, sd, (comb + sd) % 2 ? 0.0 : 0.9);
+  }
+  fd_cuda_direct_set_tri(0);
+  printf("cuSPARSE tridiagonal: worst GPU - CPU %.2e\n", worst);
   return check_report();
 }

@@ -83,8 +83,11 @@ hpmg_error fd_cuda_direct_solve(void *handle, const double *b, double *u, double
 void fd_cuda_direct_destroy(void *handle);
 /* device bytes the CUDA solver allocates (estimate, cuFFT work included) */
 double fd_cuda_direct_bytes(int dim, const int64_t n[3]);
-/* which batched tridiagonal solver the GPU uses: 0 = one thread per line
- * (own kernel), 1 = cuSPARSE gtsv2StridedBatch; returns the previous value */
+/* which batched tridiagonal solver GPU solvers created from now on use:
+ * 0 = one thread per line (own kernel, the default), 1 = cuSPARSE
+ * (gtsv2StridedBatch along x, gtsvInterleavedBatch along y and z; a periodic
+ * direction keeps the own kernel: cuSPARSE has no cyclic solver); returns the
+ * previous value */
 int fd_cuda_direct_set_tri(int which);
 /* staging buffer size per transform chunk (tests: small values exercise the
  * chunk loop); returns the previous value; 0 keeps it */

@@ -14,11 +14,20 @@
  * Sherman-Morrison) with its modified upper diagonal in a scratch array laid
  * out like the data (coalesced for lines along y and z). */
 #include <cufft.h>
+#include <cusparse.h>
 #include "disc/fd/cuda/fd_cuda.h"
 extern "C" {
 #include "disc/fd/fd_direct.h"
 }
 #include "disc/fd/fd_direct_xform.h"
+
+#define FDD_CUSPARSE(call)                                                                    \
+  do {                                                                                        \
+    cusparseStatus_t fdd_cs_e_ = (call);                                                      \
+    if (fdd_cs_e_ != CUSPARSE_STATUS_SUCCESS)                                                 \
+      return hpmg_error_set(HPMG_ERR_BACKEND, "cuSPARSE error %d in %s (%s:%d)", (int)fdd_cs_e_, \
+                            #call, __FILE__, __LINE__);                                       \
+  } while (0)
 
 #define FDD_CUFFT(call)                                                                      \
   do {                                                                                       \
@@ -57,6 +66,10 @@ struct Plan {
   XPlan xf[3], xb[3];
   void *A, *B, *work;       /* staging buffers, cuFFT work area */
   double *cp, *z;           /* tridiagonal scratch (z: periodic direction) */
+  int tri_impl;             /* 0: own kernel; 1: cuSPARSE (non-periodic tridiagonal direction) */
+  cusparseHandle_t sp;      /* cuSPARSE: handle, the three diagonals (laid out like the data), buffer */
+  double *dl, *dd, *du;
+  void *spbuf;
   double *red;              /* defect sums */
 };
 
@@ -111,6 +124,40 @@ __global__ void k_tri(int t, int64_t n0, int64_t n1, int64_t lines, int64_t N, i
   const int64_t q = gtid();
   if (q >= lines) return;
   fdd_tri_line(q, t, n0, n1, N, st, lam, scale, singular, periodic, m0, m1, m2, lo, di, up, w, g, cp, z);
+}
+
+/* cuSPARSE path: the diagonals of (K + sigma W) per line, at the data's
+ * indices (along x: strided batch; along y, z: interleaved), and g *= scale.
+ * The constant mode's line of a singular problem is projected and its first
+ * unknown pinned to 0 (row 0 = identity, row 1 decoupled from it). */
+__global__ void k_tri_fill(int t, int64_t n0, int64_t n1, int64_t size, int64_t N, int64_t st, double lam,
+                           double scale, const double *__restrict__ m0, const double *__restrict__ m1,
+                           const double *__restrict__ m2, const double *__restrict__ lo, const double *__restrict__ di,
+                           const double *__restrict__ up, const double *__restrict__ w, double *__restrict__ g,
+                           double *__restrict__ dl, double *__restrict__ dd, double *__restrict__ du) {
+  const int64_t c = gtid();
+  if (c >= size) return;
+  const int64_t j = (c / st) % N;
+  const double sg = fdd_sigma(c, n0, n1, t, lam, m0, m1, m2);
+  dl[c] = j > 0 ? -lo[j] : 0;
+  du[c] = j < N - 1 ? -up[j] : 0;
+  dd[c] = di[j] + sg * w[j];
+  g[c] *= scale;
+}
+__global__ void k_tri_singular_pre(int64_t N, int64_t st, const double *__restrict__ w, double *__restrict__ g,
+                                   double *__restrict__ dl, double *__restrict__ dd, double *__restrict__ du) {
+  if (gtid() != 0) return;
+  double sd = 0, sw = 0;
+  for (int64_t j = 0; j < N; j++) { sd += g[j * st]; sw += w[j]; }
+  for (int64_t j = 0; j < N; j++) g[j * st] -= w[j] * sd / sw;
+  g[0] = 0; dd[0] = 1; du[0] = 0;
+  if (N > 1) dl[st] = 0;
+}
+__global__ void k_tri_singular_post(int64_t N, int64_t st, const double *__restrict__ w, double *__restrict__ g) {
+  if (gtid() != 0) return;
+  double mw = 0, sw = 0;
+  for (int64_t j = 0; j < N; j++) { mw += w[j] * g[j * st]; sw += w[j]; }
+  for (int64_t j = 0; j < N; j++) g[j * st] -= mw / sw;
 }
 
 void blocks1d(int64_t N, dim3 *g, dim3 *b) {
@@ -179,6 +226,8 @@ void destroy(Plan *p) {
     cudaFree(p->dir[d].up);
   }
   cudaFree(p->A); cudaFree(p->B); cudaFree(p->work); cudaFree(p->cp); cudaFree(p->z); cudaFree(p->red);
+  cudaFree(p->dl); cudaFree(p->dd); cudaFree(p->du); cudaFree(p->spbuf);
+  if (p->sp) cusparseDestroy(p->sp);
   free(p);
 }
 
@@ -237,11 +286,66 @@ hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
       if (xs[r]->has_rem) FDD_CUFFT(cufftSetWorkArea(xs[r]->rem, p->work));
     }
   }
+  p->tri_impl = tri_impl;
+  if (p->tri >= 0 && p->tri_impl == 1 && !p->dir[p->tri].periodic) {
+    /* cuSPARSE: three diagonals like the data, and its buffer */
+    const size_t bytes = sizeof(double) * (size_t)p->size;
+    if (cudaMalloc(&p->dl, bytes) != cudaSuccess || cudaMalloc(&p->dd, bytes) != cudaSuccess ||
+        cudaMalloc(&p->du, bytes) != cudaSuccess)
+      return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate 3 x %s of diagonals on the GPU",
+                            hpmg_format_bytes((double)bytes, buf, sizeof buf));
+    FDD_CUSPARSE(cusparseCreate(&p->sp));
+    const int t = p->tri;
+    const int64_t N = p->n[t], n0 = p->n[0], n1 = p->n[1];
+    size_t sb = 0;
+    if (t == 0)
+      FDD_CUSPARSE(cusparseDgtsv2StridedBatch_bufferSizeExt(p->sp, (int)N, p->dl, p->dd, p->du, p->dd,
+                                                           (int)(p->size / N), (int)N, &sb));
+    else
+      FDD_CUSPARSE(cusparseDgtsvInterleavedBatch_bufferSizeExt(p->sp, 0, (int)N, p->dl, p->dd, p->du, p->dd,
+                                                              (int)(t == 1 ? n0 : n0 * n1), &sb));
+    if (cudaMalloc(&p->spbuf, sb ? sb : 1) != cudaSuccess)
+      return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate cuSPARSE's buffer");
+    return HPMG_SUCCESS;
+  }
   if (p->tri >= 0) {
+    p->tri_impl = 0; /* periodic: cuSPARSE has no cyclic solver */
     const size_t bytes = sizeof(double) * (size_t)p->size;
     if (cudaMalloc(&p->cp, bytes) != cudaSuccess || (p->dir[p->tri].periodic && cudaMalloc(&p->z, bytes) != cudaSuccess))
       return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate the tridiagonal scratch (%s) on the GPU",
                             hpmg_format_bytes((double)bytes, buf, sizeof buf));
+  }
+  return HPMG_SUCCESS;
+}
+
+hpmg_error tri_cusparse(Plan *p, double *u, double scale) {
+  const int t = p->tri;
+  const Dir *T = &p->dir[t];
+  const int64_t n0 = p->n[0], n1 = p->n[1], N = T->n, st = t == 0 ? 1 : (t == 1 ? n0 : n0 * n1);
+  const double *m2 = p->dim == 3 ? p->dir[2].mu : nullptr;
+  dim3 g, b;
+  blocks1d(p->size, &g, &b);
+  k_tri_fill<<<g, b>>>(t, n0, n1, p->size, N, st, p->lambda, scale, p->dir[0].mu, p->dir[1].mu, m2, T->lo, T->di,
+                       T->up, T->w, u, p->dl, p->dd, p->du);
+  FD_CU_LAUNCH();
+  if (p->singular) {
+    k_tri_singular_pre<<<1, 32>>>(N, st, T->w, u, p->dl, p->dd, p->du);
+    FD_CU_LAUNCH();
+  }
+  if (t == 0)
+    FDD_CUSPARSE(cusparseDgtsv2StridedBatch(p->sp, (int)N, p->dl, p->dd, p->du, u, (int)(p->size / N), (int)N,
+                                            p->spbuf));
+  else if (t == 2)
+    FDD_CUSPARSE(cusparseDgtsvInterleavedBatch(p->sp, 0, (int)N, p->dl, p->dd, p->du, u, (int)(n0 * n1), p->spbuf));
+  else /* along y: interleaved within each z-plane */
+    for (int64_t k = 0; k < p->n[2]; k++) {
+      const int64_t o = k * n0 * n1;
+      FDD_CUSPARSE(cusparseDgtsvInterleavedBatch(p->sp, 0, (int)N, p->dl + o, p->dd + o, p->du + o, u + o, (int)n0,
+                                                 p->spbuf));
+    }
+  if (p->singular) {
+    k_tri_singular_post<<<1, 32>>>(N, st, T->w, u);
+    FD_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
 }
@@ -268,11 +372,13 @@ hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) 
   } else {
     const Dir *T = &p->dir[t];
     const int64_t N = T->n, st = t == 0 ? 1 : (t == 1 ? n0 : n0 * n1), lines = size / N;
-    if (tri_impl != 0) return hpmg_error_set(HPMG_ERR_ARG, "fd: direct solver: unknown tridiagonal solver %d", tri_impl);
+    if (p->tri_impl == 1) HPMG_CALL(tri_cusparse(p, u, 1 / norm));
+    else {
     blocks1d(lines, &g, &bl);
     k_tri<<<g, bl>>>(t, n0, n1, lines, N, st, p->lambda, 1 / norm, p->singular, T->periodic, p->dir[0].mu,
                      p->dir[1].mu, m2, T->lo, T->di, T->up, T->w, u, p->cp, p->z);
     FD_CU_LAUNCH();
+    }
   }
   for (int d = p->dim - 1; d >= 0; d--)
     if (d != t) HPMG_CALL(transform(p, d, &p->xb[d], u));
