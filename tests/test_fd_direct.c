@@ -164,6 +164,10 @@ static int run_case(int dim, const int64_t cells[3], const int pairs[3], int lay
   if (!e) {
     e = fd_direct_solve(s, b, u);
     CHECK(e == HPMG_SUCCESS, "%s: solve: %s", name, hpmg_last_error());
+    /* in place (b == u): the same values */
+    memcpy(r, b, sizeof(double) * (size_t)N);
+    CHECK(fd_direct_solve(s, r, r) == HPMG_SUCCESS, "%s: in-place solve: %s", name, hpmg_last_error());
+    CHECK(memcmp(r, u, sizeof(double) * (size_t)N) == 0, "%s: the in-place solve differs", name);
     int singular = lambda == 0;
     for (int f = 0; f < 2 * dim; f++)
       if (box.bc[f] == HPMG_BC_DIRICHLET) singular = 0;

@@ -114,6 +114,8 @@ hpmg_error fd_direct_dir_init(const hpmg_box *box, int d, fd_direct_dir *dir) {
 #undef H
   /* transforms and eigenvalues (uniform spacing h = len / cells) */
   const double h = (x[cells] - x[0]) / (double)cells, s = 4 / (h * h);
+  dir->h = h;
+  dir->wconst = dir->uniform && (cell || per || (b0 == HPMG_BC_DIRICHLET && b1 == HPMG_BC_DIRICHLET));
   const int D0 = b0 == HPMG_BC_DIRICHLET, D1 = b1 == HPMG_BC_DIRICHLET;
   double (*mu) = dir->mu;
   const double nn = (double)n;
@@ -407,30 +409,43 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
   const int tri = s->tri;
   /* work in u itself where FFTW's plans (made on buf) allow it: same alignment */
   double *g = fftw_alignment_of(u) == fftw_alignment_of(s->buf) ? u : s->buf;
-  /* 1/w per direction: 1 along the tridiagonal direction (its W enters the line systems) */
+  /* g = b / prod_{uniform d} w_d. Directions whose widths are all h (wconst)
+   * divide through the final scale instead, so an in-place solve of a
+   * non-singular problem with such directions only needs no pass here. */
   const double one = 1.0;
-  const double *w0 = s->dir[0].w, *w1 = s->dir[1].w, *w2 = s->dim == 3 ? s->dir[2].w : &one;
-  const int t0 = tri == 0, t1 = tri == 1, t2 = tri == 2 || s->dim == 2;
+  double hprod = 1;
+  int wpass = s->singular || g != b;
+  const double *wd[3] = {&one, &one, &one};
+  int wstep[3] = {0, 0, 0};
+  for (int d = 0; d < s->dim; d++) {
+    if (d == tri) continue;
+    if (s->dir[d].wconst) hprod *= s->dir[d].h;
+    else { wd[d] = s->dir[d].w; wstep[d] = 1; wpass = 1; }
+  }
   double sum = 0, abs = 0;
+  if (wpass) {
+    const double *w0 = wd[0], *w1 = wd[1], *w2 = wd[2];
+    const int st0 = wstep[0], st1 = wstep[1], st2 = wstep[2];
 #pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum, abs) num_threads(s->threads)
-  for (int64_t k = 0; k < n2; k++)
-    for (int64_t j = 0; j < n1; j++) {
-      const double wjk = (t1 ? 1.0 : w1[j]) * (t2 ? 1.0 : w2[k]);
-      const int64_t base = n0 * (j + n1 * k);
-      for (int64_t i = 0; i < n0; i++) {
-        const double v = b[base + i];
-        sum += v;
-        abs += fabs(v);
-        g[base + i] = v / (wjk * (t0 ? 1.0 : w0[i]));
+    for (int64_t k = 0; k < n2; k++)
+      for (int64_t j = 0; j < n1; j++) {
+        const double wjk = w1[j * st1] * w2[k * st2];
+        const int64_t base = n0 * (j + n1 * k);
+        for (int64_t i = 0; i < n0; i++) {
+          const double v = b[base + i];
+          sum += v;
+          abs += fabs(v);
+          g[base + i] = v / (wjk * w0[i * st0]);
+        }
       }
-    }
+  }
   s->defect_sum = s->singular ? sum : 0;
   s->defect_rel = s->singular && abs > 0 ? fabs(sum) / abs : 0;
   fftw_execute_r2r(s->fwd, g, g);
   double norm = 1;
   for (int d = 0; d < s->dim; d++)
     if (d != tri) norm *= s->dir[d].norm;
-  const double scale = 1 / norm, lam = s->lambda;
+  const double scale = 1 / (norm * hprod), lam = s->lambda;
   const double zero = 0.0;
   const double *m0 = s->dir[0].mu, *m1 = s->dir[1].mu, *m2 = s->dim == 3 ? s->dir[2].mu : &zero;
   if (tri < 0) {
@@ -465,7 +480,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
         const int64_t base = o * st * nt + q0;
         for (int q = 0; q < nb; q++) {
           const int64_t idx = base + q, i = idx % n0, j = (idx / n0) % n1, k = idx / (n0 * n1);
-          double sg = lam + (t0 ? 0 : m0[i]) + (t1 ? 0 : m1[j]) + (tri == 2 ? 0 : m2[k]);
+          double sg = lam + (tri == 0 ? 0 : m0[i]) + (tri == 1 ? 0 : m1[j]) + (tri == 2 ? 0 : m2[k]);
           if (sg <= 0 && s->singular) sg = 1; /* the constant mode's line, solved below */
           sig[q] = sg;
         }

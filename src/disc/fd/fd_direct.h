@@ -47,6 +47,8 @@ typedef struct {
   int singular;          /* K_d has the constants as null space (no Dirichlet face) */
   fd_direct_kind kf, kb; /* forward (F) and backward (B) transforms */
   double norm;           /* B F = norm I for the unnormalized transforms */
+  double h;              /* the uniform spacing len / cells */
+  int wconst;            /* uniform and every dual width is h (no vertex-layout Neumann end) */
   double *mu;            /* n eigenvalues of W_d^{-1} K_d in the transform's order */
   double *w;             /* n dual widths (the diagonal of W_d) */
   double *lo, *di, *up;  /* K_d: row i couples to i-1 by -lo[i], to i+1 by -up[i]; diagonal di[i].

@@ -46,7 +46,8 @@ struct Dir {
   int64_t n;
   int uniform, periodic, singular;
   fd_direct_kind kf, kb;
-  double norm;
+  double norm, h;
+  int wconst;
   double *mu, *w, *lo, *di, *up; /* device */
 };
 
@@ -250,7 +251,7 @@ hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
   for (int d = 0; d < dim; d++) {
     Dir *D = &p->dir[d];
     D->n = dirs[d].n; D->uniform = dirs[d].uniform; D->periodic = dirs[d].periodic; D->singular = dirs[d].singular;
-    D->kf = dirs[d].kf; D->kb = dirs[d].kb; D->norm = dirs[d].norm;
+    D->kf = dirs[d].kf; D->kb = dirs[d].kb; D->norm = dirs[d].norm; D->h = dirs[d].h; D->wconst = dirs[d].wconst;
     if (!D->singular) neumann_like = 0;
     if (!D->uniform) p->tri = d;
     HPMG_CALL(upload(&D->mu, dirs[d].mu, D->n));
@@ -357,10 +358,22 @@ hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) 
   dim3 g, bl;
   blocks1d(size, &g, &bl);
   const int want = sum != nullptr && p->singular;
-  if (want) FD_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
-  k_scale_in<<<g, bl>>>(n0, n1, size, t, p->dir[0].w, p->dir[1].w, w2, b, u, want ? p->red : nullptr);
-  FD_CU_LAUNCH();
-  double norm = 1;
+  /* an in-place solve of a non-singular problem whose transformed directions
+   * all have the widths h: the division by W goes into the final scale */
+  int skip = b == u && !p->singular;
+  double hprod = 1;
+  for (int d = 0; d < p->dim; d++)
+    if (d != t) {
+      skip = skip && p->dir[d].wconst;
+      hprod *= p->dir[d].h;
+    }
+  if (!skip) {
+    hprod = 1;
+    if (want) FD_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
+    k_scale_in<<<g, bl>>>(n0, n1, size, t, p->dir[0].w, p->dir[1].w, w2, b, u, want ? p->red : nullptr);
+    FD_CU_LAUNCH();
+  }
+  double norm = hprod;
   for (int d = 0; d < p->dim; d++)
     if (d != t) {
       HPMG_CALL(transform(p, d, &p->xf[d], u));
