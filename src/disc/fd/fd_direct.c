@@ -150,6 +150,8 @@ struct fd_direct_s {
   int threads;          /* OpenMP / FFTW threads: 1 on small grids, where a parallel region costs more than it saves */
   int singular;
   int64_t n[3], size;
+  int64_t str[3];       /* array strides: compact (1, n0, n0 n1), or the caller's (embedded) */
+  double *embed;        /* embedded: the caller's array the plans were made on (solves are in place on it) */
   double lambda;
   fd_direct_dir dir[3];
   double *buf;          /* CPU work array */
@@ -307,7 +309,8 @@ static fftw_r2r_kind fftw_kind(fd_direct_kind k) {
 }
 #endif
 
-hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int measure, fd_direct *sp) {
+static hpmg_error create(const hpmg_box *box, double lambda, int device, int measure, double *embed,
+                         const int64_t estr[3], fd_direct *sp) {
   HPMG_CHECK_ARG(sp, "fd_direct: NULL output");
   *sp = NULL;
   HPMG_CHECK_ARG(box && (box->dim == 2 || box->dim == 3), "fd_direct: the box must be 2D or 3D");
@@ -324,6 +327,8 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
     return hpmg_error_set(HPMG_ERR_BACKEND,
                           "fd: the direct (FFT) solver on the CPU needs FFTW (install libfftw3-dev and reconfigure)");
 #endif
+  HPMG_CHECK_ARG(!embed || (!device && tri < 0 && estr[0] == 1),
+                 "fd_direct: an embedded array needs the CPU, uniform directions and unit stride in x");
   fd_direct s;
   HPMG_CALL(hpmg_calloc(sizeof *s, &s));
   s->dim = box->dim;
@@ -339,6 +344,8 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
     if (d < box->dim && !e) e = fd_direct_dir_init(box, d, &s->dir[d]);
   }
   if (e) { fd_direct_destroy(&s); return e; }
+  s->embed = embed;
+  for (int d = 0; d < 3; d++) s->str[d] = embed ? estr[d] : (d == 0 ? 1 : s->str[d - 1] * s->n[d - 1]);
   s->threads = s->size >= FDD_SERIAL_MAX ? omp_get_max_threads() : 1;
   const double t0 = hpmg_wtime();
   if (device) {
@@ -350,7 +357,7 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
   }
 #ifdef HPMG_HAVE_FFTW
   (void)measure;
-  e = hpmg_calloc(sizeof(double) * (size_t)s->size, &s->buf);
+  if (!embed) e = hpmg_calloc(sizeof(double) * (size_t)s->size, &s->buf);
   if (!e && tri >= 0) {
     s->scratch_per_thread = 2 * s->n[tri] * FDD_BLOCK;
     e = hpmg_malloc(sizeof(double) * (size_t)(s->scratch_per_thread * s->threads), &s->scratch);
@@ -364,8 +371,8 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
   fftw_iodim64 dims[3], loop[1];
   fftw_r2r_kind kf[3], kb[3];
   int rank = 0, howmany = 0;
-  int64_t stride = 1, strides[3];
-  for (int d = 0; d < 3; d++) { strides[d] = stride; stride *= s->n[d]; }
+  const int64_t *strides = s->str;
+  double *pa = embed ? embed : s->buf;
   for (int d = s->dim - 1; d >= 0; d--) {
     if (d == tri) {
       loop[0].n = s->n[d]; loop[0].is = loop[0].os = strides[d];
@@ -379,8 +386,8 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
     rank++;
   }
   const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-  s->fwd = fftw_plan_guru64_r2r(rank, dims, howmany, loop, s->buf, s->buf, kf, flags);
-  s->bwd = fftw_plan_guru64_r2r(rank, dims, howmany, loop, s->buf, s->buf, kb, flags);
+  s->fwd = fftw_plan_guru64_r2r(rank, dims, howmany, loop, pa, pa, kf, flags);
+  s->bwd = fftw_plan_guru64_r2r(rank, dims, howmany, loop, pa, pa, kb, flags);
   if (!s->fwd || !s->bwd) {
     fd_direct_destroy(&s);
     return hpmg_error_set(HPMG_ERR_BACKEND, "fd_direct: FFTW planning failed");
@@ -395,6 +402,16 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
 #endif
 }
 
+hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int measure, fd_direct *sp) {
+  return create(box, lambda, device, measure, NULL, NULL, sp);
+}
+
+hpmg_error fd_direct_create_embedded(const hpmg_box *box, double lambda, int measure, double *array,
+                                     const int64_t stride[3], fd_direct *sp) {
+  HPMG_CHECK_ARG(array && stride, "fd_direct: NULL embedded array");
+  return create(box, lambda, 0, measure, array, stride, sp);
+}
+
 hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
   HPMG_CHECK_ARG(s && b && u, "fd_direct_solve: NULL argument");
   if (s->device) {
@@ -407,8 +424,16 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
 #ifdef HPMG_HAVE_FFTW
   const int64_t n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
   const int tri = s->tri;
-  /* work in u itself where FFTW's plans (made on buf) allow it: same alignment */
-  double *g = fftw_alignment_of(u) == fftw_alignment_of(s->buf) ? u : s->buf;
+  const int64_t str1 = s->str[1], str2 = s->str[2];
+  /* work in u itself where FFTW's plans allow it: same alignment as the array they were made on */
+  double *g = s->buf;
+  if (s->embed) {
+    HPMG_CHECK_ARG(b == u && fftw_alignment_of(u) == fftw_alignment_of(s->embed),
+                   "fd_direct: an embedded solver solves in place on an array aligned like its own");
+    g = u;
+  } else if (fftw_alignment_of(u) == fftw_alignment_of(s->buf)) {
+    g = u;
+  }
   /* g = b / prod_{uniform d} w_d. Directions whose widths are all h (wconst)
    * divide through the final scale instead, so an in-place solve of a
    * non-singular problem with such directions only needs no pass here. */
@@ -430,7 +455,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
     for (int64_t k = 0; k < n2; k++)
       for (int64_t j = 0; j < n1; j++) {
         const double wjk = w1[j * st1] * w2[k * st2];
-        const int64_t base = n0 * (j + n1 * k);
+        const int64_t base = j * str1 + k * str2;
         for (int64_t i = 0; i < n0; i++) {
           const double v = b[base + i];
           sum += v;
@@ -453,7 +478,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
     for (int64_t k = 0; k < n2; k++)
       for (int64_t j = 0; j < n1; j++) {
         const double sjk = lam + m1[j] + m2[k];
-        double *gl = g + n0 * (j + n1 * k);
+        double *gl = g + j * str1 + k * str2;
         for (int64_t i = 0; i < n0; i++) {
           const double sg = sjk + m0[i];
           gl[i] = sg > 0 ? gl[i] * scale / sg : 0; /* sg == 0: the singular constant mode */

@@ -66,6 +66,13 @@ typedef struct fd_direct_s *fd_direct;
  * measure: FFTW_MEASURE instead of FFTW_ESTIMATE (CPU). The solver owns its
  * work arrays; the box is copied (its coordinate arrays are not kept). */
 hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int measure, fd_direct *s);
+/* CPU, uniform directions only: the unknowns live inside the caller's
+ * array at array[i + stride[1] j + stride[2] k] (stride[0] = 1), e.g. the
+ * interior of a boundary-inclusive grid array; the plans are made on array
+ * (FFTW_MEASURE overwrites it) and fd_direct_solve(s, array, array) solves in
+ * place there. */
+hpmg_error fd_direct_create_embedded(const hpmg_box *box, double lambda, int measure, double *array,
+                                     const int64_t stride[3], fd_direct *s);
 void fd_direct_destroy(fd_direct *s);
 /* Solve A u = b; b and u are host arrays (device 0) or device arrays
  * (device 1) of fd_direct_size values; b == u is allowed. */
