@@ -178,11 +178,6 @@ p1_elem_type p1_gmsh_type(int64_t type);
  * with a message naming the file if a facet uses a dropped node. */
 hpmg_error p1_mesh_drop_unused(hpmg_p1_mesh *m, const char *path);
 
-/* Ask for transparent huge pages on the page-aligned interior of a large
- * buffer about to be filled: first-touch faults of fresh memory otherwise
- * cost as much as the conversion itself. No effect where THP is off. */
-void p1_advise_huge(void *p, size_t bytes);
-
 /* Set name of group g from [s, s+len), truncated to the buffer. */
 void p1_group_set_name(hpmg_p1_group *g, const char *s, size_t len);
 
