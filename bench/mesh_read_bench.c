@@ -141,7 +141,8 @@ static void write_msh(const char *path, int64_t n, int binary) {
   }
 }
 
-static double time_read(const char *path, int repeat, int64_t want_cells, hpmg_p1_mesh *keep) {
+static double time_read(const char *path, int repeat, int64_t want_cells, hpmg_p1_mesh *keep,
+                        double *first) {
   double best = 1e30;
   for (int r = 0; r < repeat; r++) {
     hpmg_p1_mesh m;
@@ -153,6 +154,7 @@ static double time_read(const char *path, int repeat, int64_t want_cells, hpmg_p
               e ? 0 : m.num_cells);
       exit(1);
     }
+    if (r == 0) *first = t;
     if (t < best) best = t;
     if (keep && r == repeat - 1) *keep = m;
     else hpmg_p1_mesh_destroy(&m);
@@ -178,11 +180,16 @@ int main(int argc, char **argv) {
   write_msh(pa, n, 0);
   printf("wrote %s (%.2f s)\n", pa, hpmg_wtime() - t);
 
+  /* the first read of a process also pays for the first touch of its memory
+   * (huge-page compaction, thread start): printed apart from the best */
   hpmg_p1_mesh m;
-  double tb = time_read(pb, repeat, C, &m);
-  printf("read MSH 4.1 binary: %.3f s  %.3g tets/s  (best of %d)\n", tb, (double)C / tb, repeat);
-  double ta = time_read(pa, repeat, C, NULL);
-  printf("read MSH 4.1 ASCII:  %.3f s  %.3g tets/s  (best of %d)\n", ta, (double)C / ta, repeat);
+  double fb, fa;
+  double tb = time_read(pb, repeat, C, &m, &fb);
+  printf("read MSH 4.1 binary: %.3f s  %.3g tets/s  (best of %d; first %.3f s  %.3g tets/s)\n", tb,
+         (double)C / tb, repeat, fb, (double)C / fb);
+  double ta = time_read(pa, repeat, C, NULL, &fa);
+  printf("read MSH 4.1 ASCII:  %.3f s  %.3g tets/s  (best of %d; first %.3f s)\n", ta, (double)C / ta,
+         repeat, fa);
 
   int64_t bw0 = 0;
   for (int64_t c = 0; c < C; c++)

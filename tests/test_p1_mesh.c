@@ -465,6 +465,26 @@ static void test_formats(void) {
   }
   hpmg_p1_mesh_destroy(&m);
 
+  /* 2D Triangle files (.node/.ele/.edge), 1-based, one triangle written clockwise */
+  path_of(p, sizeof p, "square_tri.node");
+  write_text(p, "4 2 0 1\n1 0 0 1\n2 1 0 1\n3 1 1 1\n4 0 1 1\n");
+  path_of(p, sizeof p, "square_tri.ele");
+  write_text(p, "2 3 1\n1 1 2 3 5\n2 1 4 3 6\n");
+  path_of(p, sizeof p, "square_tri.edge");
+  write_text(p, "4 1\n1 1 2 7\n2 2 3 7\n3 3 4 8\n4 4 1 8\n");
+  path_of(p, sizeof p, "square_tri");
+  read_ok(p, &m, "triangle 2D");
+  CHECK(m.dim == 2 && m.num_nodes == 4 && m.num_cells == 2 && m.num_facets == 4 && m.x[2] == NULL,
+        "triangle 2D: dim %d, %" PRId64 " nodes, %" PRId64 " cells, %" PRId64 " facets", m.dim,
+        m.num_nodes, m.num_cells, m.num_facets);
+  if (m.dim == 2 && m.num_cells == 2 && m.num_facets == 4) {
+    CHECK(hpmg_p1_mesh_check(&m) == HPMG_SUCCESS, "triangle 2D check: %s", hpmg_last_error());
+    CHECK(m.cell_region[0] == 5 && m.cell_region[1] == 6, "triangle 2D regions %d %d", m.cell_region[0],
+          m.cell_region[1]);
+    CHECK(m.facet_region[0] == 7 && m.facet_region[3] == 8, "triangle 2D edge markers");
+  }
+  hpmg_p1_mesh_destroy(&m);
+
   /* ---- malformed files: code, file and line / byte offset */
   printf("error messages:\n");
   cube_setup(3, 7);

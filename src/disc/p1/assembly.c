@@ -13,7 +13,7 @@ void hpmg_p1_pattern_destroy(hpmg_p1_pattern *p) {
   memset(p, 0, sizeof *p);
 }
 
-/* sorts a[0..n) and removes duplicates; returns the new length */
+/* sorts a[0..n) and removes duplicates; returns the count left */
 static int sort_unique(int64_t *a, int n) {
   for (int i = 1; i < n; i++) { /* rows are short (tens of entries): insertion sort */
     int64_t v = a[i];

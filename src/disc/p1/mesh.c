@@ -247,18 +247,6 @@ p1_elem_type p1_gmsh_type(int64_t type) {
 
 /* ------------------------------------------------------------ mesh helpers */
 
-void p1_advise_huge(void *p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  const uintptr_t huge = (uintptr_t)2 << 20;
-  if (bytes < 2 * huge) return;
-  uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-  if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
 void p1_group_set_name(hpmg_p1_group *g, const char *s, size_t len) {
   if (len >= HPMG_P1_GROUP_NAME_MAX) len = HPMG_P1_GROUP_NAME_MAX - 1;
   memcpy(g->name, s, len);

@@ -124,9 +124,40 @@ static inline double p1_cell_quality(int dim, double *const x[3], const int64_t 
 }
 
 /* Orient the cell positively (swap its last two nodes if needed); 0 if it is
- * degenerate (|quality| <= P1_DEGENERATE_TOL), 1 otherwise. */
+ * degenerate (|quality| <= P1_DEGENERATE_TOL), 1 otherwise. The common 3D
+ * case compares det^2 with tol^2 L^6, free of the square root and division,
+ * where L^2 is in a range whose cube neither underflows nor overflows. */
 static inline int p1_orient_cell(int dim, double *const x[3], int64_t *nodes) {
-  double q = p1_cell_quality(dim, x, nodes);
+  double q;
+  if (dim == 3) {
+    const int64_t *v = nodes;
+    double e[3][3];
+    for (int k = 0; k < 3; k++)
+      for (int d = 0; d < 3; d++) e[k][d] = x[d][v[k + 1]] - x[d][v[0]];
+    double det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
+                 e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
+                 e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+    double l2 = 0;
+    for (int k = 0; k < 3; k++) l2 = p1_max(l2, e[k][0] * e[k][0] + e[k][1] * e[k][1] + e[k][2] * e[k][2]);
+    for (int a = 0; a < 3; a++)
+      for (int b = a + 1; b < 3; b++) {
+        double s = 0;
+        for (int d = 0; d < 3; d++) s += (e[a][d] - e[b][d]) * (e[a][d] - e[b][d]);
+        l2 = p1_max(l2, s);
+      }
+    if (l2 > 1e-90 && l2 < 1e90) {
+      if (!(det * det > P1_DEGENERATE_TOL * P1_DEGENERATE_TOL * (l2 * l2 * l2))) return 0;
+      if (det < 0) {
+        int64_t t = nodes[3];
+        nodes[3] = nodes[2];
+        nodes[2] = t;
+      }
+      return 1;
+    }
+    q = p1_cell_quality(dim, x, nodes);
+  } else {
+    q = p1_cell_quality(dim, x, nodes);
+  }
   if (!(q > P1_DEGENERATE_TOL || q < -P1_DEGENERATE_TOL)) return 0;
   if (q < 0) {
     int64_t t = nodes[dim];
@@ -146,11 +177,6 @@ p1_elem_type p1_gmsh_type(int64_t type);
 /* Drop the nodes no cell uses (renumbering the rest in order); HPMG_ERR_IO
  * with a message naming the file if a facet uses a dropped node. */
 hpmg_error p1_mesh_drop_unused(hpmg_p1_mesh *m, const char *path);
-
-/* Ask for transparent huge pages on the page-aligned interior of a large
- * buffer about to be filled: first-touch faults of fresh memory otherwise
- * cost as much as the conversion itself. No effect where THP is off. */
-void p1_advise_huge(void *p, size_t bytes);
 
 /* Set name of group g from [s, s+len), truncated to the buffer. */
 void p1_group_set_name(hpmg_p1_group *g, const char *s, size_t len);

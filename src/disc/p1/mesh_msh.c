@@ -241,11 +241,7 @@ static hpmg_error alloc_nodes(msh_reader *r, int64_t n) {
   hpmg_p1_mesh *m = r->m;
   size_t bytes = (size_t)(n > 0 ? n : 1) * 8;
   HPMG_CALL(hpmg_malloc(bytes, &m->node_tag));
-  p1_advise_huge(m->node_tag, bytes);
-  for (int d = 0; d < 3; d++) {
-    HPMG_CALL(hpmg_malloc(bytes, &m->x[d]));
-    p1_advise_huge(m->x[d], bytes);
-  }
+  for (int d = 0; d < 3; d++) HPMG_CALL(hpmg_malloc(bytes, &m->x[d]));
   m->num_nodes = n;
   return HPMG_SUCCESS;
 }
@@ -372,8 +368,6 @@ static hpmg_error alloc_elements(msh_reader *r, int dim, const elem_counts *ec) 
   HPMG_CALL(hpmg_malloc((size_t)(nc > 0 ? nc : 1) * sizeof(int), &m->cell_region));
   HPMG_CALL(hpmg_malloc((size_t)(nf > 0 ? nf : 1) * (size_t)dim * 8, &m->facet_nodes));
   HPMG_CALL(hpmg_malloc((size_t)(nf > 0 ? nf : 1) * sizeof(int), &m->facet_region));
-  p1_advise_huge(m->cell_nodes, (size_t)nc * (size_t)(dim + 1) * 8);
-  p1_advise_huge(m->cell_region, (size_t)nc * sizeof(int));
   return HPMG_SUCCESS;
 }
 
