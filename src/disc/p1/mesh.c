@@ -247,6 +247,24 @@ p1_elem_type p1_gmsh_type(int64_t type) {
 
 /* ------------------------------------------------------------ mesh helpers */
 
+void p1_prefault(void *p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t page = 4096;
+  if (bytes < ((size_t)4 << 20)) return;
+  uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + bytes) & ~(page - 1);
+  const int64_t slices = 64;
+  const uintptr_t step = ((hi - lo) / (uintptr_t)slices + page - 1) & ~(page - 1);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t k = 0; k < slices; k++) {
+    uintptr_t a = lo + (uintptr_t)k * step, b = a + step < hi ? a + step : hi;
+    if (a < b) madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+  }
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
 void p1_group_set_name(hpmg_p1_group *g, const char *s, size_t len) {
   if (len >= HPMG_P1_GROUP_NAME_MAX) len = HPMG_P1_GROUP_NAME_MAX - 1;
   memcpy(g->name, s, len);

@@ -178,6 +178,11 @@ p1_elem_type p1_gmsh_type(int64_t type);
  * with a message naming the file if a facet uses a dropped node. */
 hpmg_error p1_mesh_drop_unused(hpmg_p1_mesh *m, const char *path);
 
+/* Fault in a large buffer about to be filled, both threads' halves in
+ * parallel, with one system call per page-aligned slice instead of one page
+ * fault per 4 KiB page. No effect where the kernel lacks MADV_POPULATE_WRITE. */
+void p1_prefault(void *p, size_t bytes);
+
 /* Set name of group g from [s, s+len), truncated to the buffer. */
 void p1_group_set_name(hpmg_p1_group *g, const char *s, size_t len);
 

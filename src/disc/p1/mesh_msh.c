@@ -368,6 +368,8 @@ static hpmg_error alloc_elements(msh_reader *r, int dim, const elem_counts *ec) 
   HPMG_CALL(hpmg_malloc((size_t)(nc > 0 ? nc : 1) * sizeof(int), &m->cell_region));
   HPMG_CALL(hpmg_malloc((size_t)(nf > 0 ? nf : 1) * (size_t)dim * 8, &m->facet_nodes));
   HPMG_CALL(hpmg_malloc((size_t)(nf > 0 ? nf : 1) * sizeof(int), &m->facet_region));
+  p1_prefault(m->cell_nodes, (size_t)nc * (size_t)(dim + 1) * 8);
+  p1_prefault(m->cell_region, (size_t)nc * sizeof(int));
   return HPMG_SUCCESS;
 }
 
