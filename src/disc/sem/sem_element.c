@@ -49,10 +49,10 @@ void hpmg_sem_apply_full(const hpmg_sem_element *el, const double *d, const doub
       const double *ur = u + (i3 * n + i2) * n;
       double *yr = y + (i3 * n + i2) * n;
       const double c = M[i3] * M[i2];
-      for (int i1 = 0; i1 < n; i1++) { /* d0 M(x)M(x)M + d1 M(x)M(x)L */
-        double s = 0.0;
-        for (int j = 0; j < n; j++) s += L[i1 * n + j] * ur[j];
-        yr[i1] = c * (d[0] * M[i1] * ur[i1] + d[1] * s);
+      for (int i1 = 0; i1 < n; i1++) yr[i1] = c * d[0] * M[i1] * ur[i1]; /* d0 M(x)M(x)M */
+      for (int j = 0; j < n; j++) { /* d1 M(x)M(x)L; L_S symmetric, axpy form */
+        const double a = c * d[1] * ur[j];
+        for (int i1 = 0; i1 < n; i1++) yr[i1] += a * L[j * n + i1];
       }
       for (int j = 0; j < n; j++) { /* d2 M(x)L(x)M */
         const double cj = d[2] * M[i3] * L[i2 * n + j];
@@ -207,10 +207,9 @@ static void boundary_block(const hpmg_sem_element *el, const double *d, const do
       const double *ur = U + i2 * n;
       double *yr = Y + i2 * n;
       if (END(i2)) {
-        for (int i1 = 0; i1 < n; i1++) {
-          double s = 0.0;
-          for (int j = 0; j < n; j++) s += L[i1 * n + j] * ur[j];
-          yr[i1] += c * s;
+        for (int j = 0; j < n; j++) { /* L_S symmetric: row j = column j */
+          const double a = c * ur[j];
+          for (int i1 = 0; i1 < n; i1++) yr[i1] += a * L[j * n + i1];
         }
       } else {
         yr[0] += c * (L00 * ur[0] + L0p * ur[p]);
@@ -241,10 +240,9 @@ static void boundary_block(const hpmg_sem_element *el, const double *d, const do
       const double *ur = up + i2 * n;
       double *yr = yp + i2 * n;
       if (END(i3) || END(i2)) {
-        for (int i1 = 0; i1 < n; i1++) {
-          double s = 0.0;
-          for (int j = 0; j < n; j++) s += L[i1 * n + j] * ur[j];
-          yr[i1] += c * s;
+        for (int j = 0; j < n; j++) { /* L_S symmetric: row j = column j */
+          const double a = c * ur[j];
+          for (int i1 = 0; i1 < n; i1++) yr[i1] += a * L[j * n + i1];
         }
       } else {
         yr[0] += c * (L00 * ur[0] + L0p * ur[p]);
@@ -314,12 +312,17 @@ static void face_to_eigen(const hpmg_sem_element *el, double c, const double *g,
     }
     return;
   }
-  for (int r = 0; r < m; r++) /* tmp = g Sinv^T */
-    for (int k = 0; k < m; k++) {
-      double s = 0.0;
-      for (int i = 0; i < m; i++) s += g[r * m + i] * A[k * m + i];
-      tmp[r * m + k] = s;
+  /* loops in axpy form (vectorized over the innermost index): the compiler
+   * leaves floating-point dot-product reductions scalar without -ffast-math */
+  const double *AT = el->SinvT;
+  for (int r = 0; r < m; r++) { /* tmp = g Sinv^T */
+    double *tr = tmp + r * m;
+    for (int k = 0; k < m; k++) tr[k] = 0.0;
+    for (int i = 0; i < m; i++) {
+      const double gi = g[r * m + i];
+      for (int k = 0; k < m; k++) tr[k] += gi * AT[i * m + k];
     }
+  }
   for (int k = 0; k < m; k++) { /* G = c Sinv tmp */
     double *Gr = G + k * m;
     for (int t = 0; t < m; t++) Gr[t] = 0.0;
@@ -351,10 +354,11 @@ static void eigen_to_face(const hpmg_sem_element *el, double c, const double *C,
     }
   }
   for (int i = 0; i < m; i++) /* y -= c tmp Sinv */
-    for (int j = 0; j < m; j++) {
-      double s = 0.0;
-      for (int l = 0; l < m; l++) s += tmp[i * m + l] * A[l * m + j];
-      y[i * m + j] -= c * s;
+    for (int l = 0; l < m; l++) {
+      const double a = c * tmp[i * m + l];
+      const double *Al = A + l * m;
+      double *yr = y + i * m;
+      for (int j = 0; j < m; j++) yr[j] -= a * Al[j];
     }
 }
 
