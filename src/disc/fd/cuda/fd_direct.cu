@@ -472,18 +472,22 @@ extern "C" hpmg_error fd_cuda_periodic_reference(const int64_t cells[3], int rep
   }
   long long nn[3] = {n2, n1, n0}, re[3] = {n2, n1, 2 * nh}, ce[3] = {n2, n1, nh};
   hpmg_error e = HPMG_SUCCESS;
-  if (cufftMakePlanMany64(f, 3, nn, re, 1, 0, ce, 1, 0, CUFFT_D2Z, 1, &ws) != CUFFT_SUCCESS ||
-      cufftMakePlanMany64(bk, 3, nn, ce, 1, 0, re, 1, 0, CUFFT_Z2D, 1, &ws) != CUFFT_SUCCESS)
-    e = hpmg_error_set(HPMG_ERR_BACKEND, "fd: cuFFT reference: planning failed (out of memory?)");
+  /* one transform: the distances are the whole arrays (cuFFT refuses 0) */
+  const long long rdist = n2 * n1 * 2 * nh, cdist = n2 * n1 * nh;
+  const cufftResult rf = cufftMakePlanMany64(f, 3, nn, re, 1, rdist, ce, 1, cdist, CUFFT_D2Z, 1, &ws);
+  const cufftResult rb = rf != CUFFT_SUCCESS ? rf : cufftMakePlanMany64(bk, 3, nn, ce, 1, cdist, re, 1, rdist, CUFFT_Z2D, 1, &ws);
+  if (rf != CUFFT_SUCCESS || rb != CUFFT_SUCCESS)
+    e = hpmg_error_set(HPMG_ERR_BACKEND, "fd: cuFFT reference: planning failed (cufftResult %d)", (int)(rf ? rf : rb));
   dim3 g, b;
   blocks1d(nh * n1 * n2, &g, &b);
   for (int r = -1; r < reps && !e; r++) {
     cudaDeviceSynchronize();
     const double t0 = hpmg_wtime();
-    cufftExecD2Z(f, (cufftDoubleReal *)Z, Z);
+    const cufftResult x1 = cufftExecD2Z(f, (cufftDoubleReal *)Z, Z);
     k_periodic_divide<<<g, b>>>(n0, n1, n2, Z);
-    cufftExecZ2D(bk, Z, (cufftDoubleReal *)Z);
-    if (cudaDeviceSynchronize() != cudaSuccess) e = hpmg_error_set(HPMG_ERR_BACKEND, "fd: cuFFT reference failed");
+    const cufftResult x2 = cufftExecZ2D(bk, Z, (cufftDoubleReal *)Z);
+    if (x1 != CUFFT_SUCCESS || x2 != CUFFT_SUCCESS || cudaDeviceSynchronize() != cudaSuccess)
+      e = hpmg_error_set(HPMG_ERR_BACKEND, "fd: cuFFT reference failed (cufftResult %d, %d)", (int)x1, (int)x2);
     if (r >= 0) seconds[r] = hpmg_wtime() - t0;
   }
   cufftDestroy(f);
