@@ -164,6 +164,10 @@ static int run_case(int dim, const int64_t cells[3], const int pairs[3], int lay
   if (!e) {
     e = fd_direct_solve(s, b, u);
     CHECK(e == HPMG_SUCCESS, "%s: solve: %s", name, hpmg_last_error());
+    /* in place (b == u): the same values */
+    memcpy(r, b, sizeof(double) * (size_t)N);
+    CHECK(fd_direct_solve(s, r, r) == HPMG_SUCCESS, "%s: in-place solve: %s", name, hpmg_last_error());
+    CHECK(memcmp(r, u, sizeof(double) * (size_t)N) == 0, "%s: the in-place solve differs", name);
     int singular = lambda == 0;
     for (int f = 0; f < 2 * dim; f++)
       if (box.bc[f] == HPMG_BC_DIRICHLET) singular = 0;
@@ -369,6 +373,130 @@ static void xform_formulas(void) {
 #endif
 }
 
+#ifdef HPMG_HAVE_FFTW
+/* one direction's transform of the GPU solve: fdd_gather_at, FFTW's batched
+ * complex FFT with cuFFT's advanced layout, fdd_scatter_at, chunk by chunk */
+static void emu_transform(const int64_t n[3], int64_t size, int a, fd_direct_kind kind, int64_t Lmax, size_t chunk,
+                          double *u) {
+  const int64_t nn = n[a], M = size / nn, L = fdd_len(kind, nn), P = fdd_in_len(kind, nn), Q = fdd_out_len(kind, nn);
+  const int64_t Mc = fdd_chunk_lines(Lmax, M, chunk);
+  double *A = fftw_malloc(16 * (size_t)(Mc * Lmax)), *B = fftw_malloc(16 * (size_t)(Mc * (Lmax / 2 + 1)));
+  const int fft = fdd_fft(kind);
+  for (int64_t m0 = 0; m0 < M; m0 += Mc) {
+    const int64_t Bc = M - m0 < Mc ? M - m0 : Mc;
+    for (int64_t e = 0; e < Bc * P; e++) fdd_gather_at(kind, a, n[0], n[1], nn, m0, Bc, e, u, A, B);
+    int len = (int)L, in = (int)P, out = (int)Q;
+    const int is = a == 0 ? 1 : (int)Bc, id = a == 0 ? in : 1, os = a == 0 ? 1 : (int)Bc, od = a == 0 ? out : 1;
+    fftw_plan p;
+    if (fft == FDD_D2Z)
+      p = fftw_plan_many_dft_r2c(1, &len, (int)Bc, A, &in, is, id, (fftw_complex *)B, &out, os, od, FFTW_ESTIMATE);
+    else if (fft == FDD_Z2D)
+      p = fftw_plan_many_dft_c2r(1, &len, (int)Bc, (fftw_complex *)B, &in, is, id, A, &out, os, od, FFTW_ESTIMATE);
+    else
+      p = fftw_plan_many_dft(1, &len, (int)Bc, (fftw_complex *)A, &in, is, id, (fftw_complex *)A, &out, os, od,
+                             FFTW_FORWARD, FFTW_ESTIMATE);
+    fftw_execute(p);
+    fftw_destroy_plan(p);
+    for (int64_t e = 0; e < Bc * nn; e++) fdd_scatter_at(kind, a, n[0], n[1], nn, m0, Bc, e, A, B, u);
+  }
+  fftw_free(A);
+  fftw_free(B);
+}
+
+/* the GPU solve (fd_direct.cu's solve()) run on the host: its per-thread
+ * functions looped over the threads, FFTW in place of cuFFT */
+static void emulate_gpu(const hpmg_box *box, double lambda, const double *b, double *u, size_t chunk) {
+  fd_direct_dir dir[3];
+  memset(dir, 0, sizeof dir);
+  int64_t n[3] = {1, 1, 1}, size = 1;
+  int tri = -1;
+  for (int d = 0; d < box->dim; d++) {
+    if (fd_direct_dir_init(box, d, &dir[d])) { printf("FAIL: %s\n", hpmg_last_error()); exit(1); }
+    n[d] = dir[d].n;
+    size *= n[d];
+    if (!dir[d].uniform) tri = d;
+  }
+  const int singular = hpmg_box_neumann_like(box) && lambda == 0;
+  const double *w2 = box->dim == 3 ? dir[2].w : NULL, *m2 = box->dim == 3 ? dir[2].mu : NULL;
+  for (int64_t c = 0; c < size; c++) u[c] = fdd_scale_in(c, n[0], n[1], tri, dir[0].w, dir[1].w, w2, b[c]);
+  double norm = 1;
+  for (int d = 0; d < box->dim; d++)
+    if (d != tri) {
+      const int64_t Lf = fdd_len(dir[d].kf, n[d]), Lb = fdd_len(dir[d].kb, n[d]);
+      emu_transform(n, size, d, dir[d].kf, Lf > Lb ? Lf : Lb, chunk, u);
+      norm *= dir[d].norm;
+    }
+  if (tri < 0) {
+    for (int64_t c = 0; c < size; c++) {
+      const double sg = fdd_sigma(c, n[0], n[1], -1, lambda, dir[0].mu, dir[1].mu, m2);
+      u[c] = sg > 0 ? u[c] / norm / sg : 0;
+    }
+  } else {
+    const int64_t N = n[tri], st = tri == 0 ? 1 : (tri == 1 ? n[0] : n[0] * n[1]);
+    double *cp = malloc(sizeof(double) * (size_t)size), *z = malloc(sizeof(double) * (size_t)size);
+    for (int64_t q = 0; q < size / N; q++)
+      fdd_tri_line(q, tri, n[0], n[1], N, st, lambda, 1 / norm, singular, dir[tri].periodic, dir[0].mu, dir[1].mu, m2,
+                   dir[tri].lo, dir[tri].di, dir[tri].up, dir[tri].w, u, cp, z);
+    free(cp);
+    free(z);
+  }
+  for (int d = box->dim - 1; d >= 0; d--)
+    if (d != tri) {
+      const int64_t Lf = fdd_len(dir[d].kf, n[d]), Lb = fdd_len(dir[d].kb, n[d]);
+      emu_transform(n, size, d, dir[d].kb, Lf > Lb ? Lf : Lb, chunk, u);
+    }
+  for (int d = 0; d < 3; d++) fd_direct_dir_free(&dir[d]);
+}
+
+/* the emulated GPU solve equals the CPU solve: every BC pair, both layouts,
+ * uniform and stretched in each direction, large and tiny staging chunks */
+static void gpu_emulation(int dim, const int64_t cells[3], size_t chunk, int every) {
+  double worst_e = 0;
+  int cases = 0;
+  const int ncomb = dim == 2 ? 25 : 125;
+  for (int comb = 0; comb < ncomb; comb += every) {
+    const int pairs[3] = {comb % 5, (comb / 5) % 5, comb / 25};
+    for (int layout = 0; layout < 2; layout++)
+      for (int sd = -1; sd < dim; sd++) {
+        hpmg_box box;
+        memset(&box, 0, sizeof box);
+        box.dim = dim;
+        box.layout = layout ? HPMG_FD_CELL : HPMG_FD_VERTEX;
+        int64_t N = 1;
+        for (int d = 0; d < 3; d++) {
+          box.cells[d] = d < dim ? cells[d] : 1;
+          box.len[d] = 1.0 + 0.25 * d;
+          if (d >= dim) continue;
+          box.x[d] = coords(cells[d], box.len[d], d == sd ? 1 + (comb + d) % 2 : 0);
+          box.uniform[d] = d != sd;
+          box.bc[2 * d] = PAIRS[pairs[d]][0];
+          box.bc[2 * d + 1] = PAIRS[pairs[d]][1];
+        }
+        for (int d = 0; d < dim; d++) N *= hpmg_box_n(&box, d);
+        const double lambda = (comb + sd + layout) % 2 ? 0.0 : 0.8;
+        double *b = malloc(sizeof(double) * (size_t)N), *u1 = malloc(sizeof(double) * (size_t)N),
+               *u2 = malloc(sizeof(double) * (size_t)N);
+        for (int64_t c = 0; c < N; c++) b[c] = check_rand();
+        fd_direct s;
+        CHECK(fd_direct_create(&box, lambda, 0, 0, &s) == HPMG_SUCCESS && fd_direct_solve(s, b, u1) == HPMG_SUCCESS,
+              "CPU solve: %s", hpmg_last_error());
+        fd_direct_destroy(&s);
+        emulate_gpu(&box, lambda, b, u2, chunk);
+        double dn = 0, un = 0;
+        for (int64_t c = 0; c < N; c++) { dn = fmax(dn, fabs(u1[c] - u2[c])); un = fmax(un, fabs(u1[c])); }
+        worst_e = fmax(worst_e, dn / un);
+        CHECK(dn <= 1e-11 * un, "GPU emulation %dD %s %s%s%s stretch %d: differs from the CPU by %.3e of %.3e", dim,
+              layout ? "cell" : "vertex", PNAME[pairs[0]], PNAME[pairs[1]], dim == 3 ? PNAME[pairs[2]] : "", sd, dn, un);
+        cases++;
+        for (int d = 0; d < 3; d++) free(box.x[d]);
+        free(b); free(u1); free(u2);
+      }
+  }
+  printf("GPU emulation %dD %lldx%lldx%lld chunk %zu B: %d cases, worst difference from the CPU %.2e\n", dim,
+         (long long)cells[0], (long long)cells[1], (long long)cells[2], chunk, cases, worst_e);
+}
+#endif
+
 int main(void) {
   xform_formulas();
   const int64_t c2a[3] = {7, 8, 1}, c2b[3] = {13, 6, 1}, c2c[3] = {131, 5, 1}, c3a[3] = {5, 6, 7}, c3b[3] = {4, 9, 3};
@@ -377,9 +505,23 @@ int main(void) {
   sweep(2, c2c); /* several blocks of lines in the tridiagonal pass */
   sweep(3, c3a);
   sweep(3, c3b);
+  { /* above the serial threshold: the threaded passes (channel-like, and a cyclic tridiagonal direction) */
+    const int64_t cb[3] = {40, 33, 30};
+    const int ch[3] = {4, 1, 4}, cy[3] = {0, 4, 2};
+    int bad = run_case(3, cb, ch, 1, 1, 1, 0.0, NULL);
+    bad += run_case(3, cb, cy, 0, 1, 2, 0.3, NULL);
+    bad += run_case(3, cb, cy, 1, 0, 1, 0.0, NULL);
+    printf("3D 40x33x30 threaded: %d failed, worst relative residual so far %.2e\n", bad, worst);
+  }
   tri_vs_transform();
   against_fd_fft(2, 6);
   against_fd_fft(3, 4);
   refusals();
+#ifdef HPMG_HAVE_FFTW
+  const int64_t e2[3] = {9, 12, 1}, e3[3] = {6, 7, 5}, e3c[3] = {16, 11, 13};
+  gpu_emulation(2, e2, (size_t)1 << 30, 1);
+  gpu_emulation(3, e3, (size_t)1 << 30, 1);
+  gpu_emulation(3, e3c, 8192, 6); /* chunks of a few lines and a remainder */
+#endif
   return check_report();
 }

@@ -28,6 +28,7 @@
 
 #define FDD_PI 3.14159265358979323846
 #define FDD_BLOCK 64 /* lines per tridiagonal block (inner contiguous index) */
+#define FDD_SERIAL_MAX 32768 /* unknowns below which the solve runs on one thread */
 
 void fd_direct_dir_free(fd_direct_dir *d) {
   hpmg_free(&d->mu);
@@ -113,6 +114,8 @@ hpmg_error fd_direct_dir_init(const hpmg_box *box, int d, fd_direct_dir *dir) {
 #undef H
   /* transforms and eigenvalues (uniform spacing h = len / cells) */
   const double h = (x[cells] - x[0]) / (double)cells, s = 4 / (h * h);
+  dir->h = h;
+  dir->wconst = dir->uniform && (cell || per || (b0 == HPMG_BC_DIRICHLET && b1 == HPMG_BC_DIRICHLET));
   const int D0 = b0 == HPMG_BC_DIRICHLET, D1 = b1 == HPMG_BC_DIRICHLET;
   double (*mu) = dir->mu;
   const double nn = (double)n;
@@ -144,8 +147,11 @@ hpmg_error fd_direct_dir_init(const hpmg_box *box, int d, fd_direct_dir *dir) {
 
 struct fd_direct_s {
   int dim, device, tri; /* tri: the tridiagonal direction or -1 */
+  int threads;          /* OpenMP / FFTW threads: 1 on small grids, where a parallel region costs more than it saves */
   int singular;
   int64_t n[3], size;
+  int64_t str[3];       /* array strides: compact (1, n0, n0 n1), or the caller's (embedded) */
+  double *embed;        /* embedded: the caller's array the plans were made on (solves are in place on it) */
   double lambda;
   fd_direct_dir dir[3];
   double *buf;          /* CPU work array */
@@ -303,7 +309,8 @@ static fftw_r2r_kind fftw_kind(fd_direct_kind k) {
 }
 #endif
 
-hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int measure, fd_direct *sp) {
+static hpmg_error create(const hpmg_box *box, double lambda, int device, int measure, double *embed,
+                         const int64_t estr[3], fd_direct *sp) {
   HPMG_CHECK_ARG(sp, "fd_direct: NULL output");
   *sp = NULL;
   HPMG_CHECK_ARG(box && (box->dim == 2 || box->dim == 3), "fd_direct: the box must be 2D or 3D");
@@ -320,6 +327,8 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
     return hpmg_error_set(HPMG_ERR_BACKEND,
                           "fd: the direct (FFT) solver on the CPU needs FFTW (install libfftw3-dev and reconfigure)");
 #endif
+  HPMG_CHECK_ARG(!embed || (!device && tri < 0 && estr[0] == 1),
+                 "fd_direct: an embedded array needs the CPU, uniform directions and unit stride in x");
   fd_direct s;
   HPMG_CALL(hpmg_calloc(sizeof *s, &s));
   s->dim = box->dim;
@@ -335,6 +344,9 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
     if (d < box->dim && !e) e = fd_direct_dir_init(box, d, &s->dir[d]);
   }
   if (e) { fd_direct_destroy(&s); return e; }
+  s->embed = embed;
+  for (int d = 0; d < 3; d++) s->str[d] = embed ? estr[d] : (d == 0 ? 1 : s->str[d - 1] * s->n[d - 1]);
+  s->threads = s->size >= FDD_SERIAL_MAX ? omp_get_max_threads() : 1;
   const double t0 = hpmg_wtime();
   if (device) {
     e = fd_cuda_direct_create(s->dim, s->dir, lambda, &s->cuda);
@@ -345,22 +357,22 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
   }
 #ifdef HPMG_HAVE_FFTW
   (void)measure;
-  e = hpmg_calloc(sizeof(double) * (size_t)s->size, &s->buf);
+  if (!embed) e = hpmg_calloc(sizeof(double) * (size_t)s->size, &s->buf);
   if (!e && tri >= 0) {
     s->scratch_per_thread = 2 * s->n[tri] * FDD_BLOCK;
-    e = hpmg_malloc(sizeof(double) * (size_t)(s->scratch_per_thread * omp_get_max_threads()), &s->scratch);
+    e = hpmg_malloc(sizeof(double) * (size_t)(s->scratch_per_thread * s->threads), &s->scratch);
   }
   if (e) { fd_direct_destroy(&s); return e; }
 #ifdef HPMG_HAVE_FFTW_OMP
   static int threads_ready = 0;
   if (!threads_ready) { fftw_init_threads(); threads_ready = 1; }
-  fftw_plan_with_nthreads(omp_get_max_threads());
+  fftw_plan_with_nthreads(s->threads);
 #endif
   fftw_iodim64 dims[3], loop[1];
   fftw_r2r_kind kf[3], kb[3];
   int rank = 0, howmany = 0;
-  int64_t stride = 1, strides[3];
-  for (int d = 0; d < 3; d++) { strides[d] = stride; stride *= s->n[d]; }
+  const int64_t *strides = s->str;
+  double *pa = embed ? embed : s->buf;
   for (int d = s->dim - 1; d >= 0; d--) {
     if (d == tri) {
       loop[0].n = s->n[d]; loop[0].is = loop[0].os = strides[d];
@@ -374,8 +386,8 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
     rank++;
   }
   const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
-  s->fwd = fftw_plan_guru64_r2r(rank, dims, howmany, loop, s->buf, s->buf, kf, flags);
-  s->bwd = fftw_plan_guru64_r2r(rank, dims, howmany, loop, s->buf, s->buf, kb, flags);
+  s->fwd = fftw_plan_guru64_r2r(rank, dims, howmany, loop, pa, pa, kf, flags);
+  s->bwd = fftw_plan_guru64_r2r(rank, dims, howmany, loop, pa, pa, kb, flags);
   if (!s->fwd || !s->bwd) {
     fd_direct_destroy(&s);
     return hpmg_error_set(HPMG_ERR_BACKEND, "fd_direct: FFTW planning failed");
@@ -390,6 +402,16 @@ hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int 
 #endif
 }
 
+hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int measure, fd_direct *sp) {
+  return create(box, lambda, device, measure, NULL, NULL, sp);
+}
+
+hpmg_error fd_direct_create_embedded(const hpmg_box *box, double lambda, int measure, double *array,
+                                     const int64_t stride[3], fd_direct *sp) {
+  HPMG_CHECK_ARG(array && stride, "fd_direct: NULL embedded array");
+  return create(box, lambda, 0, measure, array, stride, sp);
+}
+
 hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
   HPMG_CHECK_ARG(s && b && u, "fd_direct_solve: NULL argument");
   if (s->device) {
@@ -402,40 +424,61 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
 #ifdef HPMG_HAVE_FFTW
   const int64_t n0 = s->n[0], n1 = s->n[1], n2 = s->n[2];
   const int tri = s->tri;
-  /* work in u itself where FFTW's plans (made on buf) allow it: same alignment */
-  double *g = fftw_alignment_of(u) == fftw_alignment_of(s->buf) ? u : s->buf;
-  /* 1/w per direction: 1 along the tridiagonal direction (its W enters the line systems) */
+  const int64_t str1 = s->str[1], str2 = s->str[2];
+  /* work in u itself where FFTW's plans allow it: same alignment as the array they were made on */
+  double *g = s->buf;
+  if (s->embed) {
+    HPMG_CHECK_ARG(b == u && fftw_alignment_of(u) == fftw_alignment_of(s->embed),
+                   "fd_direct: an embedded solver solves in place on an array aligned like its own");
+    g = u;
+  } else if (fftw_alignment_of(u) == fftw_alignment_of(s->buf)) {
+    g = u;
+  }
+  /* g = b / prod_{uniform d} w_d. Directions whose widths are all h (wconst)
+   * divide through the final scale instead, so an in-place solve of a
+   * non-singular problem with such directions only needs no pass here. */
   const double one = 1.0;
-  const double *w0 = s->dir[0].w, *w1 = s->dir[1].w, *w2 = s->dim == 3 ? s->dir[2].w : &one;
-  const int t0 = tri == 0, t1 = tri == 1, t2 = tri == 2 || s->dim == 2;
+  double hprod = 1;
+  int wpass = s->singular || g != b;
+  const double *wd[3] = {&one, &one, &one};
+  int wstep[3] = {0, 0, 0};
+  for (int d = 0; d < s->dim; d++) {
+    if (d == tri) continue;
+    if (s->dir[d].wconst) hprod *= s->dir[d].h;
+    else { wd[d] = s->dir[d].w; wstep[d] = 1; wpass = 1; }
+  }
   double sum = 0, abs = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum, abs)
-  for (int64_t k = 0; k < n2; k++)
-    for (int64_t j = 0; j < n1; j++) {
-      const double wjk = (t1 ? 1.0 : w1[j]) * (t2 ? 1.0 : w2[k]);
-      const int64_t base = n0 * (j + n1 * k);
-      for (int64_t i = 0; i < n0; i++) {
-        const double v = b[base + i];
-        sum += v;
-        abs += fabs(v);
-        g[base + i] = v / (wjk * (t0 ? 1.0 : w0[i]));
+  if (wpass) {
+    const double *w0 = wd[0], *w1 = wd[1], *w2 = wd[2];
+    const int st0 = wstep[0], st1 = wstep[1], st2 = wstep[2];
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum, abs) num_threads(s->threads)
+    for (int64_t k = 0; k < n2; k++)
+      for (int64_t j = 0; j < n1; j++) {
+        const double wjk = w1[j * st1] * w2[k * st2];
+        const int64_t base = j * str1 + k * str2;
+        for (int64_t i = 0; i < n0; i++) {
+          const double v = b[base + i];
+          sum += v;
+          abs += fabs(v);
+          g[base + i] = v / (wjk * w0[i * st0]);
+        }
       }
-    }
+  }
   s->defect_sum = s->singular ? sum : 0;
   s->defect_rel = s->singular && abs > 0 ? fabs(sum) / abs : 0;
   fftw_execute_r2r(s->fwd, g, g);
   double norm = 1;
   for (int d = 0; d < s->dim; d++)
     if (d != tri) norm *= s->dir[d].norm;
-  const double scale = 1 / norm, lam = s->lambda;
+  const double scale = 1 / (norm * hprod), lam = s->lambda;
   const double zero = 0.0;
   const double *m0 = s->dir[0].mu, *m1 = s->dir[1].mu, *m2 = s->dim == 3 ? s->dir[2].mu : &zero;
   if (tri < 0) {
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(s->threads)
     for (int64_t k = 0; k < n2; k++)
       for (int64_t j = 0; j < n1; j++) {
         const double sjk = lam + m1[j] + m2[k];
-        double *gl = g + n0 * (j + n1 * k);
+        double *gl = g + j * str1 + k * str2;
         for (int64_t i = 0; i < n0; i++) {
           const double sg = sjk + m0[i];
           gl[i] = sg > 0 ? gl[i] * scale / sg : 0; /* sg == 0: the singular constant mode */
@@ -450,7 +493,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
     if (s->singular) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)nt, &saved));
     if (saved)
       for (int64_t j = 0; j < nt; j++) saved[j] = g[j * st];
-#pragma omp parallel
+#pragma omp parallel num_threads(s->threads)
     {
       double *cp = s->scratch + s->scratch_per_thread * omp_get_thread_num();
       double *z = cp + nt * FDD_BLOCK;
@@ -462,7 +505,7 @@ hpmg_error fd_direct_solve(fd_direct s, const double *b, double *u) {
         const int64_t base = o * st * nt + q0;
         for (int q = 0; q < nb; q++) {
           const int64_t idx = base + q, i = idx % n0, j = (idx / n0) % n1, k = idx / (n0 * n1);
-          double sg = lam + (t0 ? 0 : m0[i]) + (t1 ? 0 : m1[j]) + (tri == 2 ? 0 : m2[k]);
+          double sg = lam + (tri == 0 ? 0 : m0[i]) + (tri == 1 ? 0 : m1[j]) + (tri == 2 ? 0 : m2[k]);
           if (sg <= 0 && s->singular) sg = 1; /* the constant mode's line, solved below */
           sig[q] = sg;
         }

@@ -47,6 +47,8 @@ typedef struct {
   int singular;          /* K_d has the constants as null space (no Dirichlet face) */
   fd_direct_kind kf, kb; /* forward (F) and backward (B) transforms */
   double norm;           /* B F = norm I for the unnormalized transforms */
+  double h;              /* the uniform spacing len / cells */
+  int wconst;            /* uniform and every dual width is h (no vertex-layout Neumann end) */
   double *mu;            /* n eigenvalues of W_d^{-1} K_d in the transform's order */
   double *w;             /* n dual widths (the diagonal of W_d) */
   double *lo, *di, *up;  /* K_d: row i couples to i-1 by -lo[i], to i+1 by -up[i]; diagonal di[i].
@@ -64,6 +66,13 @@ typedef struct fd_direct_s *fd_direct;
  * measure: FFTW_MEASURE instead of FFTW_ESTIMATE (CPU). The solver owns its
  * work arrays; the box is copied (its coordinate arrays are not kept). */
 hpmg_error fd_direct_create(const hpmg_box *box, double lambda, int device, int measure, fd_direct *s);
+/* CPU, uniform directions only: the unknowns live inside the caller's
+ * array at array[i + stride[1] j + stride[2] k] (stride[0] = 1), e.g. the
+ * interior of a boundary-inclusive grid array; the plans are made on array
+ * (FFTW_MEASURE overwrites it) and fd_direct_solve(s, array, array) solves in
+ * place there. */
+hpmg_error fd_direct_create_embedded(const hpmg_box *box, double lambda, int measure, double *array,
+                                     const int64_t stride[3], fd_direct *s);
 void fd_direct_destroy(fd_direct *s);
 /* Solve A u = b; b and u are host arrays (device 0) or device arrays
  * (device 1) of fd_direct_size values; b == u is allowed. */
@@ -83,8 +92,11 @@ hpmg_error fd_cuda_direct_solve(void *handle, const double *b, double *u, double
 void fd_cuda_direct_destroy(void *handle);
 /* device bytes the CUDA solver allocates (estimate, cuFFT work included) */
 double fd_cuda_direct_bytes(int dim, const int64_t n[3]);
-/* which batched tridiagonal solver the GPU uses: 0 = one thread per line
- * (own kernel), 1 = cuSPARSE gtsv2StridedBatch; returns the previous value */
+/* which batched tridiagonal solver GPU solvers created from now on use:
+ * 0 = one thread per line (own kernel, the default), 1 = cuSPARSE
+ * (gtsv2StridedBatch along x, gtsvInterleavedBatch along y and z; a periodic
+ * direction keeps the own kernel: cuSPARSE has no cyclic solver); returns the
+ * previous value */
 int fd_cuda_direct_set_tri(int which);
 /* staging buffer size per transform chunk (tests: small values exercise the
  * chunk loop); returns the previous value; 0 keeps it */

@@ -1,10 +1,14 @@
-/* The real trigonometric transforms of the direct FD solver through complex
- * FFTs (cuFFT has no r2r kinds): per kind, which FFT of which length, and the
- * O(n) pre-processing (gather one staging entry from a line) and
- * post-processing (one output value from the FFT's result). Shared by the
- * CUDA kernels (src/disc/fd/cuda/fd_direct.cu) and a host test that runs the
- * same formulas with FFTW's complex FFTs (tests/test_fd_direct.c), so the
- * arithmetic the GPU does is checked where no GPU is present.
+/* The per-thread work of the GPU direct FD solver, written once for the CUDA
+ * kernels (src/disc/fd/cuda/fd_direct.cu) and for a host emulation of the
+ * GPU solve in tests/test_fd_direct.c (FFTW's complex FFTs with cuFFT's
+ * layouts in place of cuFFT), so the arithmetic and indexing the GPU does are
+ * checked where no GPU is present:
+ *  - the real trigonometric transforms through complex FFTs (cuFFT has no r2r
+ *    kinds): per kind, which FFT of which length, the O(n) pre-processing
+ *    (gather one staging entry from a line) and post-processing (one output
+ *    value from the FFT's result);
+ *  - the staging layout of a chunk of lines, the pointwise scaling and
+ *    division, and the tridiagonal solve of one line.
  *
  * FFT conventions (cuFFT = FFTW): forward e^{-2 pi i jk/L}, unnormalized;
  * Z2D (c2r) takes L/2+1 complex values, e^{+2 pi i jk/L}.
@@ -137,6 +141,166 @@ FDD_HD double fdd_scatter(fd_direct_kind kind, int64_t n, int64_t k, const doubl
   return 0;
 #undef FDD_ZR
 #undef FDD_ZI
+}
+
+
+/* ---- lines of direction a in the compact array (x fastest) and the staging buffer */
+
+/* data index of position t on line m of direction a; lines enumerate the
+ * other indices, the lower fastest */
+FDD_HD int64_t fdd_lidx(int a, int64_t n0, int64_t n1, int64_t m, int64_t t) {
+  if (a == 0) return t + n0 * m;
+  if (a == 1) return (m % n0) + n0 * (t + n1 * (m / n0));
+  return m + n0 * n1 * t;
+}
+FDD_HD int64_t fdd_lstride(int a, int64_t n0, int64_t n1) { return a == 0 ? 1 : (a == 1 ? n0 : n0 * n1); }
+
+/* thread e over (line mm < Mc of the chunk, position p < P): along x the
+ * position is the fastest (a line is contiguous in the staging buffer), along
+ * y and z the line (the staging buffer is then line-fastest, and so are the
+ * data: unit stride across threads both sides) */
+FDD_HD int fdd_split(int a, int64_t e, int64_t Mc, int64_t P, int64_t *mm, int64_t *p) {
+  if (e >= Mc * P) return 0;
+  if (a == 0) { *p = e % P; *mm = e / P; } else { *mm = e % Mc; *p = e / Mc; }
+  return 1;
+}
+/* staging index of entry p of line mm; cuFFT's advanced layout: along x
+ * stride 1, distance P; along y, z stride Mc, distance 1 */
+FDD_HD int64_t fdd_sidx(int a, int64_t mm, int64_t p, int64_t Mc, int64_t P) { return a == 0 ? p + P * mm : mm + Mc * p; }
+
+/* staging entry e of the chunk of lines m0..m0+Mc-1: real into A (D2Z),
+ * complex pairs into B (Z2D) or into A (Z2Z) */
+FDD_HD void fdd_gather_at(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
+                          int64_t e, const double *x, double *A, double *B) {
+  const int64_t P = fdd_in_len(kind, n);
+  int64_t mm, t;
+  if (!fdd_split(a, e, Mc, P, &mm, &t)) return;
+  double re, im;
+  fdd_gather(kind, n, t, x + fdd_lidx(a, n0, n1, m0 + mm, 0), fdd_lstride(a, n0, n1), &re, &im);
+  const int64_t i = fdd_sidx(a, mm, t, Mc, P);
+  const int fft = fdd_fft(kind);
+  if (fft == FDD_D2Z) A[i] = re;
+  else {
+    double *C = fft == FDD_Z2D ? B : A;
+    C[2 * i] = re;
+    C[2 * i + 1] = im;
+  }
+}
+
+/* output e (line mm, position k < n) from the FFT's output: real in A
+ * (Z2D), complex pairs in B (D2Z) or in A (Z2Z) */
+FDD_HD void fdd_scatter_at(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
+                           int64_t e, const double *A, const double *B, double *x) {
+  int64_t mm, k;
+  if (!fdd_split(a, e, Mc, n, &mm, &k)) return;
+  const int64_t Q = fdd_out_len(kind, n), ys = a == 0 ? 1 : Mc, off = a == 0 ? mm * Q : mm;
+  const int fft = fdd_fft(kind);
+  const double *Z = fft == FDD_D2Z ? B + 2 * off : A + 2 * off;
+  x[fdd_lidx(a, n0, n1, m0 + mm, k)] = fdd_scatter(kind, n, k, A + off, Z, ys);
+}
+
+/* lines per chunk: the staging buffer holds chunk_bytes of complex values,
+ * Lmax per line */
+FDD_HD int64_t fdd_chunk_lines(int64_t Lmax, int64_t M, size_t chunk_bytes) {
+  int64_t Mc = (int64_t)(chunk_bytes / (16 * (size_t)Lmax));
+  if (Mc < 1) Mc = 1;
+  return Mc > M ? M : Mc;
+}
+
+/* lambda + the eigenvalues of the transformed directions at index c (t: the
+ * tridiagonal direction, or -1; m2 NULL in 2D) */
+FDD_HD double fdd_sigma(int64_t c, int64_t n0, int64_t n1, int t, double lam, const double *m0, const double *m1,
+                        const double *m2) {
+  const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
+  return lam + (t == 0 ? 0 : m0[i]) + (t == 1 ? 0 : m1[j]) + (t == 2 || !m2 ? 0 : m2[k]);
+}
+
+/* u_c = b_c / prod_{d != t} w_d */
+FDD_HD double fdd_scale_in(int64_t c, int64_t n0, int64_t n1, int t, const double *w0, const double *w1,
+                           const double *w2, double b) {
+  const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
+  return b / ((t == 0 ? 1.0 : w0[i]) * (t == 1 ? 1.0 : w1[j]) * (t == 2 || !w2 ? 1.0 : w2[k]));
+}
+
+/* first index of line q along t (q enumerates the other indices, the lower fastest) */
+FDD_HD int64_t fdd_tri_base(int t, int64_t n0, int64_t N, int64_t q) {
+  return t == 0 ? q * N : (t == 1 ? (q % n0) + n0 * N * (q / n0) : q);
+}
+
+/* line q along t: (K + sigma W) v = scale g in place, g[base + j st]; cp (and
+ * z, periodic) scratch laid out like g. K: -lo[j] v_{j-1} + di[j] v_j -
+ * up[j] v_{j+1}, periodic wraps in lo[0] and up[N-1]. singular and q == 0:
+ * the constant mode's line (sigma = 0, K singular): the right-hand side is
+ * projected (minus w times its sum over sum w), v_0 pinned to 0 and the
+ * W-mean removed afterwards. */
+FDD_HD void fdd_tri_line(int64_t q, int t, int64_t n0, int64_t n1, int64_t N, int64_t st, double lam, double scale,
+                         int singular, int periodic, const double *m0, const double *m1, const double *m2,
+                         const double *lo, const double *di, const double *up, const double *w, double *g, double *cp,
+                         double *z) {
+  const int64_t base = fdd_tri_base(t, n0, N, q);
+  const double sg = fdd_sigma(base, n0, n1, t, lam, m0, m1, m2);
+  if (singular && q == 0) {
+    double sd = 0, sw = 0;
+    for (int64_t j = 0; j < N; j++) { sd += scale * g[base + j * st]; sw += w[j]; }
+    for (int64_t j = 0; j < N; j++) g[base + j * st] = scale * g[base + j * st] - w[j] * sd / sw;
+    g[base] = 0;
+    double cprev = 0, dprev = 0;
+    for (int64_t j = 1; j < N; j++) {
+      const double aa = j > 1 ? -lo[j] : 0, cc = j < N - 1 ? -up[j] : 0;
+      const double den = di[j] - aa * cprev;
+      cprev = cc / den;
+      dprev = (g[base + j * st] - aa * dprev) / den;
+      cp[base + j * st] = cprev;
+      g[base + j * st] = dprev;
+    }
+    for (int64_t j = N - 2; j >= 1; j--) g[base + j * st] -= cp[base + j * st] * g[base + (j + 1) * st];
+    double mw = 0;
+    for (int64_t j = 0; j < N; j++) mw += w[j] * g[base + j * st];
+    for (int64_t j = 0; j < N; j++) g[base + j * st] -= mw / sw;
+    return;
+  }
+  if (!periodic) {
+    double den = di[0] + sg * w[0];
+    double cprev = -up[0] / den, dprev = scale * g[base] / den;
+    cp[base] = cprev;
+    g[base] = dprev;
+    for (int64_t j = 1; j < N; j++) {
+      const int64_t c = base + j * st;
+      den = di[j] + sg * w[j] + lo[j] * cprev;
+      cprev = -up[j] / den;
+      dprev = (scale * g[c] + lo[j] * dprev) / den;
+      cp[c] = cprev;
+      g[c] = dprev;
+    }
+    for (int64_t j = N - 2; j >= 0; j--) {
+      const int64_t c = base + j * st;
+      g[c] -= cp[c] * g[c + st];
+    }
+    return;
+  }
+  /* cyclic: Sherman-Morrison with gamma = -b_0 (see fd_direct.c) */
+  const double a0 = -lo[0], cN = -up[N - 1], b0 = di[0] + sg * w[0], gam = -b0;
+  double den = b0 - gam;
+  double cprev = -up[0] / den, dprev = scale * g[base] / den, zprev = gam / den;
+  cp[base] = cprev; g[base] = dprev; z[base] = zprev;
+  for (int64_t j = 1; j < N; j++) {
+    const int64_t c = base + j * st;
+    double bj = di[j] + sg * w[j];
+    if (j == N - 1) bj -= a0 * cN / gam;
+    den = bj + lo[j] * cprev;
+    cprev = j == N - 1 ? 0 : -up[j] / den;
+    dprev = (scale * g[c] + lo[j] * dprev) / den;
+    zprev = ((j == N - 1 ? cN : 0) + lo[j] * zprev) / den;
+    cp[c] = cprev; g[c] = dprev; z[c] = zprev;
+  }
+  for (int64_t j = N - 2; j >= 0; j--) {
+    const int64_t c = base + j * st;
+    g[c] -= cp[c] * g[c + st];
+    z[c] -= cp[c] * z[c + st];
+  }
+  const int64_t l = base + (N - 1) * st;
+  const double f = (g[base] + a0 * g[l] / gam) / (1 + z[base] + a0 * z[l] / gam);
+  for (int64_t j = 0; j < N; j++) g[base + j * st] -= f * z[base + j * st];
 }
 
 #endif

@@ -3,9 +3,10 @@
  * The DST-I diagonalizes the Dirichlet stencil: with eigenvalues
  * lambda_k = sum_i 4 sin^2(pi k_i / 2n), k_i = 1..n-1, the solution of
  * A u = f (f h^2-scaled) is u = S (S f / lambda) / (2n)^d, S the unnormalized
- * DST-I (FFTW's RODFT00) along each direction. CPU: FFTW, in place on the
- * (n+1)^d array through the guru interface (strides skip the boundary).
- * GPU: cuFFT, which has no sine transform: see src/disc/fd/cuda/fd_cufft.cu. */
+ * DST-I (FFTW's RODFT00) along each direction. CPU: the box direct solver
+ * (src/disc/fd/fd_direct.h) embedded in the (n+1)^d array, in place on its
+ * interior (FFTW guru strides skip the boundary). GPU: cuFFT, which has no
+ * sine transform: see src/disc/fd/cuda/fd_cufft.cu. */
 #ifndef HPMG_FD_FFT_H
 #define HPMG_FD_FFT_H
 

@@ -14,11 +14,20 @@
  * Sherman-Morrison) with its modified upper diagonal in a scratch array laid
  * out like the data (coalesced for lines along y and z). */
 #include <cufft.h>
+#include <cusparse.h>
 #include "disc/fd/cuda/fd_cuda.h"
 extern "C" {
 #include "disc/fd/fd_direct.h"
 }
 #include "disc/fd/fd_direct_xform.h"
+
+#define FDD_CUSPARSE(call)                                                                    \
+  do {                                                                                        \
+    cusparseStatus_t fdd_cs_e_ = (call);                                                      \
+    if (fdd_cs_e_ != CUSPARSE_STATUS_SUCCESS)                                                 \
+      return hpmg_error_set(HPMG_ERR_BACKEND, "cuSPARSE error %d in %s (%s:%d)", (int)fdd_cs_e_, \
+                            #call, __FILE__, __LINE__);                                       \
+  } while (0)
 
 #define FDD_CUFFT(call)                                                                      \
   do {                                                                                       \
@@ -37,7 +46,8 @@ struct Dir {
   int64_t n;
   int uniform, periodic, singular;
   fd_direct_kind kf, kb;
-  double norm;
+  double norm, h;
+  int wconst;
   double *mu, *w, *lo, *di, *up; /* device */
 };
 
@@ -57,73 +67,38 @@ struct Plan {
   XPlan xf[3], xb[3];
   void *A, *B, *work;       /* staging buffers, cuFFT work area */
   double *cp, *z;           /* tridiagonal scratch (z: periodic direction) */
+  int tri_impl;             /* 0: own kernel; 1: cuSPARSE (non-periodic tridiagonal direction) */
+  cusparseHandle_t sp;      /* cuSPARSE: handle, the three diagonals (laid out like the data), buffer */
+  double *dl, *dd, *du;
+  void *spbuf;
   double *red;              /* defect sums */
 };
-
-/* data index of position t on line m of direction a */
-__device__ __forceinline__ int64_t lidx(int a, int64_t n0, int64_t n1, int64_t m, int64_t t) {
-  if (a == 0) return t + n0 * m;
-  if (a == 1) return (m % n0) + n0 * (t + n1 * (m / n0));
-  return m + n0 * n1 * t;
-}
-
-/* thread e over (line in chunk mm < Mc, position p < P): a == 0: p fastest */
-__device__ __forceinline__ bool split(int a, int64_t e, int64_t Mc, int64_t P, int64_t *mm, int64_t *p) {
-  if (e >= Mc * P) return false;
-  if (a == 0) { *p = e % P; *mm = e / P; } else { *mm = e % Mc; *p = e / Mc; }
-  return true;
-}
-__device__ __forceinline__ int64_t sidx(int a, int64_t mm, int64_t p, int64_t Mc, int64_t P) {
-  return a == 0 ? p + P * mm : mm + Mc * p;
-}
 
 __device__ __forceinline__ int64_t gtid() {
   return blockIdx.x * (int64_t)blockDim.x + threadIdx.x + (int64_t)blockIdx.y * gridDim.x * blockDim.x;
 }
 
-/* pre-processing: staging entries of the lines m0..m0+Mc-1 (fd_direct_xform.h) */
 __global__ void k_gather(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
-                         const double *__restrict__ x, double *__restrict__ A, double2 *__restrict__ B) {
-  const int64_t P = fdd_in_len(kind, n);
-  int64_t mm, t;
-  if (!split(a, gtid(), Mc, P, &mm, &t)) return;
-  const int64_t m = m0 + mm, xs = a == 0 ? 1 : (a == 1 ? n0 : n0 * n1);
-  double re, im;
-  fdd_gather(kind, n, t, x + lidx(a, n0, n1, m, 0), xs, &re, &im);
-  const int64_t e = sidx(a, mm, t, Mc, P);
-  const int fft = fdd_fft(kind);
-  if (fft == FDD_D2Z) A[e] = re;
-  else if (fft == FDD_Z2D) B[e] = make_double2(re, im);
-  else ((double2 *)A)[e] = make_double2(re, im);
+                         const double *__restrict__ x, double *__restrict__ A, double *__restrict__ B) {
+  fdd_gather_at(kind, a, n0, n1, n, m0, Mc, gtid(), x, A, B);
 }
 
-/* post-processing: lines m0..m0+Mc-1 from the FFT's output (real in A for
- * Z2D, complex in B for D2Z, complex in A for Z2Z) */
 __global__ void k_scatter(fd_direct_kind kind, int a, int64_t n0, int64_t n1, int64_t n, int64_t m0, int64_t Mc,
-                          const double *__restrict__ A, const double2 *__restrict__ B, double *__restrict__ x) {
-  int64_t mm, k;
-  if (!split(a, gtid(), Mc, n, &mm, &k)) return;
-  const int64_t m = m0 + mm, Q = fdd_out_len(kind, n), ys = a == 0 ? 1 : Mc;
-  const int64_t off = a == 0 ? mm * Q : mm;
-  const int fft = fdd_fft(kind);
-  const double *y = A + off;
-  const double *Z = fft == FDD_D2Z ? (const double *)B + 2 * off : A + 2 * off;
-  x[lidx(a, n0, n1, m, k)] = fdd_scatter(kind, n, k, y, Z, ys);
+                          const double *__restrict__ A, const double *__restrict__ B, double *__restrict__ x) {
+  fdd_scatter_at(kind, a, n0, n1, n, m0, Mc, gtid(), A, B, x);
 }
 
-/* u = b / prod_{uniform d} w_d; sums of b and |b| (singular problems) */
+/* u = b / prod_{uniform d} w_d; sums of b and |b| into red (singular problems) */
 __global__ void k_scale_in(int64_t n0, int64_t n1, int64_t size, int t, const double *__restrict__ w0,
                            const double *__restrict__ w1, const double *__restrict__ w2, const double *__restrict__ b,
                            double *__restrict__ u, double *red) {
   const int64_t c = gtid();
   double v = 0;
   if (c < size) {
-    const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
     v = b[c];
-    const double W = (t == 0 ? 1.0 : w0[i]) * (t == 1 ? 1.0 : w1[j]) * (t == 2 || !w2 ? 1.0 : w2[k]);
-    u[c] = v / W;
+    u[c] = fdd_scale_in(c, n0, n1, t, w0, w1, w2, v);
   }
-  if (red) {
+  if (red) { /* every thread of the warp takes part in the shuffles */
     double s = v, s2 = fabs(v);
     for (int o = 16; o > 0; o >>= 1) {
       s += __shfl_down_sync(0xffffffffu, s, o);
@@ -133,21 +108,15 @@ __global__ void k_scale_in(int64_t n0, int64_t n1, int64_t size, int t, const do
   }
 }
 
-__device__ __forceinline__ double sigma_of(int64_t c, int64_t n0, int64_t n1, int t, double lam,
-                                           const double *m0, const double *m1, const double *m2) {
-  const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
-  return lam + (t == 0 ? 0 : m0[i]) + (t == 1 ? 0 : m1[j]) + (t == 2 || !m2 ? 0 : m2[k]);
-}
-
 __global__ void k_divide(int64_t n0, int64_t n1, int64_t size, double lam, double scale, const double *__restrict__ m0,
                          const double *__restrict__ m1, const double *__restrict__ m2, double *__restrict__ u) {
   const int64_t c = gtid();
   if (c >= size) return;
-  const double s = sigma_of(c, n0, n1, -1, lam, m0, m1, m2);
-  u[c] = s > 0 ? u[c] * scale / s : 0;
+  const double s = fdd_sigma(c, n0, n1, -1, lam, m0, m1, m2);
+  u[c] = s > 0 ? u[c] * scale / s : 0; /* s == 0: the singular constant mode */
 }
 
-/* one thread per line q along t: (K + sigma W) v = scale g */
+/* one thread per line along t */
 __global__ void k_tri(int t, int64_t n0, int64_t n1, int64_t lines, int64_t N, int64_t st, double lam, double scale,
                       int singular, int periodic, const double *__restrict__ m0, const double *__restrict__ m1,
                       const double *__restrict__ m2, const double *__restrict__ lo, const double *__restrict__ di,
@@ -155,71 +124,41 @@ __global__ void k_tri(int t, int64_t n0, int64_t n1, int64_t lines, int64_t N, i
                       double *__restrict__ cp, double *__restrict__ z) {
   const int64_t q = gtid();
   if (q >= lines) return;
-  /* base index of line q: q enumerates the indices other than t, fastest first */
-  const int64_t base = t == 0 ? q * N : (t == 1 ? (q % n0) + n0 * N * (q / n0) : q);
-  const double sg = sigma_of(base, n0, n1, t, lam, m0, m1, m2);
-  if (singular && q == 0) {
-    /* constant mode: project, pin v_0 = 0, Thomas on rows 1..N-1, remove the W-mean */
-    double sd = 0, sw = 0;
-    for (int64_t j = 0; j < N; j++) { sd += scale * g[base + j * st]; sw += w[j]; }
-    for (int64_t j = 0; j < N; j++) g[base + j * st] = scale * g[base + j * st] - w[j] * sd / sw;
-    g[base] = 0;
-    double cprev = 0, dprev = 0;
-    for (int64_t j = 1; j < N; j++) {
-      const double aa = j > 1 ? -lo[j] : 0, cc = j < N - 1 ? -up[j] : 0;
-      const double den = di[j] - aa * cprev;
-      cprev = cc / den;
-      dprev = (g[base + j * st] - aa * dprev) / den;
-      cp[base + j * st] = cprev;
-      g[base + j * st] = dprev;
-    }
-    for (int64_t j = N - 2; j >= 1; j--) g[base + j * st] -= cp[base + j * st] * g[base + (j + 1) * st];
-    double mw = 0;
-    for (int64_t j = 0; j < N; j++) mw += w[j] * g[base + j * st];
-    for (int64_t j = 0; j < N; j++) g[base + j * st] -= mw / sw;
-    return;
-  }
-  if (!periodic) {
-    double den = di[0] + sg * w[0];
-    double cprev = -up[0] / den, dprev = scale * g[base] / den;
-    cp[base] = cprev;
-    g[base] = dprev;
-    for (int64_t j = 1; j < N; j++) {
-      const int64_t c = base + j * st;
-      den = di[j] + sg * w[j] + lo[j] * cprev;
-      cprev = -up[j] / den;
-      dprev = (scale * g[c] + lo[j] * dprev) / den;
-      cp[c] = cprev;
-      g[c] = dprev;
-    }
-    for (int64_t j = N - 2; j >= 0; j--) {
-      const int64_t c = base + j * st;
-      g[c] -= cp[c] * g[c + st];
-    }
-    return;
-  }
-  const double a0 = -lo[0], cN = -up[N - 1], b0 = di[0] + sg * w[0], gam = -b0;
-  double den = b0 - gam;
-  double cprev = -up[0] / den, dprev = scale * g[base] / den, zprev = gam / den;
-  cp[base] = cprev; g[base] = dprev; z[base] = zprev;
-  for (int64_t j = 1; j < N; j++) {
-    const int64_t c = base + j * st;
-    double bj = di[j] + sg * w[j];
-    if (j == N - 1) bj -= a0 * cN / gam;
-    den = bj + lo[j] * cprev;
-    cprev = j == N - 1 ? 0 : -up[j] / den;
-    dprev = (scale * g[c] + lo[j] * dprev) / den;
-    zprev = ((j == N - 1 ? cN : 0) + lo[j] * zprev) / den;
-    cp[c] = cprev; g[c] = dprev; z[c] = zprev;
-  }
-  for (int64_t j = N - 2; j >= 0; j--) {
-    const int64_t c = base + j * st;
-    g[c] -= cp[c] * g[c + st];
-    z[c] -= cp[c] * z[c + st];
-  }
-  const int64_t l = base + (N - 1) * st;
-  const double f = (g[base] + a0 * g[l] / gam) / (1 + z[base] + a0 * z[l] / gam);
-  for (int64_t j = 0; j < N; j++) g[base + j * st] -= f * z[base + j * st];
+  fdd_tri_line(q, t, n0, n1, N, st, lam, scale, singular, periodic, m0, m1, m2, lo, di, up, w, g, cp, z);
+}
+
+/* cuSPARSE path: the diagonals of (K + sigma W) per line, at the data's
+ * indices (along x: strided batch; along y, z: interleaved), and g *= scale.
+ * The constant mode's line of a singular problem is projected and its first
+ * unknown pinned to 0 (row 0 = identity, row 1 decoupled from it). */
+__global__ void k_tri_fill(int t, int64_t n0, int64_t n1, int64_t size, int64_t N, int64_t st, double lam,
+                           double scale, const double *__restrict__ m0, const double *__restrict__ m1,
+                           const double *__restrict__ m2, const double *__restrict__ lo, const double *__restrict__ di,
+                           const double *__restrict__ up, const double *__restrict__ w, double *__restrict__ g,
+                           double *__restrict__ dl, double *__restrict__ dd, double *__restrict__ du) {
+  const int64_t c = gtid();
+  if (c >= size) return;
+  const int64_t j = (c / st) % N;
+  const double sg = fdd_sigma(c, n0, n1, t, lam, m0, m1, m2);
+  dl[c] = j > 0 ? -lo[j] : 0;
+  du[c] = j < N - 1 ? -up[j] : 0;
+  dd[c] = di[j] + sg * w[j];
+  g[c] *= scale;
+}
+__global__ void k_tri_singular_pre(int64_t N, int64_t st, const double *__restrict__ w, double *__restrict__ g,
+                                   double *__restrict__ dl, double *__restrict__ dd, double *__restrict__ du) {
+  if (gtid() != 0) return;
+  double sd = 0, sw = 0;
+  for (int64_t j = 0; j < N; j++) { sd += g[j * st]; sw += w[j]; }
+  for (int64_t j = 0; j < N; j++) g[j * st] -= w[j] * sd / sw;
+  g[0] = 0; dd[0] = 1; du[0] = 0;
+  if (N > 1) dl[st] = 0;
+}
+__global__ void k_tri_singular_post(int64_t N, int64_t st, const double *__restrict__ w, double *__restrict__ g) {
+  if (gtid() != 0) return;
+  double mw = 0, sw = 0;
+  for (int64_t j = 0; j < N; j++) { mw += w[j] * g[j * st]; sw += w[j]; }
+  for (int64_t j = 0; j < N; j++) g[j * st] -= mw / sw;
 }
 
 void blocks1d(int64_t N, dim3 *g, dim3 *b) {
@@ -264,13 +203,13 @@ hpmg_error transform(Plan *p, int a, XPlan *x, double *u) {
     const cufftHandle h = B == Mc ? x->full : x->rem;
     dim3 g, b;
     blocks1d(B * x->in, &g, &b);
-    k_gather<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, u, (double *)p->A, (double2 *)p->B);
+    k_gather<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, u, (double *)p->A, (double *)p->B);
     FD_CU_LAUNCH();
     if (x->type == CUFFT_D2Z) FDD_CUFFT(cufftExecD2Z(h, (cufftDoubleReal *)p->A, (cufftDoubleComplex *)p->B));
     else if (x->type == CUFFT_Z2D) FDD_CUFFT(cufftExecZ2D(h, (cufftDoubleComplex *)p->B, (cufftDoubleReal *)p->A));
     else FDD_CUFFT(cufftExecZ2Z(h, (cufftDoubleComplex *)p->A, (cufftDoubleComplex *)p->A, CUFFT_FORWARD));
     blocks1d(B * n, &g, &b);
-    k_scatter<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, (const double *)p->A, (const double2 *)p->B, u);
+    k_scatter<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, (const double *)p->A, (const double *)p->B, u);
     FD_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
@@ -288,6 +227,8 @@ void destroy(Plan *p) {
     cudaFree(p->dir[d].up);
   }
   cudaFree(p->A); cudaFree(p->B); cudaFree(p->work); cudaFree(p->cp); cudaFree(p->z); cudaFree(p->red);
+  cudaFree(p->dl); cudaFree(p->dd); cudaFree(p->du); cudaFree(p->spbuf);
+  if (p->sp) cusparseDestroy(p->sp);
   free(p);
 }
 
@@ -310,7 +251,7 @@ hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
   for (int d = 0; d < dim; d++) {
     Dir *D = &p->dir[d];
     D->n = dirs[d].n; D->uniform = dirs[d].uniform; D->periodic = dirs[d].periodic; D->singular = dirs[d].singular;
-    D->kf = dirs[d].kf; D->kb = dirs[d].kb; D->norm = dirs[d].norm;
+    D->kf = dirs[d].kf; D->kb = dirs[d].kb; D->norm = dirs[d].norm; D->h = dirs[d].h; D->wconst = dirs[d].wconst;
     if (!D->singular) neumann_like = 0;
     if (!D->uniform) p->tri = d;
     HPMG_CALL(upload(&D->mu, dirs[d].mu, D->n));
@@ -326,9 +267,7 @@ hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
     p->M[d] = p->size / p->n[d];
     int64_t Lmax = fdd_len(p->dir[d].kf, p->n[d]);
     if (fdd_len(p->dir[d].kb, p->n[d]) > Lmax) Lmax = fdd_len(p->dir[d].kb, p->n[d]);
-    int64_t Mc = (int64_t)(chunk_bytes / (16 * (size_t)Lmax));
-    if (Mc < 1) Mc = 1;
-    if (Mc > p->M[d]) Mc = p->M[d];
+    const int64_t Mc = fdd_chunk_lines(Lmax, p->M[d], chunk_bytes);
     p->Mc[d] = Mc;
     HPMG_CALL(make_xplan(p, d, p->dir[d].kf, &p->xf[d], &ws));
     HPMG_CALL(make_xplan(p, d, p->dir[d].kb, &p->xb[d], &ws));
@@ -348,11 +287,66 @@ hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
       if (xs[r]->has_rem) FDD_CUFFT(cufftSetWorkArea(xs[r]->rem, p->work));
     }
   }
+  p->tri_impl = tri_impl;
+  if (p->tri >= 0 && p->tri_impl == 1 && !p->dir[p->tri].periodic) {
+    /* cuSPARSE: three diagonals like the data, and its buffer */
+    const size_t bytes = sizeof(double) * (size_t)p->size;
+    if (cudaMalloc(&p->dl, bytes) != cudaSuccess || cudaMalloc(&p->dd, bytes) != cudaSuccess ||
+        cudaMalloc(&p->du, bytes) != cudaSuccess)
+      return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate 3 x %s of diagonals on the GPU",
+                            hpmg_format_bytes((double)bytes, buf, sizeof buf));
+    FDD_CUSPARSE(cusparseCreate(&p->sp));
+    const int t = p->tri;
+    const int64_t N = p->n[t], n0 = p->n[0], n1 = p->n[1];
+    size_t sb = 0;
+    if (t == 0)
+      FDD_CUSPARSE(cusparseDgtsv2StridedBatch_bufferSizeExt(p->sp, (int)N, p->dl, p->dd, p->du, p->dd,
+                                                           (int)(p->size / N), (int)N, &sb));
+    else
+      FDD_CUSPARSE(cusparseDgtsvInterleavedBatch_bufferSizeExt(p->sp, 0, (int)N, p->dl, p->dd, p->du, p->dd,
+                                                              (int)(t == 1 ? n0 : n0 * n1), &sb));
+    if (cudaMalloc(&p->spbuf, sb ? sb : 1) != cudaSuccess)
+      return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate cuSPARSE's buffer");
+    return HPMG_SUCCESS;
+  }
   if (p->tri >= 0) {
+    p->tri_impl = 0; /* periodic: cuSPARSE has no cyclic solver */
     const size_t bytes = sizeof(double) * (size_t)p->size;
     if (cudaMalloc(&p->cp, bytes) != cudaSuccess || (p->dir[p->tri].periodic && cudaMalloc(&p->z, bytes) != cudaSuccess))
       return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate the tridiagonal scratch (%s) on the GPU",
                             hpmg_format_bytes((double)bytes, buf, sizeof buf));
+  }
+  return HPMG_SUCCESS;
+}
+
+hpmg_error tri_cusparse(Plan *p, double *u, double scale) {
+  const int t = p->tri;
+  const Dir *T = &p->dir[t];
+  const int64_t n0 = p->n[0], n1 = p->n[1], N = T->n, st = t == 0 ? 1 : (t == 1 ? n0 : n0 * n1);
+  const double *m2 = p->dim == 3 ? p->dir[2].mu : nullptr;
+  dim3 g, b;
+  blocks1d(p->size, &g, &b);
+  k_tri_fill<<<g, b>>>(t, n0, n1, p->size, N, st, p->lambda, scale, p->dir[0].mu, p->dir[1].mu, m2, T->lo, T->di,
+                       T->up, T->w, u, p->dl, p->dd, p->du);
+  FD_CU_LAUNCH();
+  if (p->singular) {
+    k_tri_singular_pre<<<1, 32>>>(N, st, T->w, u, p->dl, p->dd, p->du);
+    FD_CU_LAUNCH();
+  }
+  if (t == 0)
+    FDD_CUSPARSE(cusparseDgtsv2StridedBatch(p->sp, (int)N, p->dl, p->dd, p->du, u, (int)(p->size / N), (int)N,
+                                            p->spbuf));
+  else if (t == 2)
+    FDD_CUSPARSE(cusparseDgtsvInterleavedBatch(p->sp, 0, (int)N, p->dl, p->dd, p->du, u, (int)(n0 * n1), p->spbuf));
+  else /* along y: interleaved within each z-plane */
+    for (int64_t k = 0; k < p->n[2]; k++) {
+      const int64_t o = k * n0 * n1;
+      FDD_CUSPARSE(cusparseDgtsvInterleavedBatch(p->sp, 0, (int)N, p->dl + o, p->dd + o, p->du + o, u + o, (int)n0,
+                                                 p->spbuf));
+    }
+  if (p->singular) {
+    k_tri_singular_post<<<1, 32>>>(N, st, T->w, u);
+    FD_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
 }
@@ -364,10 +358,22 @@ hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) 
   dim3 g, bl;
   blocks1d(size, &g, &bl);
   const int want = sum != nullptr && p->singular;
-  if (want) FD_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
-  k_scale_in<<<g, bl>>>(n0, n1, size, t, p->dir[0].w, p->dir[1].w, w2, b, u, want ? p->red : nullptr);
-  FD_CU_LAUNCH();
-  double norm = 1;
+  /* an in-place solve of a non-singular problem whose transformed directions
+   * all have the widths h: the division by W goes into the final scale */
+  int skip = b == u && !p->singular;
+  double hprod = 1;
+  for (int d = 0; d < p->dim; d++)
+    if (d != t) {
+      skip = skip && p->dir[d].wconst;
+      hprod *= p->dir[d].h;
+    }
+  if (!skip) {
+    hprod = 1;
+    if (want) FD_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
+    k_scale_in<<<g, bl>>>(n0, n1, size, t, p->dir[0].w, p->dir[1].w, w2, b, u, want ? p->red : nullptr);
+    FD_CU_LAUNCH();
+  }
+  double norm = hprod;
   for (int d = 0; d < p->dim; d++)
     if (d != t) {
       HPMG_CALL(transform(p, d, &p->xf[d], u));
@@ -379,11 +385,13 @@ hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) 
   } else {
     const Dir *T = &p->dir[t];
     const int64_t N = T->n, st = t == 0 ? 1 : (t == 1 ? n0 : n0 * n1), lines = size / N;
-    if (tri_impl != 0) return hpmg_error_set(HPMG_ERR_ARG, "fd: direct solver: unknown tridiagonal solver %d", tri_impl);
+    if (p->tri_impl == 1) HPMG_CALL(tri_cusparse(p, u, 1 / norm));
+    else {
     blocks1d(lines, &g, &bl);
     k_tri<<<g, bl>>>(t, n0, n1, lines, N, st, p->lambda, 1 / norm, p->singular, T->periodic, p->dir[0].mu,
                      p->dir[1].mu, m2, T->lo, T->di, T->up, T->w, u, p->cp, p->z);
     FD_CU_LAUNCH();
+    }
   }
   for (int d = p->dim - 1; d >= 0; d--)
     if (d != t) HPMG_CALL(transform(p, d, &p->xb[d], u));
