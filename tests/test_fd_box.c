@@ -3,7 +3,8 @@
  * manufactured solutions for every BC kind per face in 2D and 3D, vertex and
  * cell layouts, uniform, geometric and tanh grids, odd and prime cell counts;
  * singular problems (projection, refusal); iteration bounds on a stretched
- * channel grid. Modes: unit | order2d | order3d | singular | channel | order3d_slow */
+ * channel grid; the direct solver on the GPU through the same API. Modes: unit | order2d | order3d |
+ * order3d_slow | singular | direct | channel2d [BETA] | channel3d [BETA] | gpu */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "disc/fd/fd_box.h"
 #include "disc/fd/fd_mg.h"
 #include "hpmg.h"
+#include "la/backend.h"
 
 #define D HPMG_BC_DIRICHLET
 #define N HPMG_BC_NEUMANN
@@ -425,6 +427,69 @@ static int mode_direct(void) {
   return check_report();
 }
 
+/* GPU (label gpu; 77 without a GPU): a general box through the public API
+ * with the direct solver on CUDA (staged through the CUDA backend) equals
+ * the CPU direct solve; the box multigrid on CUDA is refused with a message */
+static int mode_gpu(void) {
+  const hpmg_backend *be;
+  if (hpmg_backend_cuda(&be) != HPMG_SUCCESS) {
+    printf("skipped: %s\n", hpmg_last_error());
+    return 77;
+  }
+  const bc_case *all[] = {&cases3d[1], &cases3d[2], &cases3d[4], &cases2d[3]};
+  for (size_t c = 0; c < sizeof all / sizeof *all; c++)
+    for (int lay = 0; lay < 2; lay++) {
+      hpmg_problem_options po;
+      hpmg_problem_options_default(&po);
+      po.disc = HPMG_DISC_FD;
+      po.dim = all[c]->dim;
+      po.box[0] = 2 * M_PI;
+      po.box[1] = 2;
+      po.cells[0] = 48;
+      po.cells[1] = 37;
+      po.cells[2] = po.dim == 3 ? 20 : 0;
+      set_bc(&po, all[c]->bc);
+      po.fd_layout = (hpmg_fd_layout)lay;
+      po.spacing[1] = (hpmg_spacing){HPMG_SPACING_TANH, 2.5, NULL};
+      hpmg_problem prob;
+      CHECK_OK(hpmg_problem_create(&po, &prob));
+      const int64_t n = hpmg_problem_num_dofs(prob);
+      double *x[2] = {calloc((size_t)n, sizeof(double)), calloc((size_t)n, sizeof(double))};
+      double err[2] = {0, 0};
+      for (int k = 0; k < 2; k++) {
+        hpmg_solver_options so;
+        hpmg_solver_options_default(&so);
+        so.solver = HPMG_SOLVER_FFT;
+        so.device = k ? HPMG_DEVICE_CUDA : HPMG_DEVICE_CPU;
+        hpmg_solver s;
+        CHECK_OK(hpmg_solver_create(prob, &so, &s));
+        CHECK_OK(hpmg_solver_solve(s, NULL, x[k]));
+        hpmg_solver_destroy(&s);
+        double mx;
+        CHECK_OK(hpmg_problem_error(prob, x[k], &err[k], &mx));
+      }
+      double d = 0, m = 0;
+      for (int64_t i = 0; i < n; i++) {
+        d = fmax(d, fabs(x[0][i] - x[1][i]));
+        m = fmax(m, fabs(x[0][i]));
+      }
+      CHECK(d <= 1e-11 * fmax(1.0, m), "%s %s: GPU and CPU direct solutions differ by %.3g", all[c]->name,
+            lay ? "cell" : "vertex", d);
+      CHECK(fabs(err[0] - err[1]) <= 1e-9 * err[0], "%s: errors %.17g (CPU) vs %.17g (GPU)", all[c]->name, err[0], err[1]);
+      /* the box multigrid stays on the CPU */
+      hpmg_solver_options so;
+      hpmg_solver_options_default(&so);
+      so.solver = HPMG_SOLVER_CG;
+      so.device = HPMG_DEVICE_CUDA;
+      hpmg_solver s = NULL;
+      CHECK(hpmg_solver_create(prob, &so, &s) == HPMG_ERR_ARG && !s, "box multigrid on CUDA not refused");
+      free(x[0]);
+      free(x[1]);
+      hpmg_problem_destroy(&prob);
+    }
+  return check_report();
+}
+
 int main(int argc, char **argv) {
   const char *m = argc > 1 ? argv[1] : "unit";
   if (!strcmp(m, "unit")) return mode_unit();
@@ -433,6 +498,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "order3d_slow")) return mode_order3d(1);
   if (!strcmp(m, "singular")) return mode_singular();
   if (!strcmp(m, "direct")) return mode_direct();
+  if (!strcmp(m, "gpu")) return mode_gpu();
   if (!strcmp(m, "channel2d")) return mode_channel(2, 128, 96, 1, argc > 2 ? atof(argv[2]) : 2.8);
   if (!strcmp(m, "channel3d")) return mode_channel(3, 64, 48, 64, argc > 2 ? atof(argv[2]) : 2.9);
   printf("unknown mode %s\n", m);
