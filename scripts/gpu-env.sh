@@ -41,7 +41,7 @@ gpu_build() { # BUILDDIR LOG targets...
     fftw="$(sed -n 's/^FFTW_OMP_LIB:FILEPATH=//p' "$cache" | grep -v NOTFOUND) $(sed -n 's/^FFTW_LIB:FILEPATH=//p' "$cache" | grep -v NOTFOUND)" &&
     for d in gpu_solve gpu_patch; do
       gcc -std=gnu11 -O2 -fopenmp -DHPMG_HAVE_CUDA=1 -Iinclude -Isrc -I"$b/generated" bench/$d.c "$b/libhpmg.a" \
-          -L"$CUDA_HOME/lib64" -lcudart -lcufft $fftw $LINK_DEPS -lstdc++ -lm -o "$b/$d" || return 1
+          -L"$CUDA_HOME/lib64" -lcudart -lcufft -lcusparse $fftw $LINK_DEPS -lstdc++ -lm -o "$b/$d" || return 1
     done &&
     nvcc -O3 -arch=sm_90 -std=c++17 bench/gpu_peak.cu -o "$b/gpu_peak" &&
     echo BUILD-OK
