@@ -12,7 +12,8 @@ typedef struct hpmg_p1_problem_s *hpmg_p1_problem;
 typedef struct hpmg_p1_solver_s *hpmg_p1_solver;
 
 hpmg_error hpmg_p1_problem_check(const hpmg_problem_options *o);
-/* reads or generates the mesh, renumbers it, assembles A and the boundary terms */
+/* reads or generates the mesh, renumbers it, builds the CSR pattern and the
+ * boundary conditions' data; A is assembled by the solver, on its device */
 hpmg_error hpmg_p1_problem_create(const hpmg_problem_options *o, hpmg_p1_problem *p);
 void hpmg_p1_problem_destroy(hpmg_p1_problem *p);
 int64_t hpmg_p1_problem_num_dofs(hpmg_p1_problem p);
