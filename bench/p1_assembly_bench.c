@@ -178,7 +178,8 @@ static void solve(int cuda, int L) {
          "(symbolic %.3f, numeric %.3f)\n",
          spec, cuda ? "cuda" : "cpu", (long long)n, st.iterations, st.t_krylov, 1e3 * st.t_krylov / st.iterations,
          st.residual / st.residual0, st.t_setup, st.t_symbolic, st.t_numeric);
-  printf("RESULT solve %s %d %lld %d %.6e\n", cuda ? "cuda" : "cpu", L, (long long)n, st.iterations, st.t_krylov);
+  printf("RESULT solve %s %d %lld %d %.6e %.6e\n", cuda ? "cuda" : "cpu", L, (long long)n, st.iterations, st.t_krylov,
+         st.t_numeric);
   free(x);
   hpmg_solver_destroy(&s);
   hpmg_problem_destroy(&prob);

@@ -381,8 +381,10 @@ typedef struct {
    * constant sum b / sum W (docs/bc.md); P1: ||b - P b|| / ||b|| (docs/p1.md);
    * 0 otherwise */
   double compat_defect;
-  /* P1 problems: matrix nonzeros, cells, and the assembly's symbolic and
-   * numeric phases (seconds, both also in t_setup of the problem's creation) */
+  /* P1 problems: matrix nonzeros, cells, and the assembly's symbolic phase
+   * (host, at the problem's creation) and numeric phase with the boundary
+   * conditions (at the solver's creation: host time on the CPU, the GPU
+   * kernels' time on CUDA); seconds, both within t_setup */
   int64_t nnz, cells;
   double t_symbolic, t_numeric;
 } hpmg_stats;

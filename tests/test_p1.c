@@ -371,7 +371,11 @@ static void test_file(const char *path, double volume) {
     const int64_t *rp;
     const int32_t *col;
     const double *val;
-    hpmg_p1_problem_matrix(hpmg_problem_p1(prob), &n, &nnz, &rp, &col, &val);
+    if (hpmg_p1_problem_matrix(hpmg_problem_p1(prob), &n, &nnz, &rp, &col, &val)) {
+      CHECK(0, "%s: %s", path, hpmg_last_error());
+      hpmg_problem_destroy(&prob);
+      return;
+    }
     double total = 0.0, rowmax = 0.0, amax = 0.0;
     int64_t asym = 0;
     for (int64_t i = 0; i < n; i++) {

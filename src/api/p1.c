@@ -18,10 +18,17 @@ struct hpmg_p1_problem_s {
   hpmg_p1_pattern pat;
   double *sigma; /* per cell: comps values */
   int comps;
-  double *val;     /* A with the boundary conditions */
+  /* the boundary conditions, prepared once (setup_bc) for either backend */
   uint8_t *dir;    /* Dirichlet nodes */
+  double *gd;      /* their values */
+  double *rhs_load; /* facet loads (Neumann, Robin data) */
+  int64_t ndir, nrob;
+  int64_t *rob_ptr, *rob_pos; /* Robin facet mass terms per CSR entry (hpmg_p1_bc_data) */
+  double *rob_w;
+  /* the host system, assembled on first use (host_system): a solver on the
+   * CUDA backend assembles on the device and never needs it */
+  double *val;     /* A with the boundary conditions */
   double *rhs_bc;  /* added to every b: facet loads minus the Dirichlet lift; Dirichlet rows: g */
-  int64_t ndir;
   int singular;
   double lo[3], len[3]; /* bounding box (manufactured solution) */
   double volume;
@@ -272,6 +279,49 @@ static double bc_data(const struct hpmg_p1_problem_s *p, const hpmg_p1_bc *b, in
   return b->value;
 }
 
+/* one Robin facet mass term: CSR position, facet order, value */
+typedef struct {
+  int64_t pos, seq;
+  double w;
+} rob_term;
+static int rob_cmp(const void *a, const void *b) {
+  const rob_term *x = a, *y = b;
+  if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+/* the terms grouped per CSR entry, each group in facet order: rows become
+ * independent (threads, GPU) while every entry adds its terms in the order
+ * of the serial facet loop */
+static hpmg_error robin_lists(struct hpmg_p1_problem_s *p, rob_term *rt, int64_t nrt) {
+  if (nrt) qsort(rt, (size_t)nrt, sizeof *rt, rob_cmp);
+  int64_t nr = 0;
+  for (int64_t t = 0; t < nrt; t++) nr += t == 0 || rt[t].pos != rt[t - 1].pos;
+  HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(nr + 1), &p->rob_ptr));
+  HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(nr > 0 ? nr : 1), &p->rob_pos));
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(nrt > 0 ? nrt : 1), &p->rob_w));
+  int64_t r = 0;
+  for (int64_t t = 0; t < nrt; t++) {
+    if (t == 0 || rt[t].pos != rt[t - 1].pos) {
+      p->rob_ptr[r] = t;
+      p->rob_pos[r++] = rt[t].pos;
+    }
+    p->rob_w[t] = rt[t].w;
+  }
+  p->rob_ptr[nr] = nrt;
+  p->nrob = nr;
+  return HPMG_SUCCESS;
+}
+
+static hpmg_p1_bc_data bc_changes(const struct hpmg_p1_problem_s *p) {
+  const hpmg_p1_bc_data bc = {p->pat.n, p->dir, p->gd, p->ndir, p->nrob, p->rob_ptr, p->rob_pos, p->rob_w};
+  return bc;
+}
+
+/* the right-hand side's boundary part from the Dirichlet lift (either backend's) */
+static void bc_rhs(const struct hpmg_p1_problem_s *p, const double *lift, double *rhs) {
+  for (int64_t i = 0; i < p->pat.n; i++) rhs[i] = p->dir[i] ? p->gd[i] : p->rhs_load[i] - (p->ndir ? lift[i] : 0.0);
+}
+
 static hpmg_error setup_bc(struct hpmg_p1_problem_s *p) {
   const hpmg_problem_options *o = &p->o;
   const hpmg_p1_mesh *m = &p->mesh;
@@ -279,11 +329,14 @@ static hpmg_error setup_bc(struct hpmg_p1_problem_s *p) {
   const int64_t n = m->num_nodes, nf = m->num_facets;
   int *fbc = NULL; /* facet -> condition index, -1: none (zero flux) */
   double *gd = NULL;
-  hpmg_error e = hpmg_calloc(sizeof(double) * (size_t)n, &p->rhs_bc);
+  rob_term *rt = NULL;
+  int64_t nrt = 0;
+  hpmg_error e = hpmg_calloc(sizeof(double) * (size_t)n, &p->rhs_load);
   if (!e) e = hpmg_calloc((size_t)n, &p->dir);
-  if (!e) e = hpmg_calloc(sizeof(double) * (size_t)n, &gd);
+  if (!e) e = hpmg_calloc(sizeof(double) * (size_t)n, &p->gd);
   if (!e) e = hpmg_malloc(sizeof(int) * (size_t)(nf > 0 ? nf : 1), &fbc);
   if (e) goto done;
+  gd = p->gd;
   for (int64_t f = 0; f < nf; f++) fbc[f] = -1;
   int robin = 0;
   for (int i = 0; i < o->num_p1_bc; i++) {
@@ -295,6 +348,13 @@ static hpmg_error setup_bc(struct hpmg_p1_problem_s *p) {
     for (int64_t f = 0; f < nf; f++)
       if (m->facet_region[f] == tag) fbc[f] = i;
     robin |= o->p1_bc[i].kind == HPMG_P1_BC_ROBIN && o->p1_bc[i].robin_alpha > 0;
+  }
+  if (robin) {
+    int64_t nrf = 0;
+    for (int64_t f = 0; f < nf; f++)
+      nrf += fbc[f] >= 0 && o->p1_bc[fbc[f]].kind == HPMG_P1_BC_ROBIN && o->p1_bc[fbc[f]].robin_alpha > 0;
+    e = hpmg_malloc(sizeof(rob_term) * (size_t)(nrf * dim * dim + 1), &rt);
+    if (e) goto done;
   }
   /* facet terms; serial: facets are few (surface), and the order is fixed */
   for (int64_t f = 0; f < nf; f++) {
@@ -337,8 +397,8 @@ static hpmg_error setup_bc(struct hpmg_p1_problem_s *p) {
         double xm[3];
         for (int d = 0; d < 3; d++) xm[d] = 0.5 * (X[a][d] + X[bq][d]);
         const double g = bc_data(p, b, c, xm, nrm) * meas / 3.0 * 0.5;
-        p->rhs_bc[fv[a]] += g;
-        p->rhs_bc[fv[bq]] += g;
+        p->rhs_load[fv[a]] += g;
+        p->rhs_load[fv[bq]] += g;
       }
     } else {
       const double t[2] = {0.5 - 0.5 / sqrt(3.0), 0.5 + 0.5 / sqrt(3.0)};
@@ -346,43 +406,30 @@ static hpmg_error setup_bc(struct hpmg_p1_problem_s *p) {
         double xq[3] = {0};
         for (int d = 0; d < 2; d++) xq[d] = (1 - t[q]) * X[0][d] + t[q] * X[1][d];
         const double g = bc_data(p, b, c, xq, nrm) * meas * 0.5;
-        p->rhs_bc[fv[0]] += g * (1 - t[q]);
-        p->rhs_bc[fv[1]] += g * t[q];
+        p->rhs_load[fv[0]] += g * (1 - t[q]);
+        p->rhs_load[fv[1]] += g * t[q];
       }
     }
     if (b->kind == HPMG_P1_BC_ROBIN && b->robin_alpha > 0) { /* alpha (phi_k, phi_l) on the facet */
       const double w = b->robin_alpha * meas / (dim == 3 ? 12.0 : 6.0);
       for (int k = 0; k < dim; k++)
-        for (int l = 0; l < dim; l++) p->val[hpmg_p1_find(&p->pat, fv[k], fv[l])] += w * (k == l ? 2.0 : 1.0);
+        for (int l = 0; l < dim; l++, nrt++) {
+          rt[nrt].pos = hpmg_p1_find(&p->pat, fv[k], fv[l]);
+          rt[nrt].seq = nrt;
+          rt[nrt].w = w * (k == l ? 2.0 : 1.0);
+        }
     }
   }
-  /* symmetric elimination of the Dirichlet nodes */
+  e = robin_lists(p, rt, nrt);
+  if (e) goto done;
   int64_t ndir = 0;
   for (int64_t i = 0; i < n; i++) ndir += p->dir[i];
   p->ndir = ndir;
-  if (ndir) {
-    const hpmg_p1_pattern *P = &p->pat;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) {
-      if (p->dir[i]) {
-        for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; q++) p->val[q] = P->col[q] == i ? 1.0 : 0.0;
-        p->rhs_bc[i] = gd[i];
-        continue;
-      }
-      double lift = 0.0;
-      for (int64_t q = P->rowptr[i]; q < P->rowptr[i + 1]; q++)
-        if (p->dir[P->col[q]]) {
-          lift += p->val[q] * gd[P->col[q]];
-          p->val[q] = 0.0;
-        }
-      p->rhs_bc[i] -= lift;
-    }
-  }
   p->singular = ndir == 0 && o->lambda == 0 && !robin;
   (void)nv;
 done:
   hpmg_free(&fbc);
-  hpmg_free(&gd);
+  hpmg_free(&rt);
   return e;
 }
 
@@ -394,6 +441,11 @@ void hpmg_p1_problem_destroy(hpmg_p1_problem *pp) {
   hpmg_free(&p->sigma);
   hpmg_free(&p->val);
   hpmg_free(&p->dir);
+  hpmg_free(&p->gd);
+  hpmg_free(&p->rhs_load);
+  hpmg_free(&p->rob_ptr);
+  hpmg_free(&p->rob_pos);
+  hpmg_free(&p->rob_w);
   hpmg_free(&p->rhs_bc);
   free(p);
   *pp = NULL;
@@ -428,21 +480,11 @@ hpmg_error hpmg_p1_problem_create(const hpmg_problem_options *o, hpmg_p1_problem
     p->o.dim = p->mesh.dim;
     e = setup_sigma(p);
   }
-  double *scratch = NULL;
   if (!e) {
     const double ts = hpmg_wtime();
     e = hpmg_p1_pattern_build(&p->mesh, &p->pat);
     p->t_symbolic = hpmg_wtime() - ts;
   }
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)p->pat.nnz, &p->val);
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(p->pat.ncells * p->pat.nv * (p->pat.nv + 1) / 2), &scratch);
-  if (!e) {
-    const double tn = hpmg_wtime();
-    const hpmg_p1_coef cf = {p->sigma, p->comps, o->lambda};
-    hpmg_p1_assemble(&p->mesh, &p->pat, &cf, scratch, p->val);
-    p->t_numeric = hpmg_wtime() - tn;
-  }
-  hpmg_free(&scratch);
   if (!e) {
     const hpmg_p1_mesh *m = &p->mesh;
     for (int d = 0; d < m->dim; d++) {
@@ -479,13 +521,41 @@ hpmg_error hpmg_p1_problem_create(const hpmg_problem_options *o, hpmg_p1_problem
 int64_t hpmg_p1_problem_num_dofs(hpmg_p1_problem p) { return p->mesh.num_nodes; }
 int hpmg_p1_problem_dim(hpmg_p1_problem p) { return p->mesh.dim; }
 
-void hpmg_p1_problem_matrix(hpmg_p1_problem p, int64_t *n, int64_t *nnz, const int64_t **rowptr, const int32_t **col,
-                            const double **val) {
+/* the host numeric phase and the boundary conditions, once */
+static hpmg_error host_system(struct hpmg_p1_problem_s *p) {
+  if (p->val) return HPMG_SUCCESS;
+  double *val = NULL, *scratch = NULL, *lift = NULL;
+  const int64_t n = p->pat.n;
+  hpmg_error e = hpmg_malloc(sizeof(double) * (size_t)p->pat.nnz, &val);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(p->pat.ncells * p->pat.nv * (p->pat.nv + 1) / 2), &scratch);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)n, &lift);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)n, &p->rhs_bc);
+  if (!e) {
+    const double tn = hpmg_wtime();
+    const hpmg_p1_coef cf = {p->sigma, p->comps, p->o.lambda};
+    hpmg_p1_assemble(&p->mesh, &p->pat, &cf, scratch, val);
+    const hpmg_p1_bc_data bc = bc_changes(p);
+    hpmg_p1_apply_bc(&p->pat, &bc, val, lift);
+    p->t_numeric = hpmg_wtime() - tn;
+    bc_rhs(p, lift, p->rhs_bc);
+    p->val = val;
+    val = NULL;
+  } else hpmg_free(&p->rhs_bc);
+  hpmg_free(&val);
+  hpmg_free(&scratch);
+  hpmg_free(&lift);
+  return e;
+}
+
+hpmg_error hpmg_p1_problem_matrix(hpmg_p1_problem p, int64_t *n, int64_t *nnz, const int64_t **rowptr, const int32_t **col,
+                                  const double **val) {
+  HPMG_CALL(host_system(p));
   *n = p->pat.n;
   *nnz = p->pat.nnz;
   *rowptr = p->pat.rowptr;
   *col = p->pat.col;
   *val = p->val;
+  return HPMG_SUCCESS;
 }
 const hpmg_p1_mesh *hpmg_p1_problem_mesh(hpmg_p1_problem p) { return &p->mesh; }
 
@@ -606,7 +676,10 @@ struct hpmg_p1_solver_s {
   hpmg_solver_options o;
   const hpmg_backend *be;
   double *invdiag;        /* host Jacobi */
-  hpmg_p1_gpu gpu;        /* CUDA: the operator on the device */
+  hpmg_p1_gpu gpu;        /* CUDA: the system assembled and solved on the device */
+  const double *rhs_bc;   /* the boundary part of b: the problem's (host) or rhs_dev */
+  double *rhs_dev;        /* CUDA: from the device's Dirichlet lift */
+  double t_numeric;
   hpmg_vec b, x, w[4], ones;
   double *hist;
   int nhist, cap;
@@ -672,6 +745,7 @@ void hpmg_p1_solver_destroy(hpmg_p1_solver *sp) {
   hpmg_p1_gpu_destroy(&s->gpu);
 #endif
   hpmg_free(&s->invdiag);
+  hpmg_free(&s->rhs_dev);
   hpmg_free(&s->hist);
   free(s);
   *sp = NULL;
@@ -693,8 +767,27 @@ hpmg_error hpmg_p1_solver_create(hpmg_p1_problem p, const hpmg_solver_options *s
   s->cap = o.maxit + 2;
   const int64_t n = p->pat.n;
   hpmg_error e = hpmg_malloc(sizeof(double) * (size_t)s->cap, &s->hist);
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)n, &s->invdiag);
-  if (!e) {
+  if (o.device == HPMG_DEVICE_CUDA) {
+#ifdef HPMG_HAVE_CUDA
+    /* numeric phase and boundary conditions on the device; only the lift
+     * (n doubles) comes back, for the host-built right-hand side */
+    if (!e) e = hpmg_p1_gpu_create(&p->mesh, &p->pat, 1, &s->gpu);
+    const hpmg_p1_bc_data bc = bc_changes(p);
+    if (!e) e = hpmg_p1_gpu_set_bc(s->gpu, &bc);
+    const hpmg_p1_coef cf = {p->sigma, p->comps, p->o.lambda};
+    if (!e) e = hpmg_p1_gpu_assemble(s->gpu, &cf, &s->t_numeric);
+    if (!e) e = hpmg_malloc(sizeof(double) * (size_t)n, &s->rhs_dev);
+    if (!e && p->ndir) e = hpmg_p1_gpu_get_lift(s->gpu, s->rhs_dev);
+    if (!e) bc_rhs(p, s->rhs_dev, s->rhs_dev); /* in place: row i reads lift[i] only */
+    s->rhs_bc = s->rhs_dev;
+#endif
+  } else {
+    if (!e) e = host_system(p);
+    s->t_numeric = p->t_numeric;
+    s->rhs_bc = p->rhs_bc;
+    if (!e) e = hpmg_malloc(sizeof(double) * (size_t)n, &s->invdiag);
+  }
+  if (!e && !s->gpu) {
     for (int64_t i = 0; i < n; i++) {
       const double d = p->val[p->pat.diag[i]];
       if (!(d > 0)) {
@@ -717,12 +810,6 @@ hpmg_error hpmg_p1_solver_create(hpmg_p1_problem p, const hpmg_solver_options *s
     }
     hpmg_free(&h);
   }
-#ifdef HPMG_HAVE_CUDA
-  if (!e && o.device == HPMG_DEVICE_CUDA) {
-    e = hpmg_p1_gpu_create(&p->mesh, &p->pat, 0, &s->gpu);
-    if (!e) e = hpmg_p1_gpu_set_values(s->gpu, p->val);
-  }
-#endif
   if (e) {
     hpmg_p1_solver_destroy(&s);
     return e;
@@ -732,7 +819,7 @@ hpmg_error hpmg_p1_solver_create(hpmg_p1_problem p, const hpmg_solver_options *s
   s->st.nnz = p->pat.nnz;
   s->st.cells = p->pat.ncells;
   s->st.t_symbolic = p->t_symbolic;
-  s->st.t_numeric = p->t_numeric;
+  s->st.t_numeric = s->t_numeric;
   s->st.t_setup = p->t_setup + (hpmg_wtime() - t0);
   s->st.bytes_host = hpmg_p1_memory_estimate(&p->o);
   *out = s;
@@ -757,7 +844,7 @@ hpmg_error hpmg_p1_solver_solve(hpmg_p1_solver s, const double *b_in, double *x)
     hpmg_free(&b);
     return e;
   }
-  for (int64_t i = 0; i < n; i++) b[i] = p->dir[i] ? p->rhs_bc[i] : b[i] + p->rhs_bc[i];
+  for (int64_t i = 0; i < n; i++) b[i] = p->dir[i] ? s->rhs_bc[i] : b[i] + s->rhs_bc[i];
   s->st.compat_defect = 0.0;
   if (p->singular) { /* b -= mean(b): the component along the null space (constants) */
     double sum = 0.0, nb = 0.0;
@@ -821,3 +908,13 @@ int hpmg_p1_solver_history(hpmg_p1_solver s, const double **h) {
   return s->nhist;
 }
 void hpmg_p1_solver_set_verbose(hpmg_p1_solver s, int verbose) { s->o.verbose = verbose; }
+
+hpmg_error hpmg_p1_solver_system(hpmg_p1_solver s, double *val, double *rhs_bc) {
+  const struct hpmg_p1_problem_s *p = s->p;
+#ifdef HPMG_HAVE_CUDA
+  if (s->gpu) HPMG_CALL(hpmg_p1_gpu_get_values(s->gpu, val));
+#endif
+  if (!s->gpu) memcpy(val, p->val, sizeof(double) * (size_t)p->pat.nnz);
+  memcpy(rhs_bc, s->rhs_bc, sizeof(double) * (size_t)p->pat.n);
+  return HPMG_SUCCESS;
+}

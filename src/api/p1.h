@@ -12,7 +12,8 @@ typedef struct hpmg_p1_problem_s *hpmg_p1_problem;
 typedef struct hpmg_p1_solver_s *hpmg_p1_solver;
 
 hpmg_error hpmg_p1_problem_check(const hpmg_problem_options *o);
-/* reads or generates the mesh, renumbers it, assembles A and the boundary terms */
+/* reads or generates the mesh, renumbers it, builds the CSR pattern and the
+ * boundary conditions' data; A is assembled by the solver, on its device */
 hpmg_error hpmg_p1_problem_create(const hpmg_problem_options *o, hpmg_p1_problem *p);
 void hpmg_p1_problem_destroy(hpmg_p1_problem *p);
 int64_t hpmg_p1_problem_num_dofs(hpmg_p1_problem p);
@@ -33,11 +34,15 @@ void hpmg_p1_solver_get_stats(hpmg_p1_solver s, hpmg_stats *st);
 int hpmg_p1_solver_history(hpmg_p1_solver s, const double **h);
 void hpmg_p1_solver_set_verbose(hpmg_p1_solver s, int verbose);
 
-/* internals for tests and benchmarks: the assembled matrix with the boundary
- * conditions (CSR, full symmetric) and the mesh */
-void hpmg_p1_problem_matrix(hpmg_p1_problem p, int64_t *n, int64_t *nnz, const int64_t **rowptr, const int32_t **col,
-                            const double **val);
+/* internals for tests and benchmarks: the host-assembled matrix with the
+ * boundary conditions (CSR, full symmetric; assembled on the first call) and
+ * the mesh */
+hpmg_error hpmg_p1_problem_matrix(hpmg_p1_problem p, int64_t *n, int64_t *nnz, const int64_t **rowptr, const int32_t **col,
+                                  const double **val);
 const hpmg_p1_mesh *hpmg_p1_problem_mesh(hpmg_p1_problem p);
+/* the solver's matrix (nnz values: the device's on CUDA) and the boundary
+ * part of its right-hand side (n) */
+hpmg_error hpmg_p1_solver_system(hpmg_p1_solver s, double *val, double *rhs_bc);
 /* the P1 part of a public problem (NULL for other discretizations) */
 hpmg_p1_problem hpmg_problem_p1(hpmg_problem p);
 

@@ -364,3 +364,29 @@ hpmg_error hpmg_p1_cells_soa(const hpmg_p1_mesh *m, int32_t **cells_out) {
   *cells_out = cells;
   return HPMG_SUCCESS;
 }
+
+void hpmg_p1_apply_bc(const hpmg_p1_pattern *p, const hpmg_p1_bc_data *bc, double *val, double *lift) {
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < bc->nrob; r++) {
+    double v = val[bc->rob_pos[r]];
+    for (int64_t t = bc->rob_ptr[r]; t < bc->rob_ptr[r + 1]; t++) v += bc->rob_w[t];
+    val[bc->rob_pos[r]] = v;
+  }
+  if (!bc->ndir) return;
+  const int64_t *rp = p->rowptr;
+  const int32_t *col = p->col;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < bc->n; i++) {
+    double s = 0.0;
+    if (bc->dir[i]) {
+      for (int64_t q = rp[i]; q < rp[i + 1]; q++) val[q] = col[q] == i ? 1.0 : 0.0;
+    } else {
+      for (int64_t q = rp[i]; q < rp[i + 1]; q++)
+        if (bc->dir[col[q]]) {
+          s += val[q] * bc->gd[col[q]];
+          val[q] = 0.0;
+        }
+    }
+    lift[i] = s;
+  }
+}

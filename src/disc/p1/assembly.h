@@ -73,6 +73,32 @@ static inline int hpmg_p1_packed(int k, int l, int nv) {
 hpmg_error hpmg_p1_contributions(const hpmg_p1_pattern *p, uint32_t **cptr, uint32_t **cidx);
 hpmg_error hpmg_p1_cells_soa(const hpmg_p1_mesh *m, int32_t **cells);
 
+/* The boundary conditions' changes to an assembled matrix (docs/p1.md,
+ * "Boundary conditions"), prepared once on the host from the mesh's facets
+ * (src/api/p1.c) and applied by hpmg_p1_apply_bc here or by the GPU's
+ * kernels (cuda/p1_cuda.h), which perform the same operations:
+ * 1. Robin facet mass: entry rob_pos[r] += rob_w[t] for t in
+ *    rob_ptr[r]..rob_ptr[r+1]-1, in this order (the facets' order);
+ *    rob_pos ascending and distinct, so rows are independent;
+ * 2. symmetric Dirichlet elimination: row i with dir[i] becomes the identity
+ *    row; any other row i gets lift[i] = sum of A_ij gd[j] over its Dirichlet
+ *    columns j (A after step 1, in column order) and those entries set to 0. */
+typedef struct {
+  int64_t n;            /* nodes */
+  const uint8_t *dir;   /* n: Dirichlet nodes */
+  const double *gd;     /* n: their values (0 elsewhere) */
+  int64_t ndir;         /* Dirichlet nodes */
+  int64_t nrob;         /* entries with Robin terms */
+  const int64_t *rob_ptr; /* nrob + 1 */
+  const int64_t *rob_pos; /* nrob: CSR positions */
+  const double *rob_w;    /* rob_ptr[nrob]: the terms */
+} hpmg_p1_bc_data;
+
+/* val (nnz) gets the conditions; lift (n, may be NULL when ndir = 0): the
+ * Dirichlet lift (0 on Dirichlet rows). Threaded, independent of the thread
+ * count. */
+void hpmg_p1_apply_bc(const hpmg_p1_pattern *p, const hpmg_p1_bc_data *bc, double *val, double *lift);
+
 /* y = A x (threaded CSR) */
 void hpmg_p1_spmv(const hpmg_p1_pattern *p, const double *val, const double *x, double *y);
 

@@ -33,6 +33,13 @@ struct hpmg_p1_gpu_s {
   double *scratch;   /* nloc * nc: upper-triangle entry e of cell c at [e * nc + c] */
   uint32_t *cptr;    /* nnz + 1 */
   uint32_t *cidx;    /* contributions of each entry (scratch indices), ascending cell */
+  /* boundary conditions (hpmg_p1_bc_data) */
+  int bc;
+  int64_t ndir, nrob;
+  uint8_t *dir;
+  double *gd, *lift, *rob_w;
+  int64_t *rob_ptr, *rob_pos;
+  unsigned long long *bad; /* non-positive diagonal entries */
 };
 
 extern "C" double hpmg_p1_gpu_bytes(const hpmg_p1_pattern *p, int assemble, int sigma_comps) {
@@ -47,7 +54,7 @@ extern "C" void hpmg_p1_gpu_destroy(hpmg_p1_gpu *gp) {
   hpmg_p1_gpu g = *gp;
   if (!g) return;
   void *ptrs[] = {g->rowptr, g->diagpos, g->col, g->val, g->invdiag, g->x[0], g->x[1], g->x[2], g->cells, g->sigma,
-                  g->scratch, g->cptr, g->cidx};
+                  g->scratch, g->cptr, g->cidx, g->dir, g->gd, g->lift, g->rob_w, g->rob_ptr, g->rob_pos, g->bad};
   for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++) hpmg_cuda_free(ptrs[i]);
   free(g);
   *gp = NULL;
@@ -77,6 +84,7 @@ extern "C" hpmg_error hpmg_p1_gpu_create(const hpmg_p1_mesh *m, const hpmg_p1_pa
   if (!e) e = dev_copy(&g->col, p->col, (size_t)p->nnz);
   if (!e) e = dev_copy(&g->val, (const double *)NULL, (size_t)p->nnz);
   if (!e) e = dev_copy(&g->invdiag, (const double *)NULL, (size_t)p->n);
+  if (!e) e = dev_copy(&g->bad, (const unsigned long long *)NULL, 1);
   if (!e && assemble) {
     for (int d = 0; d < p->dim && !e; d++) e = dev_copy(&g->x[d], m->x[d], (size_t)p->n);
     int32_t *cells = NULL;
@@ -191,10 +199,44 @@ __global__ void gather_kernel(int64_t nnz, const uint32_t *__restrict__ cptr, co
   val[q] = s;
 }
 
-__global__ void invdiag_kernel(int64_t n, const int64_t *__restrict__ diagpos, const double *__restrict__ val,
-                               double *__restrict__ invdiag) {
+/* hpmg_p1_apply_bc (assembly.c), step 1: the Robin terms of one entry in facet order */
+__global__ void robin_kernel(int64_t nrob, const int64_t *__restrict__ ptr, const int64_t *__restrict__ pos,
+                             const double *__restrict__ w, double *__restrict__ val) {
+  const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= nrob) return;
+  double v = val[pos[r]];
+  for (int64_t t = ptr[r]; t < ptr[r + 1]; t++) v += w[t];
+  val[pos[r]] = v;
+}
+
+/* step 2: the symmetric Dirichlet elimination of row i and its lift */
+__global__ void dirichlet_kernel(int64_t n, const int64_t *__restrict__ rowptr, const int32_t *__restrict__ col,
+                                 const uint8_t *__restrict__ dir, const double *__restrict__ gd,
+                                 double *__restrict__ val, double *__restrict__ lift) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) invdiag[i] = 1.0 / val[diagpos[i]];
+  if (i >= n) return;
+  double s = 0.0;
+  if (dir[i]) {
+    for (int64_t q = rowptr[i]; q < rowptr[i + 1]; q++) val[q] = col[q] == i ? 1.0 : 0.0;
+  } else {
+    for (int64_t q = rowptr[i]; q < rowptr[i + 1]; q++) {
+      const int32_t j = col[q];
+      if (dir[j]) {
+        s += val[q] * gd[j];
+        val[q] = 0.0;
+      }
+    }
+  }
+  lift[i] = s;
+}
+
+__global__ void invdiag_kernel(int64_t n, const int64_t *__restrict__ diagpos, const double *__restrict__ val,
+                               double *__restrict__ invdiag, unsigned long long *__restrict__ bad) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double d = val[diagpos[i]];
+  if (!(d > 0)) atomicAdd(bad, 1ULL); /* a count: the same whatever the order */
+  invdiag[i] = 1.0 / d;
 }
 
 __global__ void spmv_kernel(int64_t n, const int64_t *__restrict__ rowptr, const int32_t *__restrict__ col,
@@ -214,9 +256,41 @@ __global__ void jacobi_kernel(int64_t n, const double *__restrict__ d, const dou
 static unsigned blocks(int64_t n, int t) { return (unsigned)((n + t - 1) / t); }
 
 static hpmg_error update_invdiag(hpmg_p1_gpu g) {
-  invdiag_kernel<<<blocks(g->n, 256), 256>>>(g->n, g->diagpos, g->val, g->invdiag);
+  CU(cudaMemset(g->bad, 0, sizeof *g->bad));
+  invdiag_kernel<<<blocks(g->n, 256), 256>>>(g->n, g->diagpos, g->val, g->invdiag, g->bad);
   LAUNCH();
+  unsigned long long bad = 0;
+  HPMG_CALL(hpmg_cuda_download(&bad, g->bad, sizeof bad));
+  if (bad)
+    return hpmg_error_set(HPMG_ERR_NUMERIC, "P1 matrix on the GPU: %llu diagonal entries are not positive", bad);
   return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error hpmg_p1_gpu_set_bc(hpmg_p1_gpu g, const hpmg_p1_bc_data *bc) {
+  HPMG_CHECK_ARG(g->assemble, "P1 GPU: boundary conditions need the assembly data (create with assemble = 1)");
+  HPMG_CHECK_ARG(bc->n == g->n, "P1 GPU: boundary data for %lld nodes, operator has %lld", (long long)bc->n,
+                 (long long)g->n);
+  void *old[] = {g->dir, g->gd, g->lift, g->rob_w, g->rob_ptr, g->rob_pos};
+  for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) hpmg_cuda_free(old[i]);
+  g->dir = NULL, g->gd = NULL, g->lift = NULL, g->rob_w = NULL, g->rob_ptr = NULL, g->rob_pos = NULL;
+  g->bc = 0, g->ndir = bc->ndir, g->nrob = bc->nrob;
+  if (bc->ndir) {
+    HPMG_CALL(dev_copy(&g->dir, bc->dir, (size_t)g->n));
+    HPMG_CALL(dev_copy(&g->gd, bc->gd, (size_t)g->n));
+    HPMG_CALL(dev_copy(&g->lift, (const double *)NULL, (size_t)g->n));
+  }
+  if (bc->nrob) {
+    HPMG_CALL(dev_copy(&g->rob_ptr, bc->rob_ptr, (size_t)(bc->nrob + 1)));
+    HPMG_CALL(dev_copy(&g->rob_pos, bc->rob_pos, (size_t)bc->nrob));
+    HPMG_CALL(dev_copy(&g->rob_w, bc->rob_w, (size_t)bc->rob_ptr[bc->nrob]));
+  }
+  g->bc = 1;
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error hpmg_p1_gpu_get_lift(hpmg_p1_gpu g, double *lift) {
+  HPMG_CHECK_ARG(g->bc && g->ndir, "P1 GPU: no Dirichlet nodes were set (hpmg_p1_gpu_set_bc)");
+  return hpmg_cuda_download(lift, g->lift, sizeof(double) * (size_t)g->n);
 }
 
 extern "C" hpmg_error hpmg_p1_gpu_assemble(hpmg_p1_gpu g, const hpmg_p1_coef *cf, double *kernel_s) {
@@ -245,6 +319,14 @@ extern "C" hpmg_error hpmg_p1_gpu_assemble(hpmg_p1_gpu g, const hpmg_p1_coef *cf
   LAUNCH();
   gather_kernel<<<blocks(g->nnz, 256), 256>>>(g->nnz, g->cptr, g->cidx, g->scratch, g->val);
   LAUNCH();
+  if (g->bc && g->nrob) {
+    robin_kernel<<<blocks(g->nrob, 256), 256>>>(g->nrob, g->rob_ptr, g->rob_pos, g->rob_w, g->val);
+    LAUNCH();
+  }
+  if (g->bc && g->ndir) {
+    dirichlet_kernel<<<blocks(g->n, 128), 128>>>(g->n, g->rowptr, g->col, g->dir, g->gd, g->val, g->lift);
+    LAUNCH();
+  }
   CU(cudaEventRecord(e1));
   CU(cudaEventSynchronize(e1));
   float ms = 0;
