@@ -29,6 +29,8 @@ expect 2 --bc x=periodic:1
 expect 2 --bc q=neumann
 expect 2 --bc x=robin
 expect 2 --bc z=neumann
+expect 2 --cells 8 --bc x=periodic --bc ymin=neumann  # a second --bc would replace the first
+expect 2 --cells 8 --bc xmin=dirichlet:1  # a boundary value that the built-in sine problem ignores
 expect 2 --bc ymin=dirichlet:nan
 expect 2 --bc ymin=dirichlet:1x
 expect 2 --bc x
