@@ -167,6 +167,7 @@ struct fd_direct_s {
 int64_t fd_direct_size(fd_direct s) { return s->size; }
 double fd_direct_plan_seconds(fd_direct s) { return s->plan_s; }
 int fd_direct_tri_dir(fd_direct s) { return s->tri; }
+int fd_direct_gpu_fast(fd_direct s) { return s->device && s->cuda && fd_cuda_direct_fast(s->cuda); }
 void fd_direct_defect(fd_direct s, double *sum, double *rel) {
   if (sum) *sum = s->defect_sum;
   if (rel) *rel = s->defect_rel;

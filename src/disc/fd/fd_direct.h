@@ -84,13 +84,22 @@ void fd_direct_defect(fd_direct s, double *sum, double *relative);
 double fd_direct_plan_seconds(fd_direct s);
 /* the direction solved by tridiagonal systems, or -1 */
 int fd_direct_tri_dir(fd_direct s);
+/* 1 when the solve takes the GPU fast path (every direction periodic and
+ * uniform: one multi-dimensional cuFFT D2Z / Z2D pair instead of the
+ * per-direction transforms), else 0 (the CPU, a non-periodic or a stretched
+ * direction) */
+int fd_direct_gpu_fast(fd_direct s);
 
 /* CUDA half (src/disc/fd/cuda/fd_direct.cu; stubs without CUDA). dirs: the
  * box's directions (copied to the device). */
 hpmg_error fd_cuda_direct_create(int dim, const fd_direct_dir *dirs, double lambda, void **handle);
 hpmg_error fd_cuda_direct_solve(void *handle, const double *b, double *u, double *defect_sum, double *defect_abs);
 void fd_cuda_direct_destroy(void *handle);
-/* device bytes the CUDA solver allocates (estimate, cuFFT work included) */
+/* 1 when the handle's solves take the fast path (fd_direct_gpu_fast) */
+int fd_cuda_direct_fast(void *handle);
+/* device bytes the CUDA solver allocates (estimate, cuFFT work included; the
+ * larger of the general and the all-periodic fast path's, which are not told
+ * apart by the sizes alone) */
 double fd_cuda_direct_bytes(int dim, const int64_t n[3]);
 /* which batched tridiagonal solver GPU solvers created from now on use:
  * 0 = one thread per line (own kernel, the default), 1 = cuSPARSE

@@ -13,6 +13,7 @@ hpmg_error fd_cuda_direct_solve(void *handle, const double *b, double *u, double
   (void)handle; (void)b; (void)u; (void)sum; (void)abs; return no_cuda();
 }
 void fd_cuda_direct_destroy(void *handle) { (void)handle; }
+int fd_cuda_direct_fast(void *handle) { (void)handle; return 0; }
 double fd_cuda_direct_bytes(int dim, const int64_t n[3]) { (void)dim; (void)n; return 0; }
 int fd_cuda_direct_set_tri(int which) { (void)which; return 0; }
 size_t fd_cuda_direct_set_chunk_bytes(size_t bytes) { (void)bytes; return 0; }

@@ -12,7 +12,12 @@
  * gather and scatter kernels read and write with unit stride across threads.
  * The tridiagonal direction: one thread per line, Thomas (cyclic:
  * Sherman-Morrison) with its modified upper diagonal in a scratch array laid
- * out like the data (coalesced for lines along y and z). */
+ * out like the data (coalesced for lines along y and z).
+ * Every direction periodic and uniform (no tridiagonal direction):
+ * the per-direction R2HC / HC2R pairs are the real and imaginary parts of one
+ * multi-dimensional real DFT, so one cuFFT D2Z plan, one division kernel and
+ * one Z2D plan replace the gather / FFT / scatter passes per direction (the
+ * fast path; see Plan::fast). */
 #include <cufft.h>
 #include <cusparse.h>
 #include "disc/fd/cuda/fd_cuda.h"
@@ -72,6 +77,14 @@ struct Plan {
   double *dl, *dd, *du;
   void *spbuf;
   double *red;              /* defect sums */
+  /* fast path (every direction periodic and uniform): one D2Z of the compact array into
+   * Z (n2 x n1 x (n0/2+1) complex, out of place: the caller's array has no
+   * room for the padding of an in-place real-to-complex transform), one Z2D
+   * back; fast = 0 elsewhere */
+  int fast;
+  cufftHandle pf, pb;
+  int has_pf, has_pb;
+  double2 *Z;
 };
 
 __device__ __forceinline__ int64_t gtid() {
@@ -114,6 +127,23 @@ __global__ void k_divide(int64_t n0, int64_t n1, int64_t size, double lam, doubl
   if (c >= size) return;
   const double s = fdd_sigma(c, n0, n1, -1, lam, m0, m1, m2);
   u[c] = s > 0 ? u[c] * scale / s : 0; /* s == 0: the singular constant mode */
+}
+
+/* fast path: Z_e *= scale / (lambda + sum_d mu_d) at the frequency of entry e of
+ * the D2Z output (x: 0..n0/2, y, z: 0..n-1). The R2HC eigenvalues mu_d[k] =
+ * s sin^2(pi k/n) are those of frequency k in either halfcomplex half, so
+ * mu_d indexed by the full frequency is the same table, read by fdd_sigma
+ * with the x extent n0/2+1; sigma = 0 (the singular constant mode) gets 0 as
+ * in k_divide. */
+__global__ void k_divide_fast(int64_t nh, int64_t n1, int64_t csize, double lam, double scale,
+                              const double *__restrict__ m0, const double *__restrict__ m1,
+                              const double *__restrict__ m2, double2 *__restrict__ Z) {
+  const int64_t e = gtid();
+  if (e >= csize) return;
+  const double s = fdd_sigma(e, nh, n1, -1, lam, m0, m1, m2);
+  const double f = s > 0 ? scale / s : 0;
+  Z[e].x *= f;
+  Z[e].y *= f;
 }
 
 /* one thread per line along t */
@@ -226,6 +256,9 @@ void destroy(Plan *p) {
     cudaFree(p->dir[d].mu); cudaFree(p->dir[d].w); cudaFree(p->dir[d].lo); cudaFree(p->dir[d].di);
     cudaFree(p->dir[d].up);
   }
+  if (p->has_pf) cufftDestroy(p->pf);
+  if (p->has_pb) cufftDestroy(p->pb);
+  cudaFree(p->Z);
   cudaFree(p->A); cudaFree(p->B); cudaFree(p->work); cudaFree(p->cp); cudaFree(p->z); cudaFree(p->red);
   cudaFree(p->dl); cudaFree(p->dd); cudaFree(p->du); cudaFree(p->spbuf);
   if (p->sp) cusparseDestroy(p->sp);
@@ -235,6 +268,34 @@ void destroy(Plan *p) {
 hpmg_error upload(double **d, const double *h, int64_t n) {
   FD_CU(cudaMalloc(d, sizeof(double) * (size_t)n));
   FD_CU(cudaMemcpy(*d, h, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+  return HPMG_SUCCESS;
+}
+
+/* the fast path's plans (rank dim, slowest direction first, compact real
+ * array, compact complex array) sharing one work area, Z and the defect sums */
+hpmg_error create_fast(Plan *p) {
+  const int dim = p->dim;
+  long long nn[3];
+  for (int d = 0; d < dim; d++) nn[d] = p->n[dim - 1 - d];
+  FDD_CUFFT(cufftCreate(&p->pf));
+  p->has_pf = 1;
+  FDD_CUFFT(cufftCreate(&p->pb));
+  p->has_pb = 1;
+  /* one work area for both plans instead of one each */
+  FDD_CUFFT(cufftSetAutoAllocation(p->pf, 0));
+  FDD_CUFFT(cufftSetAutoAllocation(p->pb, 0));
+  size_t wf = 0, wb = 0;
+  FDD_CUFFT(cufftMakePlanMany64(p->pf, dim, nn, nullptr, 1, 0, nullptr, 1, 0, CUFFT_D2Z, 1, &wf));
+  FDD_CUFFT(cufftMakePlanMany64(p->pb, dim, nn, nullptr, 1, 0, nullptr, 1, 0, CUFFT_Z2D, 1, &wb));
+  const size_t ws = wf > wb ? wf : wb;
+  const size_t bytes = sizeof(double2) * (size_t)((p->n[0] / 2 + 1) * p->n[1] * p->n[2]);
+  char buf[32];
+  if (cudaMalloc(&p->Z, bytes) != cudaSuccess || (ws && cudaMalloc(&p->work, ws) != cudaSuccess) ||
+      cudaMalloc(&p->red, 2 * sizeof(double)) != cudaSuccess)
+    return hpmg_error_set(HPMG_ERR_MEMORY, "fd: direct solver: cannot allocate %s of FFT work arrays on the GPU",
+                          hpmg_format_bytes((double)(bytes + ws), buf, sizeof buf));
+  FDD_CUFFT(cufftSetWorkArea(p->pf, p->work));
+  FDD_CUFFT(cufftSetWorkArea(p->pb, p->work));
   return HPMG_SUCCESS;
 }
 
@@ -261,6 +322,10 @@ hpmg_error create(int dim, const fd_direct_dir *dirs, double lambda, Plan *p) {
     HPMG_CALL(upload(&D->up, dirs[d].up, D->n));
   }
   p->singular = neumann_like && lambda == 0;
+  /* a stretched periodic direction is a cyclic tridiagonal one: general path */
+  p->fast = p->tri < 0;
+  for (int d = 0; d < dim; d++) p->fast = p->fast && p->dir[d].periodic;
+  if (p->fast) return create_fast(p);
   size_t ws = 0, bytesA = 0, bytesB = 0;
   for (int d = 0; d < dim; d++) {
     if (d == p->tri) continue;
@@ -351,7 +416,43 @@ hpmg_error tri_cusparse(Plan *p, double *u, double scale) {
   return HPMG_SUCCESS;
 }
 
+/* the fast path: the same scaling, defect sums and skip rule as solve, the
+ * transforms and division on Z */
+hpmg_error solve_fast(Plan *p, const double *b, double *u, double *sum, double *abs) {
+  const int64_t n0 = p->n[0], n1 = p->n[1], size = p->size, nh = n0 / 2 + 1, csize = nh * n1 * p->n[2];
+  const double *w2 = p->dim == 3 ? p->dir[2].w : nullptr, *m2 = p->dim == 3 ? p->dir[2].mu : nullptr;
+  dim3 g, bl;
+  const int want = sum != nullptr && p->singular;
+  /* periodic widths are all h (wconst): an in-place non-singular solve folds
+   * W into the scale; otherwise b / W goes to u, which the D2Z then reads
+   * (b itself is const and an out-of-place transform may overwrite its input) */
+  const int skip = b == u && !p->singular;
+  double norm = 1;
+  if (skip)
+    for (int d = 0; d < p->dim; d++) norm *= p->dir[d].h;
+  else {
+    if (want) FD_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
+    blocks1d(size, &g, &bl);
+    k_scale_in<<<g, bl>>>(n0, n1, size, -1, p->dir[0].w, p->dir[1].w, w2, b, u, want ? p->red : nullptr);
+    FD_CU_LAUNCH();
+  }
+  for (int d = 0; d < p->dim; d++) norm *= p->dir[d].norm;
+  FDD_CUFFT(cufftExecD2Z(p->pf, (cufftDoubleReal *)u, (cufftDoubleComplex *)p->Z));
+  blocks1d(csize, &g, &bl);
+  k_divide_fast<<<g, bl>>>(nh, n1, csize, p->lambda, 1 / norm, p->dir[0].mu, p->dir[1].mu, m2, p->Z);
+  FD_CU_LAUNCH();
+  FDD_CUFFT(cufftExecZ2D(p->pb, (cufftDoubleComplex *)p->Z, (cufftDoubleReal *)u));
+  if (want) {
+    double h[2];
+    FD_CU(cudaMemcpy(h, p->red, sizeof h, cudaMemcpyDeviceToHost));
+    *sum = h[0];
+    *abs = h[1];
+  }
+  return HPMG_SUCCESS;
+}
+
 hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) {
+  if (p->fast) return solve_fast(p, b, u, sum, abs);
   const int64_t n0 = p->n[0], n1 = p->n[1], size = p->size;
   const int t = p->tri;
   const double *w2 = p->dim == 3 ? p->dir[2].w : nullptr, *m2 = p->dim == 3 ? p->dir[2].mu : nullptr;
@@ -434,11 +535,18 @@ extern "C" hpmg_error fd_cuda_direct_solve(void *h, const double *b, double *u, 
 
 extern "C" void fd_cuda_direct_destroy(void *h) { destroy((Plan *)h); }
 
+extern "C" int fd_cuda_direct_fast(void *h) { return h && ((Plan *)h)->fast; }
+
 extern "C" double fd_cuda_direct_bytes(int dim, const int64_t n[3]) {
   double size = 1;
   for (int d = 0; d < dim; d++) size *= (double)n[d];
-  /* staging A and B (1 GiB and about half), cuFFT work (about A), tridiagonal scratch */
-  return 2.5 * (double)chunk_bytes + 8 * size;
+  /* staging A and B (1 GiB and about half), cuFFT work (about A), tridiagonal scratch;
+   * or, every direction periodic (not known here: the larger of the two), the
+   * complex array Z (n0/2+1 complex per x-line) and a cuFFT work area of
+   * about Z's size */
+  const double general = 2.5 * (double)chunk_bytes + 8 * size;
+  const double fast = 2 * 16 * (size / (double)n[0]) * (double)(n[0] / 2 + 1);
+  return general > fast ? general : fast;
 }
 
 extern "C" size_t fd_cuda_direct_set_chunk_bytes(size_t bytes) {
