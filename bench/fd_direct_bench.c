@@ -21,7 +21,8 @@
  * Timed are in-place solves (b == u; fd_fft: its own array), the right-hand
  * side reloaded untimed before each; an out-of-place solve adds one pass.
  * Prints one line per solver: time per solve (best and median), unknowns per
- * second (best) and planning time; correctness is tests/test_fd_direct.c's
+ * second (best) and planning time (preceded, on the GPU's all-periodic fast
+ * path, by a comment line saying so); correctness is tests/test_fd_direct.c's
  * (CPU) and tests/test_fd_direct_gpu.c's (GPU = CPU). */
 #include <math.h>
 #include <stdio.h>
@@ -151,6 +152,7 @@ int main(int argc, char **argv) {
       tf[k] = hpmg_wtime() - t0;
     }
   }
+  if (fd_direct_gpu_fast(s)) printf("# fd_direct: GPU fast path (one 3D cuFFT D2Z / Z2D pair)\n");
   report(tri_sp ? "fd_direct+cusparse" : "fd_direct", cas, device ? "cuda" : "cpu", n, N, fd_direct_plan_seconds(s), t, reps);
   if (f) report("fd_fft", cas, "cpu", n, N, fd_fft_plan_seconds(f), tf, reps);
   fd_direct_destroy(&s);

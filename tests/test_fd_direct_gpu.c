@@ -4,7 +4,10 @@
  * layout, uniform and stretched in each direction, lambda = 0 and > 0, odd /
  * even / prime cells; the singular problems' reported defect; and the chunked
  * transform loop (small staging buffers, with a remainder chunk); the
- * cuSPARSE tridiagonal solvers in place of the one-thread-per-line kernel.
+ * cuSPARSE tridiagonal solvers in place of the one-thread-per-line kernel;
+ * the all-periodic fast path (one multi-dimensional D2Z / Z2D), taken exactly
+ * when every direction is periodic and uniform (asserted), in 2D and 3D, odd
+ * and even cells, both layouts, lambda = 0 and > 0.
  * Exit 77 (skip) without a GPU or without FFTW. */
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +53,10 @@ static void one(int dim, const int64_t cells[3], const int pairs[3], int layout,
   hpmg_error e = fd_direct_create(&box, lambda, 1, 0, &sg);
   if (e == HPMG_ERR_BACKEND) { printf("skip: %s\n", hpmg_last_error()); exit(77); }
   CHECK(e == HPMG_SUCCESS, "GPU create: %s", hpmg_last_error());
+  int all_periodic = sd < 0;
+  for (int d = 0; d < dim; d++) all_periodic = all_periodic && pairs[d] == 4;
+  CHECK(!sg || fd_direct_gpu_fast(sg) == all_periodic, "%dD %s fast path %d, expected %d", dim,
+        layout ? "cell" : "vertex", fd_direct_gpu_fast(sg), all_periodic);
   e = fd_direct_create(&box, lambda, 0, 0, &sc);
   if (e == HPMG_ERR_BACKEND) { printf("skip: %s\n", hpmg_last_error()); exit(77); }
   const int64_t N = fd_direct_size(sc);
@@ -110,6 +117,17 @@ int main(void) {
       for (int sd = -1; sd < 3; sd++) one(3, c3, pairs, layout, sd, (comb + sd + layout) % 2 ? 0.0 : 0.9);
   }
   printf("3D: worst GPU - CPU %.2e\n", worst);
+  /* the all-periodic fast path: odd and even cells per direction, both
+   * layouts, lambda = 0 (singular: the constant mode and the defect) and > 0 */
+  const int pp[3] = {4, 4, 4};
+  const int64_t p2[3][3] = {{13, 8, 1}, {16, 9, 1}, {3, 4, 1}}, p3[3][3] = {{7, 6, 5}, {8, 9, 10}, {32, 17, 24}};
+  for (int c = 0; c < 3; c++)
+    for (int layout = 0; layout < 2; layout++)
+      for (int l = 0; l < 2; l++) {
+        one(2, p2[c], pp, layout, -1, l ? 0.9 : 0.0);
+        one(3, p3[c], pp, layout, -1, l ? 0.9 : 0.0);
+      }
+  printf("periodic fast path: worst GPU - CPU %.2e\n", worst);
   /* chunked transforms: 64 KiB staging buffers, chunks of a few lines plus a remainder */
   const size_t old = fd_cuda_direct_set_chunk_bytes(65536);
   for (int comb = 0; comb < 125; comb += 11) {
