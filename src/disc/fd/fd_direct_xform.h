@@ -8,7 +8,8 @@
  *    (gather one staging entry from a line) and post-processing (one output
  *    value from the FFT's result);
  *  - the staging layout of a chunk of lines, the pointwise scaling and
- *    division, and the tridiagonal solve of one line.
+ *    division (and the all-periodic fast path's division of the
+ *    multi-dimensional D2Z output), and the tridiagonal solve of one line.
  *
  * FFT conventions (cuFFT = FFTW): forward e^{-2 pi i jk/L}, unnormalized;
  * Z2D (c2r) takes L/2+1 complex values, e^{+2 pi i jk/L}.
@@ -213,6 +214,21 @@ FDD_HD double fdd_sigma(int64_t c, int64_t n0, int64_t n1, int t, double lam, co
                         const double *m2) {
   const int64_t i = c % n0, j = (c / n0) % n1, k = c / (n0 * n1);
   return lam + (t == 0 ? 0 : m0[i]) + (t == 1 ? 0 : m1[j]) + (t == 2 || !m2 ? 0 : m2[k]);
+}
+
+/* all-periodic fast path: entry e of the multi-dimensional D2Z output
+ * (n2 x n1 x nh complex pairs, nh = n0/2+1, x fastest) times scale / (lambda +
+ * sum_d mu_d) at its frequency (x: 0..n0/2, y, z: 0..n-1). The R2HC
+ * eigenvalues mu_d[k] = s sin^2(pi k/n) are those of frequency k in either
+ * halfcomplex half, so the same tables read at the full frequency (fdd_sigma
+ * with the x extent nh) are the eigenvalues; sigma = 0 (the singular
+ * constant mode) gets 0. */
+FDD_HD void fdd_divide_fast_at(int64_t e, int64_t nh, int64_t n1, double lam, double scale, const double *m0,
+                               const double *m1, const double *m2, double *Z) {
+  const double s = fdd_sigma(e, nh, n1, -1, lam, m0, m1, m2);
+  const double f = s > 0 ? scale / s : 0;
+  Z[2 * e] *= f;
+  Z[2 * e + 1] *= f;
 }
 
 /* u_c = b_c / prod_{d != t} w_d */

@@ -129,21 +129,12 @@ __global__ void k_divide(int64_t n0, int64_t n1, int64_t size, double lam, doubl
   u[c] = s > 0 ? u[c] * scale / s : 0; /* s == 0: the singular constant mode */
 }
 
-/* fast path: Z_e *= scale / (lambda + sum_d mu_d) at the frequency of entry e of
- * the D2Z output (x: 0..n0/2, y, z: 0..n-1). The R2HC eigenvalues mu_d[k] =
- * s sin^2(pi k/n) are those of frequency k in either halfcomplex half, so
- * mu_d indexed by the full frequency is the same table, read by fdd_sigma
- * with the x extent n0/2+1; sigma = 0 (the singular constant mode) gets 0 as
- * in k_divide. */
+/* fast path: one thread per complex entry of the D2Z output */
 __global__ void k_divide_fast(int64_t nh, int64_t n1, int64_t csize, double lam, double scale,
                               const double *__restrict__ m0, const double *__restrict__ m1,
-                              const double *__restrict__ m2, double2 *__restrict__ Z) {
+                              const double *__restrict__ m2, double *__restrict__ Z) {
   const int64_t e = gtid();
-  if (e >= csize) return;
-  const double s = fdd_sigma(e, nh, n1, -1, lam, m0, m1, m2);
-  const double f = s > 0 ? scale / s : 0;
-  Z[e].x *= f;
-  Z[e].y *= f;
+  if (e < csize) fdd_divide_fast_at(e, nh, n1, lam, scale, m0, m1, m2, Z);
 }
 
 /* one thread per line along t */
@@ -439,7 +430,7 @@ hpmg_error solve_fast(Plan *p, const double *b, double *u, double *sum, double *
   for (int d = 0; d < p->dim; d++) norm *= p->dir[d].norm;
   FDD_CUFFT(cufftExecD2Z(p->pf, (cufftDoubleReal *)u, (cufftDoubleComplex *)p->Z));
   blocks1d(csize, &g, &bl);
-  k_divide_fast<<<g, bl>>>(nh, n1, csize, p->lambda, 1 / norm, p->dir[0].mu, p->dir[1].mu, m2, p->Z);
+  k_divide_fast<<<g, bl>>>(nh, n1, csize, p->lambda, 1 / norm, p->dir[0].mu, p->dir[1].mu, m2, (double *)p->Z);
   FD_CU_LAUNCH();
   FDD_CUFFT(cufftExecZ2D(p->pb, (cufftDoubleComplex *)p->Z, (cufftDoubleReal *)u));
   if (want) {
