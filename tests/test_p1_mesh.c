@@ -831,6 +831,92 @@ static hpmg_p1_mesh structured(int n, double shift) {
   return m;
 }
 
+/* Binary MSH 4.1 of a 3D mesh (one node block, one tetrahedron block);
+ * *mark_offset receives the byte offset of cell mark's element. */
+static void msh41_binary_of(const char *path, const hpmg_p1_mesh *m, int64_t mark, long *mark_offset) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    perror(path);
+    exit(1);
+  }
+  const int32_t one = 1, h_nodes[3] = {3, 1, 0}, h_tets[3] = {3, 1, 4};
+  const uint64_t nn = (uint64_t)m->num_nodes, nc = (uint64_t)m->num_cells;
+  fputs("$MeshFormat\n4.1 1 8\n", f);
+  fwrite(&one, 4, 1, f);
+  fputs("\n$EndMeshFormat\n$Nodes\n", f);
+  uint64_t hdr[4] = {1, nn, (uint64_t)m->node_tag[0], (uint64_t)m->node_tag[nn - 1]};
+  fwrite(hdr, 8, 4, f);
+  fwrite(h_nodes, 4, 3, f);
+  fwrite(&nn, 8, 1, f);
+  fwrite(m->node_tag, 8, nn, f);
+  for (uint64_t i = 0; i < nn; i++)
+    for (int d = 0; d < 3; d++) fwrite(&m->x[d][i], 8, 1, f);
+  fputs("\n$EndNodes\n$Elements\n", f);
+  uint64_t ehdr[4] = {1, nc, 1, nc};
+  fwrite(ehdr, 8, 4, f);
+  fwrite(h_tets, 4, 3, f);
+  fwrite(&nc, 8, 1, f);
+  for (uint64_t c = 0; c < nc; c++) {
+    if ((int64_t)c == mark) *mark_offset = ftell(f);
+    uint64_t e[5] = {c + 1};
+    for (int k = 0; k < 4; k++) e[k + 1] = (uint64_t)m->node_tag[m->cell_nodes[4 * c + k]];
+    fwrite(e, 8, 5, f);
+  }
+  fputs("\n$EndElements\n", f);
+  fclose(f);
+}
+
+/* The binary reader converts blocks of more than 20000 elements in parallel:
+ * the orientation counts and first positions come from a reduction. */
+static void test_orientation_parallel(void) {
+  char p[4200], where[160];
+  long off = -1;
+  hpmg_p1_mesh s = structured(16, 0.0), m; /* 24576 tetrahedra */
+  const int64_t nc = s.num_cells;
+  for (int64_t c = 0; c < nc; c++) { /* all reversed: read back positive */
+    int64_t w = s.cell_nodes[4 * c + 2];
+    s.cell_nodes[4 * c + 2] = s.cell_nodes[4 * c + 3];
+    s.cell_nodes[4 * c + 3] = w;
+  }
+  path_of(p, sizeof p, "rev_big.msh");
+  msh41_binary_of(p, &s, -1, &off);
+  read_ok(p, &m, "binary reversed (parallel)");
+  int pos = m.num_cells == nc;
+  double vol = 0;
+  for (int64_t c = 0; pos && c < nc; c++) {
+    double v = tet_volume(m.x, m.cell_nodes + 4 * c);
+    pos &= v == 1.0 / 6.0;
+    vol += v;
+  }
+  CHECK(pos && fabs(vol - 4096.0) < 1e-8, "binary reversed (parallel): %" PRId64 " cells, volume %.17g",
+        m.num_cells, vol);
+  hpmg_p1_mesh_destroy(&m);
+  /* all reversed but two: the positive ones are the minority, the first reported */
+  for (int k = 0; k < 2; k++) {
+    int64_t c = k ? 20001 : 77, w = s.cell_nodes[4 * c + 2];
+    s.cell_nodes[4 * c + 2] = s.cell_nodes[4 * c + 3];
+    s.cell_nodes[4 * c + 3] = w;
+  }
+  path_of(p, sizeof p, "mixed_big_n.msh");
+  msh41_binary_of(p, &s, 77, &off);
+  snprintf(where, sizeof where,
+           "byte offset %ld: cell 77 is positively oriented while %" PRId64 " cells are inverted", off,
+           nc - 2);
+  expect_error(p, HPMG_ERR_IO, where, "binary mostly reversed (parallel)");
+  hpmg_p1_mesh_destroy(&s);
+  /* positive but one, late in the block */
+  s = structured(16, 0.0);
+  int64_t w = s.cell_nodes[4 * 23456 + 2];
+  s.cell_nodes[4 * 23456 + 2] = s.cell_nodes[4 * 23456 + 3];
+  s.cell_nodes[4 * 23456 + 3] = w;
+  path_of(p, sizeof p, "mixed_big.msh");
+  msh41_binary_of(p, &s, 23456, &off);
+  snprintf(where, sizeof where, "byte offset %ld: cell 23456 is inverted (negative volume) while %" PRId64,
+           off, nc - 1);
+  expect_error(p, HPMG_ERR_IO, where, "binary mixed (parallel)");
+  hpmg_p1_mesh_destroy(&s);
+}
+
 static int64_t bandwidth(const hpmg_p1_mesh *m) {
   int64_t bw = 0;
   for (int64_t c = 0; c < m->num_cells; c++)
@@ -1157,6 +1243,7 @@ int main(int argc, char **argv) {
     test_formats();
     test_orientation();
     test_check();
+    test_orientation_parallel();
     test_rcm(6);
     test_rcm(13);
     test_rcm_components();
