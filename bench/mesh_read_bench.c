@@ -50,6 +50,11 @@ static void cell_nodes(int64_t n, int64_t c, int64_t v[4]) {
     off[perm[t][s]] = 1;
     v[s + 1] = (i + off[0]) + m * ((j + off[1]) + m * (k + off[2]));
   }
+  if (t == 1 || t == 2 || t == 5) { /* odd permutations: the reader refuses mixed orientations */
+    int64_t w = v[2];
+    v[2] = v[3];
+    v[3] = w;
+  }
 }
 
 static void write_msh(const char *path, int64_t n, int binary) {

@@ -1,6 +1,7 @@
 #!/bin/sh
 # hpmg solve --disc p1: solves on the built-in meshes exit 0; bad input
-# (options, mesh specs, missing files, unknown groups, non-SPD sigma) exits 2
+# (options, mesh specs, missing files, mixed cell orientations, unknown groups,
+# non-SPD sigma) exits 2
 # with a message naming what was wrong.
 # With gmsh: the same on tests/meshes/box.geo, and test_p1's identities on it.
 # usage: p1_cli_check.sh path/to/hpmg path/to/test_p1
@@ -39,6 +40,12 @@ expect 2 "CG" --mesh regular:0 --solver fmg
 expect 2 "exact solution" --mesh regular:0 --bc-group xmin=dirichlet:1
 expect 2 "robin" --mesh regular:0 --bc-group xmin=robin
 expect 2 "unknown option" --mesh regular:0 --degree 3
+# a file mixing orientations (one clockwise and one counter-clockwise triangle) holds an
+# inverted cell: refused naming the line of the clockwise one
+otmp=$(mktemp -d)
+printf '$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n1 4 1 4\n2 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n$EndNodes\n$Elements\n1 2 1 2\n2 1 2 2\n1 1 3 2\n2 1 3 4\n$EndElements\n' > "$otmp/mixed.msh"
+expect 2 "mixed.msh', line 19: cell 0 is inverted" --mesh "$otmp/mixed.msh"
+rm -rf "$otmp"
 # a Gmsh file (tests/meshes/box.geo, [0,1]x[0,2]x[0,3]; groups bottom, walls), skipped without gmsh
 geo=$(dirname "$0")/meshes/box.geo
 if command -v gmsh > /dev/null 2>&1; then

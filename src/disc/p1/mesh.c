@@ -318,6 +318,34 @@ hpmg_error p1_mesh_drop_unused(hpmg_p1_mesh *m, const char *path) {
   return HPMG_SUCCESS;
 }
 
+hpmg_error p1_orient_finish(const p1_file *f, hpmg_p1_mesh *m, const p1_orient_tally *t) {
+  const int nv = m->dim + 1;
+  if (t->count[0] == 0) return HPMG_SUCCESS;
+  if (t->count[1] == 0) {
+    /* the whole file in the opposite orientation: a convention, not an error */
+    int64_t *cn = m->cell_nodes;
+    const int64_t n = m->num_cells;
+#pragma omp parallel for schedule(static) if (n > 100000)
+    for (int64_t c = 0; c < n; c++) {
+      int64_t w = cn[nv * c + nv - 1];
+      cn[nv * c + nv - 1] = cn[nv * c + nv - 2];
+      cn[nv * c + nv - 2] = w;
+    }
+    return HPMG_SUCCESS;
+  }
+  const char *vol = m->dim == 3 ? "volume" : "area";
+  if (t->count[0] <= t->count[1])
+    return p1_file_error(f, t->at[0], HPMG_ERR_IO,
+                         "cell %" PRId64 " is inverted (negative %s) while %" PRId64
+                         " cells are positively oriented (%" PRId64 " inverted in all)",
+                         t->first[0], vol, t->count[1], t->count[0]);
+  return p1_file_error(f, t->at[1], HPMG_ERR_IO,
+                       "cell %" PRId64 " is positively oriented while %" PRId64
+                       " cells are inverted (negative %s): mixed orientations (%" PRId64
+                       " positive in all)",
+                       t->first[1], t->count[0], vol, t->count[1]);
+}
+
 /* ------------------------------------------------------------ public entry */
 
 static int file_exists(const char *p) {

@@ -3,8 +3,9 @@
  *
  * Nodes are numbered 0..num_nodes-1 (the readers map the file's sparse tags to
  * this range and keep the file's tags in node_tag). Cells hold dim+1 node
- * indices each, positively oriented after reading (a cell whose volume is not
- * positive after reorientation, i.e. a degenerate one, is refused). Boundary
+ * indices each, positively oriented after reading: a file whose cells are all
+ * negatively oriented (the opposite convention) is reversed cell by cell; one
+ * with both orientations (inverted cells) or a degenerate cell is refused. Boundary
  * facets (triangles in 3D, segments in 2D) are the facet elements the file
  * lists (Gmsh writes only those of physical groups when the file has any);
  * the region/boundary identifiers are the file's physical tags (0 where the

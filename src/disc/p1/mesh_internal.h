@@ -123,11 +123,13 @@ static inline double p1_cell_quality(int dim, double *const x[3], const int64_t 
   return l2 > 0 ? det / (l2 * sqrt(l2)) : 0.0;
 }
 
-/* Orient the cell positively (swap its last two nodes if needed); 0 if it is
- * degenerate (|quality| <= P1_DEGENERATE_TOL), 1 otherwise. The common 3D
- * case compares det^2 with tol^2 L^6, free of the square root and division,
- * where L^2 is in a range whose cube neither underflows nor overflows. */
-static inline int p1_orient_cell(int dim, double *const x[3], int64_t *nodes) {
+/* Orientation of the cell: 1 positive, -1 negative, 0 degenerate
+ * (|quality| <= P1_DEGENERATE_TOL). The nodes are not touched: whether a
+ * negative cell is a file's convention or an inverted element is known only
+ * once all cells are read (p1_orient_finish). The common 3D case compares
+ * det^2 with tol^2 L^6, free of the square root and division, where L^2 is in
+ * a range whose cube neither underflows nor overflows. */
+static inline int p1_cell_orientation(int dim, double *const x[3], const int64_t *nodes) {
   double q;
   if (dim == 3) {
     const int64_t *v = nodes;
@@ -147,25 +149,38 @@ static inline int p1_orient_cell(int dim, double *const x[3], int64_t *nodes) {
       }
     if (l2 > 1e-90 && l2 < 1e90) {
       if (!(det * det > P1_DEGENERATE_TOL * P1_DEGENERATE_TOL * (l2 * l2 * l2))) return 0;
-      if (det < 0) {
-        int64_t t = nodes[3];
-        nodes[3] = nodes[2];
-        nodes[2] = t;
-      }
-      return 1;
+      return det < 0 ? -1 : 1;
     }
     q = p1_cell_quality(dim, x, nodes);
   } else {
     q = p1_cell_quality(dim, x, nodes);
   }
   if (!(q > P1_DEGENERATE_TOL || q < -P1_DEGENERATE_TOL)) return 0;
-  if (q < 0) {
-    int64_t t = nodes[dim];
-    nodes[dim] = nodes[dim - 1];
-    nodes[dim - 1] = t;
-  }
-  return 1;
+  return q < 0 ? -1 : 1;
 }
+
+/* Cells of each orientation seen by a reader, [0] negative, [1] positive,
+ * with the first of each: a file wholly in one orientation follows a
+ * convention, a file with both holds inverted (tangled) cells. */
+typedef struct {
+  int64_t count[2];
+  int64_t first[2]; /* cell index of the first of each orientation */
+  const char *at[2]; /* its position in the file (line or byte offset) */
+} p1_orient_tally;
+
+static inline void p1_tally_add(p1_orient_tally *t, int orientation, int64_t cell, const char *at) {
+  const int k = orientation > 0;
+  if (t->count[k]++ == 0) {
+    t->first[k] = cell;
+    t->at[k] = at;
+  }
+}
+
+/* After reading m's cells with tally t from file f (still mapped): all
+ * negative -> reverse every cell (swap its last two nodes); both orientations
+ * -> HPMG_ERR_IO naming the file and the position of the first cell of the
+ * minority orientation (the negative one on a tie). */
+hpmg_error p1_orient_finish(const p1_file *f, hpmg_p1_mesh *m, const p1_orient_tally *t);
 
 /* Gmsh element types: dimension and node count, 0 nodes for an unknown type. */
 typedef struct {

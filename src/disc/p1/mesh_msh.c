@@ -5,7 +5,8 @@
  * are skipped). Elements are read in two passes: the first counts them by
  * dimension, which fixes the mesh's dimension (3 if there are tetrahedra, 2
  * if only triangles) and the array sizes; the second maps node tags to
- * indices, orients the cells and stores them. Binary element blocks are
+ * indices, stores the cells and counts them by orientation (all negative:
+ * reversed after reading; both orientations: refused). Binary element blocks are
  * converted in parallel straight from the mapped bytes. */
 #include <inttypes.h>
 #include <math.h>
@@ -29,6 +30,7 @@ typedef struct {
   int64_t nent[4];
   int have_nodes, have_elements;
   p1_tagmap map;
+  p1_orient_tally tally;
 } msh_reader;
 
 #define FAIL(pos, ...) p1_file_error(r->f, (pos), HPMG_ERR_IO, __VA_ARGS__)
@@ -394,9 +396,11 @@ static hpmg_error store_element(msh_reader *r, const char *at, int role, const i
   int k = map_tags(&r->map, tags, nv, dst);
   if (k >= 0) return FAIL(at, "node tag %" PRId64 " is not in $Nodes", tags[k]);
   if (role == 2) {
-    if (!p1_orient_cell(m->dim, m->x, dst))
+    int o = p1_cell_orientation(m->dim, m->x, dst);
+    if (!o)
       return FAIL(at, "degenerate %s (zero %s)", m->dim == 3 ? "tetrahedron" : "triangle",
                   m->dim == 3 ? "volume" : "area");
+    p1_tally_add(&r->tally, o, m->num_cells, at);
     m->cell_region[m->num_cells++] = phys;
   } else {
     m->facet_region[m->num_facets++] = phys;
@@ -412,10 +416,13 @@ static hpmg_error store_block_binary(msh_reader *r, const char *p, int64_t n, in
   int64_t *dst0 = role == 2 ? m->cell_nodes + nv * m->num_cells : m->facet_nodes + nv * m->num_facets;
   int *reg = role == 2 ? m->cell_region + m->num_cells : m->facet_region + m->num_facets;
   int64_t bad = INT64_MAX;
+  /* per orientation (0 negative, 1 positive): count and first element */
+  int64_t nneg = 0, npos = 0, fneg = INT64_MAX, fpos = INT64_MAX;
   const p1_tagmap *map = &r->map;
   const int dim = m->dim;
   double *const *x = m->x;
-#pragma omp parallel for schedule(static) reduction(min : bad) if (n > 20000)
+#pragma omp parallel for schedule(static) reduction(min : bad, fneg, fpos) \
+    reduction(+ : nneg, npos) if (n > 20000)
   for (int64_t i = 0; i < n; i++) {
     const char *q = p + stride * i + 8;
     int64_t *dst = dst0 + nv * i;
@@ -425,7 +432,17 @@ static hpmg_error store_block_binary(msh_reader *r, const char *p, int64_t n, in
       ok &= idx >= 0;
       dst[k] = idx;
     }
-    if (ok && role == 2) ok = p1_orient_cell(dim, x, dst);
+    if (ok && role == 2) {
+      int o = p1_cell_orientation(dim, x, dst);
+      ok = o != 0;
+      if (o > 0) {
+        npos++;
+        if (i < fpos) fpos = i;
+      } else if (o < 0) {
+        nneg++;
+        if (i < fneg) fneg = i;
+      }
+    }
     reg[i] = phys;
     if (!ok && i < bad) bad = i;
   }
@@ -439,8 +456,15 @@ static hpmg_error store_block_binary(msh_reader *r, const char *p, int64_t n, in
     return FAIL(p + stride * bad, "degenerate %s (zero %s)", dim == 3 ? "tetrahedron" : "triangle",
                 dim == 3 ? "volume" : "area");
   }
-  if (role == 2) m->num_cells += n;
-  else m->num_facets += n;
+  if (role == 2) {
+    if (nneg) p1_tally_add(&r->tally, -1, m->num_cells + fneg, p + stride * fneg);
+    if (npos) p1_tally_add(&r->tally, 1, m->num_cells + fpos, p + stride * fpos);
+    r->tally.count[0] += nneg > 0 ? nneg - 1 : 0;
+    r->tally.count[1] += npos > 0 ? npos - 1 : 0;
+    m->num_cells += n;
+  } else {
+    m->num_facets += n;
+  }
   return HPMG_SUCCESS;
 }
 
@@ -502,7 +526,7 @@ static hpmg_error read_elements4(msh_reader *r, p1_cursor *c) {
     }
   }
   r->have_elements = 1;
-  return HPMG_SUCCESS;
+  return p1_orient_finish(r->f, r->m, &r->tally);
 }
 
 static hpmg_error read_elements2(msh_reader *r, p1_cursor *c) {
@@ -551,7 +575,7 @@ static hpmg_error read_elements2(msh_reader *r, p1_cursor *c) {
     }
   }
   r->have_elements = 1;
-  return HPMG_SUCCESS;
+  return p1_orient_finish(r->f, r->m, &r->tally);
 }
 
 /* ------------------------------------------------------------ driver */

@@ -113,6 +113,7 @@ static hpmg_error read_ele(p1_file *f, hpmg_p1_mesh *m, const p1_tagmap *map) {
   const int64_t n = h[0];
   HPMG_CALL(hpmg_malloc((size_t)(n > 0 ? n : 1) * (size_t)nv * 8, &m->cell_nodes));
   HPMG_CALL(hpmg_malloc((size_t)(n > 0 ? n : 1) * sizeof(int), &m->cell_region));
+  p1_orient_tally tally = {{0, 0}, {0, 0}, {NULL, NULL}};
   for (int64_t i = 0; i < n; i++) {
     if (!data_line(&c)) return FAIL(f, c.p, "truncated file: %" PRId64 " of %" PRId64 " cells", i, n);
     const char *line = c.p;
@@ -131,13 +132,15 @@ static hpmg_error read_ele(p1_file *f, hpmg_p1_mesh *m, const p1_tagmap *map) {
         return FAIL(f, line, "region attribute %g is not an integer", a);
       m->cell_region[i] = (int)a;
     }
-    if (!p1_orient_cell(m->dim, m->x, v))
+    int o = p1_cell_orientation(m->dim, m->x, v);
+    if (!o)
       return FAIL(f, line, "degenerate %s (zero %s)", m->dim == 3 ? "tetrahedron" : "triangle",
                   m->dim == 3 ? "volume" : "area");
+    p1_tally_add(&tally, o, i, line);
     m->num_cells = i + 1;
     p1_next_line(&c);
   }
-  return HPMG_SUCCESS;
+  return p1_orient_finish(f, m, &tally);
 }
 
 static hpmg_error read_face(p1_file *f, hpmg_p1_mesh *m, const p1_tagmap *map) {
