@@ -2,6 +2,7 @@
  * deterministic reductions (fixed-shape trees: the result depends only on n
  * and the data, run after run), behind hpmg_backend (la/backend.h). */
 #include <cuda_runtime.h>
+#include "backends/cuda_check.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,14 +11,6 @@ extern "C" {
 #include "la/backend.h"
 }
 
-#define CU(call)                                                                                                       \
-  do {                                                                                                                 \
-    cudaError_t cu_e_ = (call);                                                                                        \
-    if (cu_e_ != cudaSuccess)                                                                                          \
-      return hpmg_error_set(HPMG_ERR_BACKEND, "CUDA error '%s' in %s (%s:%d)", cudaGetErrorString(cu_e_), #call,       \
-                            __FILE__, __LINE__);                                                                       \
-  } while (0)
-#define LAUNCH() CU(cudaGetLastError())
 
 /* ------------------------------------------------------- device memory */
 
@@ -49,11 +42,11 @@ extern "C" void hpmg_cuda_free(void *p) {
   if (p) cudaFree(p);
 }
 extern "C" hpmg_error hpmg_cuda_upload(void *dst, const void *src, size_t bytes) {
-  if (bytes) CU(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  if (bytes) HPMG_CU(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
   return HPMG_SUCCESS;
 }
 extern "C" hpmg_error hpmg_cuda_download(void *dst, const void *src, size_t bytes) {
-  if (bytes) CU(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  if (bytes) HPMG_CU(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
   return HPMG_SUCCESS;
 }
 
@@ -108,10 +101,10 @@ template <typename F> static hpmg_error reduce(int64_t n, F f, double *result) {
   if (nb > RED_BLOCKS) nb = RED_BLOCKS;
   if (nb < 1) nb = 1;
   reduce_kernel<F><<<(unsigned)nb, RED_THREADS>>>(n, f, buf);
-  LAUNCH();
+  HPMG_CU_LAUNCH();
   reduce_final<<<1, 1024>>>((int)nb, buf, buf + RED_BLOCKS);
-  LAUNCH();
-  CU(cudaMemcpy(result, buf + RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
+  HPMG_CU_LAUNCH();
+  HPMG_CU(cudaMemcpy(result, buf + RED_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
   return HPMG_SUCCESS;
 }
 
@@ -140,7 +133,7 @@ template <typename F> static hpmg_error map(int64_t n, F f) {
   int64_t nb = (n + 255) / 256;
   if (nb > 65536) nb = 65536;
   map_kernel<F><<<(unsigned)nb, 256>>>(n, f);
-  LAUNCH();
+  HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 
@@ -176,7 +169,7 @@ extern "C" hpmg_error hpmg_cuda_scale(hpmg_real r, int64_t n, double a, void *x)
 extern "C" hpmg_error hpmg_cuda_convert(int64_t n, hpmg_real rx, const void *x, hpmg_real ry, void *y) {
   const size_t rs = rx == HPMG_REAL_DOUBLE ? 8 : 4;
   if (rx == ry) {
-    if (n > 0 && x != y) CU(cudaMemcpyAsync(y, x, (size_t)n * rs, cudaMemcpyDeviceToDevice));
+    if (n > 0 && x != y) HPMG_CU(cudaMemcpyAsync(y, x, (size_t)n * rs, cudaMemcpyDeviceToDevice));
     return HPMG_SUCCESS;
   }
   if (rx == HPMG_REAL_DOUBLE) return map(n, f_convert<double, float>{(const double *)x, (float *)y});
@@ -239,15 +232,15 @@ static void c_free(void **p) {
 static hpmg_error c_to_host(const void *src, void *dst, size_t bytes) { return hpmg_cuda_download(dst, src, bytes); }
 static hpmg_error c_to_device(const void *src, void *dst, size_t bytes) { return hpmg_cuda_upload(dst, src, bytes); }
 static hpmg_error c_sync(void) {
-  CU(cudaDeviceSynchronize());
+  HPMG_CU(cudaDeviceSynchronize());
   return HPMG_SUCCESS;
 }
 static hpmg_error c_zero(hpmg_real r, int64_t n, void *x) {
-  if (n > 0) CU(cudaMemsetAsync(x, 0, (size_t)n * hpmg_real_size(r)));
+  if (n > 0) HPMG_CU(cudaMemsetAsync(x, 0, (size_t)n * hpmg_real_size(r)));
   return HPMG_SUCCESS;
 }
 static hpmg_error c_copy(hpmg_real r, int64_t n, const void *x, void *y) {
-  if (n > 0 && x != y) CU(cudaMemcpyAsync(y, x, (size_t)n * hpmg_real_size(r), cudaMemcpyDeviceToDevice));
+  if (n > 0 && x != y) HPMG_CU(cudaMemcpyAsync(y, x, (size_t)n * hpmg_real_size(r), cudaMemcpyDeviceToDevice));
   return HPMG_SUCCESS;
 }
 

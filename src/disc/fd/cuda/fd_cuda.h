@@ -3,20 +3,11 @@
 #define HPMG_FD_CUDA_H
 
 #include <cuda_runtime.h>
+#include "backends/cuda_check.h"
 extern "C" {
 #include "disc/fd/fd_fft.h"
 #include "disc/fd/fd_stencil.h"
 }
-
-#define FD_CU(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t fd_cu_e_ = (call);                                                           \
-    if (fd_cu_e_ != cudaSuccess)                                                             \
-      return hpmg_error_set(HPMG_ERR_BACKEND, "CUDA error '%s' in %s (%s:%d)",               \
-                            cudaGetErrorString(fd_cu_e_), #call, __FILE__, __LINE__);        \
-  } while (0)
-/* after every kernel launch */
-#define FD_CU_LAUNCH() FD_CU(cudaGetLastError())
 
 /* grid over an (nx, ny, nz) box with 32x8x1 blocks */
 static inline void fd_grid3(int64_t nx, int64_t ny, int64_t nz, dim3 *g, dim3 *b) {

@@ -102,14 +102,14 @@ template <typename T> hpmg_error transform(Plan *p) {
   for (int a = 0; a < p->dim; a++) {
     blocks1d(2 * n * M, &g, &b);
     k_extend<T><<<g, b>>>(p->dim, n, a, M, (const T *)p->u, (T *)p->ext);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     if (sizeof(T) == sizeof(double))
       FD_CUFFT(cufftExecD2Z(p->plan[a], (cufftDoubleReal *)p->ext, (cufftDoubleComplex *)p->spec));
     else
       FD_CUFFT(cufftExecR2C(p->plan[a], (cufftReal *)p->ext, (cufftComplex *)p->spec));
     blocks1d((n + 1) * M, &g, &b);
     k_extract<T><<<g, b>>>(p->dim, n, a, M, (const C *)p->spec, (T *)p->u);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
 }
@@ -119,7 +119,7 @@ template <typename T> hpmg_error solve(Plan *p) {
   dim3 g, b;
   fd_grid3(p->n - 1, p->n - 1, p->dim == 3 ? p->n - 1 : 1, &g, &b);
   k_scale<T><<<g, b>>>(p->dim, p->n, p->lam, pow(2.0 * (double)p->n, p->dim), (T *)p->u);
-  FD_CU_LAUNCH();
+  HPMG_CU_LAUNCH();
   return transform<T>(p);
 }
 
@@ -143,7 +143,7 @@ hpmg_error create(int dim, int64_t n, fd_prec prec, Plan *p) {
       cudaMalloc(&p->spec, bs) != cudaSuccess || cudaMalloc(&p->lam, sizeof(double) * (size_t)(n + 1)) != cudaSuccess)
     return hpmg_error_set(HPMG_ERR_MEMORY, "fd: cuFFT solver: cannot allocate %s on the GPU",
                           hpmg_format_bytes((double)(bu + be + bs), buf, sizeof buf));
-  FD_CU(cudaMemset(p->u, 0, bu));
+  HPMG_CU(cudaMemset(p->u, 0, bu));
   double *lam = (double *)malloc(sizeof(double) * (size_t)(n + 1));
   for (int64_t k = 0; k <= n; k++) {
     const double s = sin(3.14159265358979323846 * (double)k / (double)(2 * n));
@@ -151,7 +151,7 @@ hpmg_error create(int dim, int64_t n, fd_prec prec, Plan *p) {
   }
   cudaError_t e = cudaMemcpy(p->lam, lam, sizeof(double) * (size_t)(n + 1), cudaMemcpyHostToDevice);
   free(lam);
-  FD_CU(e);
+  HPMG_CU(e);
   const cufftType type = prec == FD_DOUBLE ? CUFFT_D2Z : CUFFT_R2C;
   for (int a = 0; a < dim; a++) {
     long long len = 2 * n, inembed = 2 * n, onembed = n + 1;

@@ -225,13 +225,13 @@ hpmg_error transform(Plan *p, int a, XPlan *x, double *u) {
     dim3 g, b;
     blocks1d(B * x->in, &g, &b);
     k_gather<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, u, (double *)p->A, (double *)p->B);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     if (x->type == CUFFT_D2Z) FDD_CUFFT(cufftExecD2Z(h, (cufftDoubleReal *)p->A, (cufftDoubleComplex *)p->B));
     else if (x->type == CUFFT_Z2D) FDD_CUFFT(cufftExecZ2D(h, (cufftDoubleComplex *)p->B, (cufftDoubleReal *)p->A));
     else FDD_CUFFT(cufftExecZ2Z(h, (cufftDoubleComplex *)p->A, (cufftDoubleComplex *)p->A, CUFFT_FORWARD));
     blocks1d(B * n, &g, &b);
     k_scatter<<<g, b>>>(x->kind, a, n0, n1, n, m0, B, (const double *)p->A, (const double *)p->B, u);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
 }
@@ -257,8 +257,8 @@ void destroy(Plan *p) {
 }
 
 hpmg_error upload(double **d, const double *h, int64_t n) {
-  FD_CU(cudaMalloc(d, sizeof(double) * (size_t)n));
-  FD_CU(cudaMemcpy(*d, h, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+  HPMG_CU(cudaMalloc(d, sizeof(double) * (size_t)n));
+  HPMG_CU(cudaMemcpy(*d, h, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
   return HPMG_SUCCESS;
 }
 
@@ -384,10 +384,10 @@ hpmg_error tri_cusparse(Plan *p, double *u, double scale) {
   blocks1d(p->size, &g, &b);
   k_tri_fill<<<g, b>>>(t, n0, n1, p->size, N, st, p->lambda, scale, p->dir[0].mu, p->dir[1].mu, m2, T->lo, T->di,
                        T->up, T->w, u, p->dl, p->dd, p->du);
-  FD_CU_LAUNCH();
+  HPMG_CU_LAUNCH();
   if (p->singular) {
     k_tri_singular_pre<<<1, 32>>>(N, st, T->w, u, p->dl, p->dd, p->du);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
   }
   if (t == 0)
     FDD_CUSPARSE(cusparseDgtsv2StridedBatch(p->sp, (int)N, p->dl, p->dd, p->du, u, (int)(p->size / N), (int)N,
@@ -402,7 +402,7 @@ hpmg_error tri_cusparse(Plan *p, double *u, double scale) {
     }
   if (p->singular) {
     k_tri_singular_post<<<1, 32>>>(N, st, T->w, u);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
 }
@@ -422,20 +422,20 @@ hpmg_error solve_fast(Plan *p, const double *b, double *u, double *sum, double *
   if (skip)
     for (int d = 0; d < p->dim; d++) norm *= p->dir[d].h;
   else {
-    if (want) FD_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
+    if (want) HPMG_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
     blocks1d(size, &g, &bl);
     k_scale_in<<<g, bl>>>(n0, n1, size, -1, p->dir[0].w, p->dir[1].w, w2, b, u, want ? p->red : nullptr);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
   }
   for (int d = 0; d < p->dim; d++) norm *= p->dir[d].norm;
   FDD_CUFFT(cufftExecD2Z(p->pf, (cufftDoubleReal *)u, (cufftDoubleComplex *)p->Z));
   blocks1d(csize, &g, &bl);
   k_divide_fast<<<g, bl>>>(nh, n1, csize, p->lambda, 1 / norm, p->dir[0].mu, p->dir[1].mu, m2, (double *)p->Z);
-  FD_CU_LAUNCH();
+  HPMG_CU_LAUNCH();
   FDD_CUFFT(cufftExecZ2D(p->pb, (cufftDoubleComplex *)p->Z, (cufftDoubleReal *)u));
   if (want) {
     double h[2];
-    FD_CU(cudaMemcpy(h, p->red, sizeof h, cudaMemcpyDeviceToHost));
+    HPMG_CU(cudaMemcpy(h, p->red, sizeof h, cudaMemcpyDeviceToHost));
     *sum = h[0];
     *abs = h[1];
   }
@@ -461,9 +461,9 @@ hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) 
     }
   if (!skip) {
     hprod = 1;
-    if (want) FD_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
+    if (want) HPMG_CU(cudaMemset(p->red, 0, 2 * sizeof(double)));
     k_scale_in<<<g, bl>>>(n0, n1, size, t, p->dir[0].w, p->dir[1].w, w2, b, u, want ? p->red : nullptr);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
   }
   double norm = hprod;
   for (int d = 0; d < p->dim; d++)
@@ -473,7 +473,7 @@ hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) 
     }
   if (t < 0) {
     k_divide<<<g, bl>>>(n0, n1, size, p->lambda, 1 / norm, p->dir[0].mu, p->dir[1].mu, m2, u);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
   } else {
     const Dir *T = &p->dir[t];
     const int64_t N = T->n, st = t == 0 ? 1 : (t == 1 ? n0 : n0 * n1), lines = size / N;
@@ -482,14 +482,14 @@ hpmg_error solve(Plan *p, const double *b, double *u, double *sum, double *abs) 
     blocks1d(lines, &g, &bl);
     k_tri<<<g, bl>>>(t, n0, n1, lines, N, st, p->lambda, 1 / norm, p->singular, T->periodic, p->dir[0].mu,
                      p->dir[1].mu, m2, T->lo, T->di, T->up, T->w, u, p->cp, p->z);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     }
   }
   for (int d = p->dim - 1; d >= 0; d--)
     if (d != t) HPMG_CALL(transform(p, d, &p->xb[d], u));
   if (want) {
     double h[2];
-    FD_CU(cudaMemcpy(h, p->red, sizeof h, cudaMemcpyDeviceToHost));
+    HPMG_CU(cudaMemcpy(h, p->red, sizeof h, cudaMemcpyDeviceToHost));
     *sum = h[0];
     *abs = h[1];
   }

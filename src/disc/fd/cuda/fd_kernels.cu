@@ -844,12 +844,12 @@ int64_t g_march_zchunk = getenv("FD_MARCH_ZCHUNK") ? atoll(getenv("FD_MARCH_ZCHU
 const int64_t g_slab_blocks = getenv("FD_SLAB_BLOCKS") ? atoll(getenv("FD_SLAB_BLOCKS")) : 16;
 
 hpmg_error reduce_begin(void) {
-  if (!g_acc) FD_CU(cudaMalloc(&g_acc, sizeof(double)));
-  FD_CU(cudaMemsetAsync(g_acc, 0, sizeof(double)));
+  if (!g_acc) HPMG_CU(cudaMalloc(&g_acc, sizeof(double)));
+  HPMG_CU(cudaMemsetAsync(g_acc, 0, sizeof(double)));
   return HPMG_SUCCESS;
 }
 hpmg_error reduce_end(double *out) {
-  FD_CU(cudaMemcpy(out, g_acc, sizeof(double), cudaMemcpyDeviceToHost));
+  HPMG_CU(cudaMemcpy(out, g_acc, sizeof(double), cudaMemcpyDeviceToHost));
   return HPMG_SUCCESS;
 }
 
@@ -888,16 +888,16 @@ hpmg_error march_launch(int64_t n, double om, const void *u, const void *f, void
   static bool attr = false;
   constexpr size_t sm = march_smem<T, S, TY, M>();
   if (!attr) {
-    FD_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY, M, P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
+    HPMG_CU(cudaFuncSetAttribute(k_mcgs_march<T, S, TY, M, P>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm));
     attr = true;
   }
   constexpr int OX = 64 - 4 * S, OY = TY - 4 * S;
   static int slots = 0; /* blocks resident on the whole GPU */
   if (!slots) {
     int dev, sms, per;
-    FD_CU(cudaGetDevice(&dev));
-    FD_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    FD_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_mcgs_march<T, S, TY, M, P>, 16 * TY, sm));
+    HPMG_CU(cudaGetDevice(&dev));
+    HPMG_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    HPMG_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_mcgs_march<T, S, TY, M, P>, 16 * TY, sm));
     slots = sms * (per > 0 ? per : 1);
   }
   const int64_t bx = (n - 1 + OX - 1) / OX, by = (n - 1 + OY - 1) / OY;
@@ -905,7 +905,7 @@ hpmg_error march_launch(int64_t n, double om, const void *u, const void *f, void
   const dim3 grid((unsigned)bx, (unsigned)by, (unsigned)((n - 1 + cz - 1) / cz)), block(32u, (unsigned)(TY / 2), 1u);
   const gs_weights<T> gw(3, om);
   k_mcgs_march<T, S, TY, M, P><<<grid, block, sm>>>(n, cz, gw.kw, gw.w, (const T *)u, (const T *)f, (T *)out, (const T *)uc);
-  FD_CU_LAUNCH();
+  HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 /* mode M as in k_mcgs_march; M = 2 is forward only */
@@ -949,7 +949,7 @@ template <typename T> struct Ops {
     dim3 g, b;
     interior_grid(dim, n, &g, &b);
     k_stencil<T><<<g, b>>>(dim, n, 0, (T)0, (const T *)u, (const T *)f, (T *)r);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
   static hpmg_error residual_norm(int dim, int64_t n, const void *u, const void *f, double *nrm) {
@@ -958,7 +958,7 @@ template <typename T> struct Ops {
     if (g.y > FD_REDUCE_ROWS) g.y = FD_REDUCE_ROWS;
     HPMG_CALL(reduce_begin());
     k_resnorm<T><<<g, b>>>(dim, n, (const T *)u, (const T *)f, g_acc);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     HPMG_CALL(reduce_end(nrm));
     *nrm = sqrt(*nrm);
     return HPMG_SUCCESS;
@@ -967,7 +967,7 @@ template <typename T> struct Ops {
     dim3 g, b;
     interior_grid(dim, n, &g, &b);
     k_stencil<T><<<g, b>>>(dim, n, 1, (T)0, (const T *)u, nullptr, (T *)y);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
   static hpmg_error smooth(int dim, int64_t n, fd_smoother_kind kind, double omega, int sweeps, int backward, void **u,
@@ -978,13 +978,13 @@ template <typename T> struct Ops {
       if (kind == FD_SMOOTH_JACOBI) {
         interior_grid(dim, n, &g, &b);
         k_stencil<T><<<g, b>>>(dim, n, 2, (T)(omega / (2 * dim)), (const T *)*u, (const T *)f, (T *)*tmp);
-        FD_CU_LAUNCH();
+        HPMG_CU_LAUNCH();
         void *t = *u; *u = *tmp; *tmp = t;
       } else if (kind == FD_SMOOTH_RBGS) {
         fd_grid3(n / 2, n - 1, dim == 3 ? n - 1 : 1, &g, &b);
         for (int p = 0; p < 2; p++) {
           k_redblack<T><<<g, b>>>(dim, n, backward ? 1 - p : p, gw.kw, gw.w, (T *)*u, (const T *)f);
-          FD_CU_LAUNCH();
+          HPMG_CU_LAUNCH();
         }
       } else if (march_ok(dim, n, tmp)) {
         /* 2 sweeps per pass (k_mcgs_march), out of place */
@@ -1000,7 +1000,7 @@ template <typename T> struct Ops {
           const int q = backward ? R - 1 - p : p;
           k_mcgs_rows<T><<<grid, W, sizeof(T) * (2 * W + 4)>>>(dim, n, q & 1, (q >> 1) & 1, backward, gw.kw, gw.w,
                                                                (T *)*u, (const T *)f);
-          FD_CU_LAUNCH();
+          HPMG_CU_LAUNCH();
         }
       }
     }
@@ -1013,7 +1013,7 @@ template <typename T> struct Ops {
     dim3 g, b;
     interior_grid(dim, nf / 2, &g, &b);
     k_restrict<T, 0><<<g, b>>>(dim, nf, (const T *)rf, nullptr, (T *)fc);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
   /* k_restrict's mode M = 1 (4R(f - Au)) or 2 (fc += 4R(-Au), f unread):
@@ -1026,7 +1026,7 @@ template <typename T> struct Ops {
     if (dim == 3 && aligned_pairs(nf, u)) k_resrestrict3<T, M == 2, true><<<g, b>>>(nf, tf, tu, (T *)fc);
     else if (dim == 3) k_resrestrict3<T, M == 2, false><<<g, b>>>(nf, tf, tu, (T *)fc);
     else k_restrict<T, M><<<g, b>>>(dim, nf, tf, tu, (T *)fc);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
   static hpmg_error residual_restrict(int dim, int64_t nf, const void *u, const void *f, void *fc) {
@@ -1039,7 +1039,7 @@ template <typename T> struct Ops {
     dim3 g, b;
     interior_grid(dim, nf, &g, &b);
     k_prolong<T><<<g, b>>>(dim, nf, (const T *)uc, (T *)uf, add);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
   static hpmg_error prolong_cubic(int dim, int64_t nf, const void *uc, void *uf) {
@@ -1047,7 +1047,7 @@ template <typename T> struct Ops {
     fd_grid3(nf / 2, nf / 2, dim == 3 ? nf / 2 : 1, &g, &b);
     if (dim == 2) k_prolong_cubic<T, 2><<<g, b>>>(nf, (const T *)uc, (T *)uf);
     else k_prolong_cubic<T, 3><<<g, b>>>(nf, (const T *)uc, (T *)uf);
-    FD_CU_LAUNCH();
+    HPMG_CU_LAUNCH();
     return HPMG_SUCCESS;
   }
   /* correct_smooth and interp_smooth: where the first sweeps run as a

@@ -1,6 +1,7 @@
 /* P1 on the GPU: numeric assembly (local matrices + per-entry gather), CSR
  * SpMV and Jacobi (p1_cuda.h). */
 #include <cuda_runtime.h>
+#include "backends/cuda_check.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,14 +10,6 @@ extern "C" {
 #include "disc/p1/cuda/p1_cuda.h"
 }
 
-#define CU(call)                                                                                                       \
-  do {                                                                                                                 \
-    cudaError_t cu_e_ = (call);                                                                                        \
-    if (cu_e_ != cudaSuccess)                                                                                          \
-      return hpmg_error_set(HPMG_ERR_BACKEND, "CUDA error '%s' in %s (%s:%d)", cudaGetErrorString(cu_e_), #call,       \
-                            __FILE__, __LINE__);                                                                       \
-  } while (0)
-#define LAUNCH() CU(cudaGetLastError())
 
 struct hpmg_p1_gpu_s {
   int dim, nv, nloc; /* nloc: the local matrix's upper triangle, nv (nv + 1) / 2 */
@@ -256,9 +249,9 @@ __global__ void jacobi_kernel(int64_t n, const double *__restrict__ d, const dou
 static unsigned blocks(int64_t n, int t) { return (unsigned)((n + t - 1) / t); }
 
 static hpmg_error update_invdiag(hpmg_p1_gpu g) {
-  CU(cudaMemset(g->bad, 0, sizeof *g->bad));
+  HPMG_CU(cudaMemset(g->bad, 0, sizeof *g->bad));
   invdiag_kernel<<<blocks(g->n, 256), 256>>>(g->n, g->diagpos, g->val, g->invdiag, g->bad);
-  LAUNCH();
+  HPMG_CU_LAUNCH();
   unsigned long long bad = 0;
   HPMG_CALL(hpmg_cuda_download(&bad, g->bad, sizeof bad));
   if (bad)
@@ -307,30 +300,30 @@ extern "C" hpmg_error hpmg_p1_gpu_assemble(hpmg_p1_gpu g, const hpmg_p1_coef *cf
     sig = g->sigma;
   }
   cudaEvent_t e0, e1;
-  CU(cudaEventCreate(&e0));
-  CU(cudaEventCreate(&e1));
-  CU(cudaEventRecord(e0));
+  HPMG_CU(cudaEventCreate(&e0));
+  HPMG_CU(cudaEventCreate(&e1));
+  HPMG_CU(cudaEventRecord(e0));
   if (g->dim == 3)
     local_kernel<3><<<blocks(g->nc, 128), 128>>>(g->nc, g->cells, g->x[0], g->x[1], g->x[2], sig, cf->comps, cf->lambda,
                                                  g->scratch);
   else
     local_kernel<2><<<blocks(g->nc, 128), 128>>>(g->nc, g->cells, g->x[0], g->x[1], g->x[1], sig, cf->comps, cf->lambda,
                                                  g->scratch);
-  LAUNCH();
+  HPMG_CU_LAUNCH();
   gather_kernel<<<blocks(g->nnz, 256), 256>>>(g->nnz, g->cptr, g->cidx, g->scratch, g->val);
-  LAUNCH();
+  HPMG_CU_LAUNCH();
   if (g->bc && g->nrob) {
     robin_kernel<<<blocks(g->nrob, 256), 256>>>(g->nrob, g->rob_ptr, g->rob_pos, g->rob_w, g->val);
-    LAUNCH();
+    HPMG_CU_LAUNCH();
   }
   if (g->bc && g->ndir) {
     dirichlet_kernel<<<blocks(g->n, 128), 128>>>(g->n, g->rowptr, g->col, g->dir, g->gd, g->val, g->lift);
-    LAUNCH();
+    HPMG_CU_LAUNCH();
   }
-  CU(cudaEventRecord(e1));
-  CU(cudaEventSynchronize(e1));
+  HPMG_CU(cudaEventRecord(e1));
+  HPMG_CU(cudaEventSynchronize(e1));
   float ms = 0;
-  CU(cudaEventElapsedTime(&ms, e0, e1));
+  HPMG_CU(cudaEventElapsedTime(&ms, e0, e1));
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   if (kernel_s) *kernel_s = 1e-3 * ms;
@@ -348,13 +341,13 @@ extern "C" hpmg_error hpmg_p1_gpu_set_values(hpmg_p1_gpu g, const double *val) {
 static hpmg_error gpu_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
   hpmg_p1_gpu g = (hpmg_p1_gpu)ctx;
   spmv_kernel<<<blocks(g->n, 128), 128>>>(g->n, g->rowptr, g->col, g->val, (const double *)x->data, (double *)y->data);
-  LAUNCH();
+  HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 static hpmg_error gpu_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
   hpmg_p1_gpu g = (hpmg_p1_gpu)ctx;
   jacobi_kernel<<<blocks(g->n, 256), 256>>>(g->n, g->invdiag, (const double *)r->data, (double *)z->data);
-  LAUNCH();
+  HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 extern "C" hpmg_linop hpmg_p1_gpu_linop(hpmg_p1_gpu g) {

@@ -4,22 +4,13 @@
 #define HPMG_QK_CUDA_H
 
 #include <cuda_runtime.h>
+#include "backends/cuda_check.h"
 #include <stdint.h>
 #include <string.h>
 extern "C" {
 #include "core/core.h"
 #include "disc/qk/cuda/hpmg_cuda.h"
 }
-
-/* every CUDA call and kernel launch is checked */
-#define QK_CU(call)                                                                          \
-  do {                                                                                       \
-    cudaError_t qk_cu_e_ = (call);                                                           \
-    if (qk_cu_e_ != cudaSuccess)                                                             \
-      return hpmg_error_set(HPMG_ERR_BACKEND, "CUDA error '%s' in %s (%s:%d)",               \
-                            cudaGetErrorString(qk_cu_e_), #call, __FILE__, __LINE__);        \
-  } while (0)
-#define QK_LAUNCH() QK_CU(cudaGetLastError())
 
 #define QK_MAX_K 10
 

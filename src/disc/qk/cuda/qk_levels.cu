@@ -252,7 +252,7 @@ static hpmg_error coarse_solve(hpmg_level *L) {
   HPMG_CALL(hpmg_v_convert(&L->b, &cb));
   if (s->cinv) {
     qk_gemv_kernel<<<(unsigned)((n + 7) / 8), 256>>>((int)n, s->cinv, s->cw[0], s->cw[1]);
-    QK_LAUNCH();
+    HPMG_CU_LAUNCH();
   } else {
     hpmg_linop A, M;
     memset(&A, 0, sizeof A);
@@ -418,7 +418,7 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
     if (extra > 0) need -= extra * nf * (so->precision == HPMG_PREC_FLOAT ? 4.0 : 8.0);
   }
   size_t fr = 0, tot = 0;
-  QK_CU(cudaMemGetInfo(&fr, &tot));
+  HPMG_CU(cudaMemGetInfo(&fr, &tot));
   if (need > 0.95 * (double)fr) {
     char a[32], b[32];
     return hpmg_error_set(HPMG_ERR_MEMORY, "--device cuda: problem needs about %s of GPU memory, %s is free",

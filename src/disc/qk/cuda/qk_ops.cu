@@ -32,8 +32,8 @@ hpmg_error qk_sm_count(int *nsm) {
   static int cached = 0;
   if (!cached) {
     int dev = 0;
-    QK_CU(cudaGetDevice(&dev));
-    QK_CU(cudaDeviceGetAttribute(&cached, cudaDevAttrMultiProcessorCount, dev));
+    HPMG_CU(cudaGetDevice(&dev));
+    HPMG_CU(cudaDeviceGetAttribute(&cached, cudaDevAttrMultiProcessorCount, dev));
   }
   *nsm = cached;
   return HPMG_SUCCESS;
@@ -426,7 +426,7 @@ static hpmg_error launch_op_kz(const hpmg_cuda_op o, const op_args<R> &a0) {
   HPMG_CHECK_ARG((int64_t)(T::BY + 2 * K) * a.nx < INT32_MAX, "cuda operator: %d nodes in x exceed the 32-bit tile offsets", a.nx);
   dim3 grid((unsigned)gxn, (unsigned)gyn, (unsigned)nch), block(T::BX, T::BY, 1);
   qk_op_kernel<R, K, KZ, T::BX, T::BY, T::CREG, T::MINB><<<grid, block>>>(a);
-  QK_LAUNCH();
+  HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 
@@ -494,7 +494,7 @@ static hpmg_error dinv_r(const hpmg_cuda_op o, double c, const void *in, void *o
   dim3 grid((unsigned)((nx + 127) / 128), (unsigned)ny, (unsigned)nz);
   qk_dinv_kernel<R><<<grid, 128>>>(nx, ny, nz, D.dM[0], D.dK[0], D.dM[1], D.dK[1], D.dM[2], D.dK[2],
                                    (R)o->lambda, (R)c, (const R *)in, (R *)out, (R *)out2);
-  QK_LAUNCH();
+  HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 
@@ -619,7 +619,7 @@ static hpmg_error csr_axis(const qk_csr *A, int axis, const int n[3], const R *i
   if (axis == 0) qk_csr_axis_kernel<R, 0, V><<<grid, NT>>>(n[0], n[1], m[0], A->rowptr, A->col, val, in, out, add);
   else if (axis == 1) qk_csr_axis_kernel<R, 1, V><<<grid, NT>>>(n[0], n[1], m[0], A->rowptr, A->col, val, in, out, add);
   else qk_csr_axis_kernel<R, 2, V><<<grid, NT>>>(n[0], n[1], m[0], A->rowptr, A->col, val, in, out, add);
-  QK_LAUNCH();
+  HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 
@@ -643,7 +643,7 @@ extern "C" hpmg_error hpmg_cuda_kron3_apply(hpmg_cuda_kron3 T, hpmg_real r, cons
   const size_t nout = (size_t)T->A[0].nrows * T->A[1].nrows * T->A[2].nrows;
   if (nout == 0) return HPMG_SUCCESS;
   if ((size_t)T->A[0].ncols * T->A[1].ncols * T->A[2].ncols == 0) { /* empty input space */
-    if (!add) QK_CU(cudaMemsetAsync(out, 0, nout * rs));
+    if (!add) HPMG_CU(cudaMemsetAsync(out, 0, nout * rs));
     return HPMG_SUCCESS;
   }
   void *own = NULL;

@@ -878,18 +878,18 @@ static hpmg_error launch_lines(const qk_patch_geo &g, const R *dinv, const qk_hs
   if (!resident) {
     auto kern = qk_lines_kernel<R, DIM, K, RES, SOLVE, CS, TC>;
     if (smem > 48 * 1024)
-      QK_CU(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+      HPMG_CU(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 0, dev = 0, sms = 0;
-    QK_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, C::T, smem));
-    QK_CU(cudaGetDevice(&dev));
-    QK_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    HPMG_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, C::T, smem));
+    HPMG_CU(cudaGetDevice(&dev));
+    HPMG_CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     if (per_sm < 1) return hpmg_error_set(HPMG_ERR_BACKEND, "patch smoother: kernel does not fit on an SM");
     resident = per_sm * sms;
   }
   const int64_t groups = (g.total + C::P - 1) / C::P;
   const int64_t blocks = groups < resident ? groups : resident;
   qk_lines_kernel<R, DIM, K, RES, SOLVE, CS, TC><<<(unsigned)blocks, C::T, smem>>>(g, dinv, hs, omega, b, x, rin, rout);
-  QK_LAUNCH();
+  HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 
@@ -986,7 +986,7 @@ static hpmg_error upload_ref(int k) {
   }
   for (int i = 0; i < m * m; i++) rd[2 * m * n + i] = fdm.dbl.S[0][i];
   hpmg_fdm_free(&fdm);
-  QK_CU(cudaMemcpyToSymbol(qk_ref_d, rd, len * sizeof(double), qk_ref_off(k) * sizeof(double)));
+  HPMG_CU(cudaMemcpyToSymbol(qk_ref_d, rd, len * sizeof(double), qk_ref_off(k) * sizeof(double)));
   done[k] = true;
   return HPMG_SUCCESS;
 }
@@ -1092,7 +1092,7 @@ template <typename R>
 static hpmg_error patch_apply(hpmg_cuda_patch p, hpmg_real real, const R *b, R *x, R *work,
                               int x_is_zero, int reverse, int sweeps) {
   const int ncol = 1 << p->dim;
-  if (x_is_zero) QK_CU(cudaMemsetAsync(x, 0, (size_t)p->N * sizeof(R)));
+  if (x_is_zero) HPMG_CU(cudaMemsetAsync(x, 0, (size_t)p->N * sizeof(R)));
   const int add = p->mode == HPMG_PATCH_ADDITIVE;
   if ((add || p->kernel != HPMG_PATCH_KERNEL_FUSED) && !work)
     return hpmg_error_set(HPMG_ERR_ARG, "patch smoother: this variant needs a work vector");
