@@ -205,17 +205,36 @@ static void write_xml_header(hpmg_vtu_file *s, const vtu_mesh *M, const char *na
   uint64_t off_types = off_offs + hdr + (uint64_t)M->ncells * 8;
   /* version 2.2: hexahedron edge nodes in VTK >= 9 order (older versions make
    * readers permute the vertical edges) */
+  hpmg_vtu_file_xml_header(s, "2.2", M->npoints, M->ncells, name, off_field, NULL, 0, off_points, off_conn, off_offs,
+                           off_types);
+}
+
+void hpmg_vtu_file_xml_header(hpmg_vtu_file *s, const char *version, int64_t np, int64_t nc, const char *point_field,
+                              uint64_t off_point, const char *cell_field, uint64_t off_cell, uint64_t off_pts,
+                              uint64_t off_conn, uint64_t off_offs, uint64_t off_types) {
+  hpmg_vtu_file_printf(s,
+                       "<?xml version=\"1.0\"?>\n"
+                       "<VTKFile type=\"UnstructuredGrid\" version=\"%s\" byte_order=\"%s\" "
+                       "header_type=\"UInt64\">\n"
+                       "  <UnstructuredGrid>\n"
+                       "    <Piece NumberOfPoints=\"%" PRId64 "\" NumberOfCells=\"%" PRId64 "\">\n",
+                       version, hpmg_vtu_byte_order(), np, nc);
+  if (point_field)
+    hpmg_vtu_file_printf(s,
+                         "      <PointData Scalars=\"%s\">\n"
+                         "        <DataArray type=\"Float64\" Name=\"%s\" format=\"appended\" "
+                         "offset=\"%" PRIu64 "\"/>\n"
+                         "      </PointData>\n",
+                         point_field, point_field, off_point);
+  if (cell_field)
+    hpmg_vtu_file_printf(s,
+                         "      <CellData Scalars=\"%s\">\n"
+                         "        <DataArray type=\"Int32\" Name=\"%s\" format=\"appended\" "
+                         "offset=\"%" PRIu64 "\"/>\n"
+                         "      </CellData>\n",
+                         cell_field, cell_field, off_cell);
   hpmg_vtu_file_printf(
       s,
-      "<?xml version=\"1.0\"?>\n"
-      "<VTKFile type=\"UnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
-      "header_type=\"UInt64\">\n"
-      "  <UnstructuredGrid>\n"
-      "    <Piece NumberOfPoints=\"%" PRId64 "\" NumberOfCells=\"%" PRId64 "\">\n"
-      "      <PointData Scalars=\"%s\">\n"
-      "        <DataArray type=\"Float64\" Name=\"%s\" format=\"appended\" offset=\"%" PRIu64
-      "\"/>\n"
-      "      </PointData>\n"
       "      <Points>\n"
       "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"appended\" "
       "offset=\"%" PRIu64 "\"/>\n"
@@ -232,8 +251,7 @@ static void write_xml_header(hpmg_vtu_file *s, const vtu_mesh *M, const char *na
       "  </UnstructuredGrid>\n"
       "  <AppendedData encoding=\"raw\">\n"
       "   _",
-      hpmg_vtu_byte_order(), M->npoints, M->ncells, name, name,
-      off_field, off_points, off_conn, off_offs, off_types);
+      off_pts, off_conn, off_offs, off_types);
 }
 
 static hpmg_error check_args(const char *path, int dim, int degree, const int cells[3],

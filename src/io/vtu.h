@@ -47,6 +47,15 @@ void hpmg_vtu_file_write(hpmg_vtu_file *s, const void *data, size_t bytes);
 /* One appended-raw block header: the UInt64 byte count of the data after it. */
 void hpmg_vtu_file_block(hpmg_vtu_file *s, uint64_t bytes);
 void hpmg_vtu_file_printf(hpmg_vtu_file *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The XML of an unstructured grid whose arrays follow as appended raw data,
+ * up to the "_" that starts the data: np points, nc cells, an optional
+ * Float64 point array (point_field NULL: none) and Int32 cell array
+ * (cell_field NULL: none) at their offsets, then the points, connectivity,
+ * offsets and types at theirs. version: the VTK file version ("2.2" for the
+ * Lagrange hexahedra's edge order). */
+void hpmg_vtu_file_xml_header(hpmg_vtu_file *s, const char *version, int64_t np, int64_t nc, const char *point_field,
+                              uint64_t off_point, const char *cell_field, uint64_t off_cell, uint64_t off_pts,
+                              uint64_t off_conn, uint64_t off_offs, uint64_t off_types);
 /* Close and rename to path (or remove path.tmp if anything failed); returns
  * HPMG_ERR_IO naming path on failure. */
 hpmg_error hpmg_vtu_file_close(hpmg_vtu_file *s, const char *path);

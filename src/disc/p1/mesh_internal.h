@@ -94,9 +94,29 @@ static inline int64_t p1_tagmap_find(const p1_tagmap *t, int64_t tag) {
   }
 }
 
+static inline double p1_max(double a, double b) { return a > b ? a : b; }
+
+/* A tetrahedron's 6 V (the determinant of its edge vectors from node 0) and
+ * its longest squared edge length. */
+static inline void p1_tet_det_l2(double *const x[3], const int64_t *v, double *det, double *l2) {
+  double e[3][3];
+  for (int k = 0; k < 3; k++)
+    for (int d = 0; d < 3; d++) e[k][d] = x[d][v[k + 1]] - x[d][v[0]];
+  *det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) - e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
+         e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+  double m = 0;
+  for (int k = 0; k < 3; k++) m = p1_max(m, e[k][0] * e[k][0] + e[k][1] * e[k][1] + e[k][2] * e[k][2]);
+  for (int a = 0; a < 3; a++)
+    for (int b = a + 1; b < 3; b++) {
+      double q = 0;
+      for (int d = 0; d < 3; d++) q += (e[a][d] - e[b][d]) * (e[a][d] - e[b][d]);
+      m = p1_max(m, q);
+    }
+  *l2 = m;
+}
+
 /* Signed size of a cell relative to its longest edge: 6V / L^3 (3D) or
  * 2A / L^2 (2D), with L the longest edge (0 for coincident nodes). */
-static inline double p1_max(double a, double b) { return a > b ? a : b; }
 static inline double p1_cell_quality(int dim, double *const x[3], const int64_t *v) {
   if (dim == 2) {
     double ax = x[0][v[1]] - x[0][v[0]], ay = x[1][v[1]] - x[1][v[0]];
@@ -106,20 +126,8 @@ static inline double p1_cell_quality(int dim, double *const x[3], const int64_t 
     double det = ax * by - ay * bx;
     return l2 > 0 ? det / l2 : 0.0;
   }
-  double e[3][3];
-  for (int k = 0; k < 3; k++)
-    for (int d = 0; d < 3; d++) e[k][d] = x[d][v[k + 1]] - x[d][v[0]];
-  double det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
-               e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-               e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
-  double l2 = 0;
-  for (int k = 0; k < 3; k++) l2 = p1_max(l2, e[k][0] * e[k][0] + e[k][1] * e[k][1] + e[k][2] * e[k][2]);
-  for (int a = 0; a < 3; a++)
-    for (int b = a + 1; b < 3; b++) {
-      double s = 0;
-      for (int d = 0; d < 3; d++) s += (e[a][d] - e[b][d]) * (e[a][d] - e[b][d]);
-      l2 = p1_max(l2, s);
-    }
+  double det, l2;
+  p1_tet_det_l2(x, v, &det, &l2);
   return l2 > 0 ? det / (l2 * sqrt(l2)) : 0.0;
 }
 
@@ -130,31 +138,15 @@ static inline double p1_cell_quality(int dim, double *const x[3], const int64_t 
  * det^2 with tol^2 L^6, free of the square root and division, where L^2 is in
  * a range whose cube neither underflows nor overflows. */
 static inline int p1_cell_orientation(int dim, double *const x[3], const int64_t *nodes) {
-  double q;
   if (dim == 3) {
-    const int64_t *v = nodes;
-    double e[3][3];
-    for (int k = 0; k < 3; k++)
-      for (int d = 0; d < 3; d++) e[k][d] = x[d][v[k + 1]] - x[d][v[0]];
-    double det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
-                 e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-                 e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
-    double l2 = 0;
-    for (int k = 0; k < 3; k++) l2 = p1_max(l2, e[k][0] * e[k][0] + e[k][1] * e[k][1] + e[k][2] * e[k][2]);
-    for (int a = 0; a < 3; a++)
-      for (int b = a + 1; b < 3; b++) {
-        double s = 0;
-        for (int d = 0; d < 3; d++) s += (e[a][d] - e[b][d]) * (e[a][d] - e[b][d]);
-        l2 = p1_max(l2, s);
-      }
+    double det, l2;
+    p1_tet_det_l2(x, nodes, &det, &l2);
     if (l2 > 1e-90 && l2 < 1e90) {
       if (!(det * det > P1_DEGENERATE_TOL * P1_DEGENERATE_TOL * (l2 * l2 * l2))) return 0;
       return det < 0 ? -1 : 1;
     }
-    q = p1_cell_quality(dim, x, nodes);
-  } else {
-    q = p1_cell_quality(dim, x, nodes);
   }
+  const double q = p1_cell_quality(dim, x, nodes);
   if (!(q > P1_DEGENERATE_TOL || q < -P1_DEGENERATE_TOL)) return 0;
   return q < 0 ? -1 : 1;
 }

@@ -49,42 +49,8 @@ hpmg_error hpmg_p1_mesh_write_vtu(const hpmg_p1_mesh *m, const double *u, const 
     hpmg_free(&buf);
     return err;
   }
-  hpmg_vtu_file_printf(&s,
-                       "<?xml version=\"1.0\"?>\n"
-                       "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"%s\" "
-                       "header_type=\"UInt64\">\n"
-                       "  <UnstructuredGrid>\n"
-                       "    <Piece NumberOfPoints=\"%" PRId64 "\" NumberOfCells=\"%" PRId64 "\">\n",
-                       hpmg_vtu_byte_order(), np, nc);
-  if (u)
-    hpmg_vtu_file_printf(&s,
-                         "      <PointData Scalars=\"%s\">\n"
-                         "        <DataArray type=\"Float64\" Name=\"%s\" format=\"appended\" "
-                         "offset=\"%" PRIu64 "\"/>\n"
-                         "      </PointData>\n",
-                         field_name, field_name, off_u);
-  hpmg_vtu_file_printf(
-      &s,
-      "      <CellData Scalars=\"region\">\n"
-      "        <DataArray type=\"Int32\" Name=\"region\" format=\"appended\" offset=\"%" PRIu64 "\"/>\n"
-      "      </CellData>\n"
-      "      <Points>\n"
-      "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"appended\" "
-      "offset=\"%" PRIu64 "\"/>\n"
-      "      </Points>\n"
-      "      <Cells>\n"
-      "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"appended\" offset=\"%" PRIu64
-      "\"/>\n"
-      "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"appended\" offset=\"%" PRIu64
-      "\"/>\n"
-      "        <DataArray type=\"UInt8\" Name=\"types\" format=\"appended\" offset=\"%" PRIu64
-      "\"/>\n"
-      "      </Cells>\n"
-      "    </Piece>\n"
-      "  </UnstructuredGrid>\n"
-      "  <AppendedData encoding=\"raw\">\n"
-      "   _",
-      off_reg, off_pts, off_conn, off_offs, off_types);
+  hpmg_vtu_file_xml_header(&s, "1.0", np, nc, u ? field_name : NULL, off_u, "region", off_reg, off_pts, off_conn,
+                           off_offs, off_types);
 
   if (u) {
     hpmg_vtu_file_block(&s, (uint64_t)np * 8);
