@@ -8,7 +8,10 @@ hpmg_error hpmg_grid_init(int dim, int k, const int64_t cells[3], const double b
   g->dim = dim;
   g->k = k;
   g->N = 1;
+  for (int f = 0; f < 6; f++) g->bc[f] = HPMG_BC_DIRICHLET;
   for (int d = 0; d < 3; d++) {
+    g->xn[d] = NULL;
+    g->off[d] = d < dim;
     if (d >= dim) {
       g->cells[d] = 1;
       g->n[d] = 1;

@@ -5,17 +5,45 @@
 #define HPMG_GRID_H
 
 #include "core/core.h"
+#include "hpmg.h"
 
+/* A level of a general box (grid/box.h) adds, per direction d < dim:
+ *   bc[2d], bc[2d+1]: the conditions at the min and max end (HPMG_BC_DIRICHLET
+ *     by default: the end node is eliminated; NEUMANN: it is an unknown;
+ *     PERIODIC on both ends: global node k*cells is node 0);
+ *   xn[d]: cells[d]+1 cell-boundary coordinates, or NULL for uniform cells
+ *     (x_c = c h[d]); not owned by the grid: the holder of the level keeps it
+ *     alive as long as every copy of the grid;
+ *   off[d]: global node index (0 .. k*cells) of free node 0: 1 behind a
+ *     Dirichlet end, else 0.
+ * Free nodes of direction d: k*cells - 1 + (min Neumann) + (max Neumann), or
+ * k*cells when periodic; free node i is global node i + off[d]. */
 typedef struct {
   int dim, k;
   int64_t cells[3]; /* cells per direction (1 in z for 2D) */
-  int64_t n[3];     /* free nodes per direction: k*cells-1 (1 in z for 2D) */
+  int64_t n[3];     /* free nodes per direction (1 in z for 2D) */
   int64_t N;        /* n[0]*n[1]*n[2] */
-  double h[3];      /* cell lengths (1 in z for 2D) */
+  double h[3];      /* cell lengths (1 in z for 2D); the mean width when xn[d] is set */
+  hpmg_bc_kind bc[6];
+  const double *xn[3];
+  int64_t off[3];
 } hpmg_grid;
 
-/* Describe the level with cells[d] cells over box[d]; validates sizes and
- * refuses index overflow (64-bit counts; per-direction counts < 2^31). */
+/* Width of cell c (0 .. cells-1) of direction d. */
+static inline double hpmg_grid_cell_width(const hpmg_grid *g, int d, int64_t c) {
+  return g->xn[d] ? g->xn[d][c + 1] - g->xn[d][c] : g->h[d];
+}
+
+/* 1 for the level hpmg_grid_init describes: uniform cells, Dirichlet on every face. */
+static inline int hpmg_grid_is_plain(const hpmg_grid *g) {
+  for (int d = 0; d < g->dim; d++)
+    if (g->xn[d] || g->bc[2 * d] != HPMG_BC_DIRICHLET || g->bc[2 * d + 1] != HPMG_BC_DIRICHLET) return 0;
+  return 1;
+}
+
+/* Describe the level with cells[d] uniform cells over box[d], Dirichlet on
+ * every face; validates sizes and refuses index overflow (64-bit counts;
+ * per-direction counts < 2^31). */
 hpmg_error hpmg_grid_init(int dim, int k, const int64_t cells[3], const double box[3], hpmg_grid *g);
 
 static inline int64_t hpmg_grid_index(const hpmg_grid *g, int64_t i0, int64_t i1, int64_t i2) {
