@@ -65,7 +65,9 @@ hpmg_error hpmg_set_cpu_isa(const char *name);
  * ONE: f = 1, b = load vector of f (b_i = integral of phi_i).
  * VECTOR_ONE: b_i = 1 for every unknown, the algebraic right-hand side of paper 000's
  * Tables 1-3 (the authors' code sets the vector to 1; docs/patch.md). */
-typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2 } hpmg_rhs_kind;
+/* WAVES (spectral elements, disc SEM): the manufactured solution of paper 001, eq. 27,
+ * a product of five waves with k = 5 on (0, 2 pi)^3 (docs/sem.md); boundary data from it. */
+typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2, HPMG_RHS_WAVES = 3 } hpmg_rhs_kind;
 
 /* Discretization. FE: continuous Q_k finite elements (the default).
  * FD: -Laplace u = f on the unit box with the second-order 5-point (2D) or
@@ -91,7 +93,24 @@ typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2 } hp
  * (hpmg_problem_load_vector); the solver adds the boundary terms and sets the
  * Dirichlet rows. hpmg_problem_error compares with the manufactured solution
  * of HPMG_RHS_SINE (docs/p1.md); solver: Jacobi-preconditioned CG (AUTO, CG). */
-typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1, HPMG_DISC_P1 = 2 } hpmg_disc;
+/* SEM: continuous spectral elements of degree 2..32 (GLL nodal basis and
+ * quadrature, diagonal mass) on the box's Cartesian mesh of cells[d] cuboid
+ * elements per direction (spacing: stretched widths), every bc kind (a
+ * periodic direction needs 3 elements or more), -Laplace u + lambda u = f,
+ * solved by static condensation: dCG, Jacobi-preconditioned CG on the
+ * condensed (element-skeleton) system, then interior recovery (paper 001,
+ * docs/sem.md). The unknowns are the values at all GLL nodes of the mesh
+ * (hpmg_problem_grid: cells[d] degree + 1 per direction, cells[d] degree in a
+ * periodic one), x fastest; Dirichlet nodes hold their boundary value. A b
+ * given to hpmg_solver_solve holds f at these nodes (hpmg_problem_load_vector
+ * evaluates f there); boundary data come from bc[] (value or fn). Built-in
+ * (b = NULL): rhs SINE, the manufactured solution of the finite-difference
+ * box (docs/bc.md), WAVES, paper 001's eq. 27, both with their boundary data
+ * (bc value/fn unset); ONE, f = 1 with the data of bc[]. The solve starts
+ * from zero (x is not read).
+ * Solver AUTO or CG (dCG); the p-multigrid solvers are not implemented yet. */
+typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1, HPMG_DISC_P1 = 2, HPMG_DISC_SEM = 3 } hpmg_disc;
+#define HPMG_SEM_MAX_API_DEGREE 32
 #define HPMG_FD_MAX_REFINE_2D 15
 #define HPMG_FD_MAX_REFINE_3D 10
 
@@ -387,6 +406,9 @@ typedef struct {
    * kernels' time on CUDA); seconds, both within t_setup */
   int64_t nnz, cells;
   double t_symbolic, t_numeric;
+  /* SEM problems: unknowns of the condensed (skeleton) system the Krylov
+   * method iterates on (dofs: all GLL nodes) */
+  int64_t dofs_condensed;
 } hpmg_stats;
 
 typedef struct hpmg_solver_s *hpmg_solver;

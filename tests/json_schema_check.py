@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hpmg solve --json prints the fields of docs/json.md for --disc fe, fd and p1
+"""hpmg solve --json prints the fields of docs/json.md for --disc fe, fd, p1 and sem
 (CPU): the same names, null exactly where the table says a field is for other
 discretizations, the documented types, and sensible values.
 usage: json_schema_check.py path/to/hpmg path/to/docs/json.md"""
@@ -21,7 +21,8 @@ def check(cond, what):
 
 
 runs = {"fe": ["--dim", "2", "--degree", "2", "--refine", "3"], "fd": ["--disc", "fd", "--dim", "2", "--refine", "6"],
-        "p1": ["--disc", "p1", "--dim", "2", "--mesh", "regular:3", "--bc-group", "xmin=dirichlet"]}
+        "p1": ["--disc", "p1", "--dim", "2", "--mesh", "regular:3", "--bc-group", "xmin=dirichlet"],
+        "sem": ["--disc", "sem", "--dim", "2", "--degree", "4", "--cells", "3", "--tol", "1e-9"]}
 
 
 def fills(for_, disc):
@@ -47,7 +48,7 @@ for disc, args in runs.items():
               f"{disc}: {k} = {v!r} is not of type {typ}")
     check(d["disc"] == disc and d["device"] == "cpu" and d["dim"] == 2 and d["status"] == 0, f"{disc}: disc/device/dim/status")
     check(d["converged"] and 1 <= d["iterations"] <= d["maxit"], f"{disc}: converged in 1..maxit iterations")
-    check(0 < d["dofs"] < d["dofs_total"] if disc != "p1" else 0 < d["dofs"] == d["dofs_total"], f"{disc}: dofs, dofs_total")
+    check(0 < d["dofs"] < d["dofs_total"] if disc not in ("p1", "sem") else 0 < d["dofs"] == d["dofs_total"], f"{disc}: dofs, dofs_total")
     check(0 < d["residual"] < d["residual0"] and abs(d["relres"] - d["residual"] / d["residual0"]) <= 1e-5 * d["relres"]
           and d["relres"] <= 10 * d["tol"], f"{disc}: residuals")
     check(len(d["history"]) == d["iterations"] + 1 and all(h >= 0 for h in d["history"])
@@ -56,7 +57,7 @@ for disc, args in runs.items():
     check(d["solve_s"] > 0 and d["setup_s"] >= 0 and d["dofs_per_s"] > 0 and d["solve_mean_s"] >= d["solve_s"] * (1 - 1e-9)
           and d["repeat"] == 1, f"{disc}: times")
     check(d["bytes_host"] > 0 and d["bytes_device"] == 0, f"{disc}: memory")
-    check(disc == "p1" or (d["smoother_s"] >= 0 and d["operator_s"] >= 0), f"{disc}: phase times")
+    check(disc in ("p1", "sem") or (d["smoother_s"] >= 0 and d["operator_s"] >= 0), f"{disc}: phase times")
     check(d["threads"] >= 1 and d["krylov_s"] >= 0, f"{disc}: threads, krylov_s")
 fe, fd, p1 = out.get("fe", {}), out.get("fd", {}), out.get("p1", {})
 if p1:
@@ -72,7 +73,13 @@ if fe and fd:
           and fd["smoother"] == "mcgs" and fd["solver"] == "vcycle" and fd["sor"] == 1, "fd-only values")
     check(fe["degree"] == 2 and fe["matvecs"] > 0 and len(fe["per_level"]) == fe["levels"]
           and fe["per_level"][0]["dofs"] == fe["dofs"], "fe-only values")
+sem = out.get("sem", {})
+if sem:
+    check(list(sem) == list(fe), "fe and sem print the fields in different orders")
+    check(sem["dofs"] == sem["dofs_total"] == (3 * 4 + 1) ** 2 and sem["dofs_condensed"] == sem["dofs"] - 9 * 3 ** 2
+          and sem["elements"] == [3, 3, 0] and sem["solver"] == "dcg" and sem["smoother"] == "jacobi"
+          and sem["degree"] == 4 and sem["matvecs"] > 0 and sem["compat_defect"] == 0, "sem-only values")
 for f in fail:
     print("FAIL:", f)
-print(f"{len(schema)} documented fields; fe, fd and p1 objects", "differ from the schema" if fail else "match it")
+print(f"{len(schema)} documented fields; fe, fd, p1 and sem objects", "differ from the schema" if fail else "match it")
 sys.exit(1 if fail else 0)

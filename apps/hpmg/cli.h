@@ -11,6 +11,8 @@
 int hpmg_cli_fd(int argc, char **argv);
 /* hpmg solve --disc p1 ...: returns the exit status */
 int hpmg_cli_p1(int argc, char **argv);
+/* hpmg solve --disc sem ...: returns the exit status */
+int hpmg_cli_sem(int argc, char **argv);
 /* hpmg --version: the library, the CPU kernel variant in use, CUDA */
 void hpmg_cli_print_version(void);
 

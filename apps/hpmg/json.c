@@ -9,7 +9,7 @@
 const char *const hpmg_cli_smoothers[] = {"chebyshev", "jacobi", "gs", "sgs", "patch", "auto", "rbgs", "mcgs"},
                  *const hpmg_cli_solvers[] = {"cg", "vcycle", "gmres", "fmg", "auto", "fft"},
                  *const hpmg_cli_precisions[] = {"double", "float", "mixed"},
-                 *const hpmg_cli_rhss[] = {"sine", "one", "vector-one"},
+                 *const hpmg_cli_rhss[] = {"sine", "one", "vector-one", "waves"},
                  *const hpmg_cli_patch_modes[] = {"multiplicative", "additive"},
                  *const hpmg_cli_local_solvers[] = {"fdm", "dense"},
                  *const hpmg_cli_patch_orders[] = {"zorder", "lexicographic", "hierarchical"},
@@ -35,23 +35,27 @@ void hpmg_cli_print_json(const hpmg_cli_report *r) {
   const hpmg_problem_options *po = &r->po;
   const hpmg_solver_options *so = &r->so;
   const hpmg_stats *st = &r->st;
-  const int fe = po->disc == HPMG_DISC_FE, fd = po->disc == HPMG_DISC_FD, p1 = po->disc == HPMG_DISC_P1, grid = !p1;
+  const int fe = po->disc == HPMG_DISC_FE, fd = po->disc == HPMG_DISC_FD, p1 = po->disc == HPMG_DISC_P1,
+            sem = po->disc == HPMG_DISC_SEM, grid = fe || fd;
   const hpmg_smoother_kind sm = so->smoother;
   const int patch = sm == HPMG_SMOOTHER_PATCH, gs = sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS;
   /* Q_k on the GPU times phases and levels only with --profile: null there, not 0 */
   const int timed = fd || so->device == HPMG_DEVICE_CPU || so->profile;
-  printf("{\"disc\":\"%s\",\"device\":\"%s\",\"dim\":%d", fe ? "fe" : fd ? "fd" : "p1",
+  printf("{\"disc\":\"%s\",\"device\":\"%s\",\"dim\":%d", fe ? "fe" : fd ? "fd" : sem ? "sem" : "p1",
          so->device == HPMG_DEVICE_CUDA ? "cuda" : "cpu", po->dim);
-  num("degree", "%.0f", fe, po->degree);
+  num("degree", "%.0f", fe || sem, po->degree);
   num("coarse", "%.0f", grid, po->coarse);
   num("refine", "%.0f", grid, po->refine);
-  num("n", "%.0f", grid, (double)r->n);
-  if (grid) printf(",\"box\":[%g,%g,%g]", po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0);
+  num("n", "%.0f", grid || sem, (double)r->n);
+  if (sem) printf(",\"elements\":[%lld,%lld,%lld]", (long long)po->cells[0], (long long)po->cells[1],
+                  (long long)(po->dim == 3 ? po->cells[2] : 0));
+  else printf(",\"elements\":null");
+  if (grid || sem) printf(",\"box\":[%g,%g,%g]", po->box[0], po->box[1], po->dim == 3 ? po->box[2] : 0.0);
   else printf(",\"box\":null");
   printf(",\"lambda\":%g", po->lambda);
   str("mesh", p1, r->mesh);
   str("rhs", 1, hpmg_cli_rhss[po->rhs]);
-  str("solver", 1, hpmg_cli_solvers[so->solver]);
+  str("solver", 1, sem ? "dcg" : hpmg_cli_solvers[so->solver]);
   num("restart", "%.0f", fe, so->restart);
   str("smoother", 1, hpmg_cli_smoothers[sm]);
   str("patch_mode", 1, patch ? hpmg_cli_patch_modes[so->patch_mode] : "none");
@@ -89,12 +93,13 @@ void hpmg_cli_print_json(const hpmg_cli_report *r) {
   num("fft_s", "%.6e", fd, st->t_fft);
   printf(",\"solve_s\":%.6e,\"solve_mean_s\":%.6e,\"repeat\":%d,\"dofs_per_s\":%.6e", r->solve_s, r->solve_mean_s,
          r->repeat, r->dofs_per_s);
-  num("matvecs", "%.0f", fe || p1, (double)st->operator_applications);
+  num("matvecs", "%.0f", fe || p1 || sem, (double)st->operator_applications);
+  num("dofs_condensed", "%.0f", sem, (double)st->dofs_condensed);
   num("nnz", "%.0f", p1, (double)st->nnz);
   num("cells", "%.0f", p1, (double)st->cells);
   num("symbolic_s", "%.6e", p1, st->t_symbolic);
   num("numeric_s", "%.6e", p1, st->t_numeric);
-  num("compat_defect", "%.6e", p1, st->compat_defect);
+  num("compat_defect", "%.6e", p1 || sem, st->compat_defect);
   num("bytes_host", "%.0f", !isnan(r->bytes_host), r->bytes_host);
   num("bytes_device", "%.0f", !isnan(r->bytes_device), r->bytes_device);
   printf(",\"status\":%d", r->status);

@@ -33,8 +33,9 @@ static void usage(FILE *f) {
           "  --lambda v            coefficient of the mass term, >= 0 (default 0: Poisson)\n"
           "  --rhs sine|one|vector-one  manufactured sine solution, f = 1 (load vector), or b_i = 1 for\n"
           "                        every unknown (paper 000 Tables 1-3) (default sine)\n"
-          "  --disc fe|fd|p1       Q_k finite elements (default), finite differences (see --disc fd --help),\n"
-          "                        or P1 elements on a tetrahedral mesh (see --disc p1 --help)\n"
+          "  --disc fe|fd|p1|sem   Q_k finite elements (default), finite differences (see --disc fd --help),\n"
+          "                        P1 elements on a tetrahedral mesh (see --disc p1 --help), or spectral\n"
+          "                        elements with static condensation (see --disc sem --help)\n"
           "Multigrid:\n"
           "  --smoother chebyshev|jacobi|gs|sgs|patch   (default: the fastest measured: patch for 2D k >= 6 on\n"
           "                        the CPU; on the GPU with FMG for 3D k = 2..8 and 2D k >= 2, with the other\n"
@@ -432,6 +433,8 @@ int main(int argc, char **argv) {
       return hpmg_cli_fd(argc, argv);
     if ((!strcmp(argv[i], "--disc") && i + 1 < argc && !strcmp(argv[i + 1], "p1")) || !strcmp(argv[i], "--disc=p1"))
       return hpmg_cli_p1(argc, argv);
+    if ((!strcmp(argv[i], "--disc") && i + 1 < argc && !strcmp(argv[i + 1], "sem")) || !strcmp(argv[i], "--disc=sem"))
+      return hpmg_cli_sem(argc, argv);
   }
   return solve_fe(argc, argv);
 }

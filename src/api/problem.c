@@ -10,6 +10,7 @@
 #include "disc/fd/fd_box.h"
 #include "fd.h"
 #include "p1.h"
+#include "sem.h"
 #include "problem_impl.h"
 
 int hpmg_max_degree(int dim) { return dim == 2 ? 10 : 10; }
@@ -45,9 +46,10 @@ static hpmg_error box_defaults_only(const hpmg_problem_options *o) {
 
 hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
   HPMG_CHECK_ARG(o, "problem options are NULL");
-  HPMG_CHECK_ARG(o->disc == HPMG_DISC_FE || o->disc == HPMG_DISC_FD || o->disc == HPMG_DISC_P1,
-                 "unknown discretization %d (fe, fd or p1)", (int)o->disc);
+  HPMG_CHECK_ARG(o->disc == HPMG_DISC_FE || o->disc == HPMG_DISC_FD || o->disc == HPMG_DISC_P1 || o->disc == HPMG_DISC_SEM,
+                 "unknown discretization %d (fe, fd, p1 or sem)", (int)o->disc);
   if (o->disc == HPMG_DISC_FD) return hpmg_fd_problem_check(o);
+  if (o->disc == HPMG_DISC_SEM) return hpmg_sem_problem_check(o);
   HPMG_CALL(box_defaults_only(o));
   if (o->disc == HPMG_DISC_P1) return hpmg_p1_problem_check(o);
   HPMG_CHECK_ARG(!o->mesh && !o->num_sigma && !o->sigma_cells && !o->num_p1_bc,
@@ -91,6 +93,16 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
     *out = p;
     return HPMG_SUCCESS;
   }
+  if (o->disc == HPMG_DISC_SEM) {
+    hpmg_error e = hpmg_sem_problem_create(o, &p->sem);
+    if (e) {
+      free(p);
+      return e;
+    }
+    for (int d = 0; d < 3; d++) p->o.spacing[d].nodes = NULL;
+    *out = p;
+    return HPMG_SUCCESS;
+  }
   if (o->disc == HPMG_DISC_FD && fd_box_needed(o)) {
     hpmg_error e = hpmg_box_init(o, &p->box);
     if (e) {
@@ -124,6 +136,7 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
 
 void hpmg_problem_destroy(hpmg_problem *p) {
   if (*p) hpmg_p1_problem_destroy(&(*p)->p1);
+  if (*p) hpmg_sem_problem_destroy(&(*p)->sem);
   if (*p && (*p)->fdbox) hpmg_box_destroy(&(*p)->box);
   free(*p);
   *p = NULL;
@@ -131,11 +144,18 @@ void hpmg_problem_destroy(hpmg_problem *p) {
 
 hpmg_p1_problem hpmg_problem_p1(hpmg_problem p) { return p->p1; }
 
-int64_t hpmg_problem_num_dofs(hpmg_problem p) { return p->p1 ? hpmg_p1_problem_num_dofs(p->p1) : p->g.N; }
+int64_t hpmg_problem_num_dofs(hpmg_problem p) {
+  if (p->sem) return hpmg_sem_problem_num_dofs(p->sem);
+  return p->p1 ? hpmg_p1_problem_num_dofs(p->p1) : p->g.N;
+}
 
 void hpmg_problem_grid(hpmg_problem p, int64_t n[3]) {
   if (p->p1) { /* unstructured: all nodes in one direction */
     n[0] = hpmg_p1_problem_num_dofs(p->p1), n[1] = n[2] = 1;
+    return;
+  }
+  if (p->sem) {
+    hpmg_sem_problem_grid(p->sem, n);
     return;
   }
   for (int d = 0; d < 3; d++) n[d] = p->g.n[d];
@@ -250,6 +270,7 @@ hpmg_error hpmg_problem_load_vector(hpmg_problem p, hpmg_function f, void *user,
   if (p->fdbox) return box_point_values(p, f, user, b);
   if (p->o.disc == HPMG_DISC_FD) return hpmg_fd_point_values(p->o.dim, p->o.refine, f, user, b);
   if (p->p1) return hpmg_p1_problem_load_vector(p->p1, f, user, b);
+  if (p->sem) return hpmg_sem_problem_load_vector(p->sem, f, user, b);
   const hpmg_grid *g = &p->g;
   quad3 q;
   hpmg_kron3 T = {0};
@@ -286,6 +307,7 @@ hpmg_error hpmg_problem_error(hpmg_problem p, const double *x, double *l2, doubl
     return HPMG_SUCCESS;
   }
   if (p->p1) return hpmg_p1_problem_error(p->p1, x, l2, maxerr);
+  if (p->sem) return hpmg_sem_problem_error(p->sem, x, l2, maxerr);
   const hpmg_grid *g = &p->g;
   const hpmg_problem_options *o = &p->o;
   const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
@@ -368,6 +390,7 @@ hpmg_error hpmg_problem_fd_errors(hpmg_problem p, const double *x, double *l2h, 
 hpmg_error hpmg_problem_write_vtu(hpmg_problem p, const double *x, const char *path) {
   HPMG_CHECK_ARG(p && x && path, "write_vtu: problem, solution and path must be non-NULL");
   if (p->p1) return hpmg_p1_problem_write_vtu(p->p1, x, path);
+  HPMG_CHECK_ARG(!p->sem, "write_vtu: VTU output of spectral elements is not implemented");
   HPMG_CHECK_ARG(!p->fdbox, "write_vtu: VTU output of finite differences on a general box is not implemented");
   int cells[3] = {(int)p->g.cells[0], (int)p->g.cells[1], (int)p->g.cells[2]};
   return hpmg_vtu_write(path, p->g.dim, p->g.k, cells, p->o.box, x, "u");

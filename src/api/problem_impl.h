@@ -10,6 +10,7 @@ struct hpmg_problem_s {
   hpmg_problem_options o;
   hpmg_grid g; /* finest level */
   struct hpmg_p1_problem_s *p1; /* P1 problems (src/api/p1.c): everything above but o unused */
+  struct hpmg_sem_problem_s *sem; /* spectral elements (src/api/sem.c): likewise */
   /* FD problems that need more than the unit box with 2^refine cells and
    * homogeneous Dirichlet faces (fd_box_needed): the box, nodes copied */
   int fdbox;

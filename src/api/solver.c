@@ -7,6 +7,7 @@
 #include "disc/qk/cuda/hpmg_cuda.h"
 #include "fd.h"
 #include "p1.h"
+#include "sem.h"
 #include "disc/qk/qk_host.h"
 #include "la/krylov.h"
 #include "mg/solve.h"
@@ -18,6 +19,7 @@ struct hpmg_solver_s {
   hpmg_cuda_solver cuda; /* non-NULL: the solve runs on the GPU (everything below unused) */
   hpmg_fd_run fd;        /* non-NULL: a finite-difference problem (everything below unused) */
   hpmg_p1_solver p1;     /* non-NULL: a P1 problem (everything below unused) */
+  hpmg_sem_solver sem;   /* non-NULL: spectral elements (everything below unused) */
   struct hpmg_problem_s *prob;
   hpmg_solver_options o;
   hpmg_mg mg;             /* the Q_k levels on the host */
@@ -184,6 +186,12 @@ hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solve
     *bytes = hpmg_p1_memory_estimate(po);
     return HPMG_SUCCESS;
   }
+  if (po->disc == HPMG_DISC_SEM) {
+    hpmg_solver_options r = *so;
+    HPMG_CALL(hpmg_sem_options_resolve(&r));
+    *bytes = hpmg_sem_memory_estimate(po);
+    return HPMG_SUCCESS;
+  }
   if (po->disc == HPMG_DISC_FD) {
     double host, device;
     HPMG_CALL(hpmg_fd_memory_estimate(po, so, &host, &device));
@@ -216,6 +224,7 @@ hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o
   if (prob->fdbox) return hpmg_fd_box_options_resolve(&prob->o, &prob->box, o);
   if (prob->o.disc == HPMG_DISC_FD) return hpmg_fd_options_resolve(&prob->o, o);
   if (prob->o.disc == HPMG_DISC_P1) return hpmg_p1_options_resolve(o);
+  if (prob->sem) return hpmg_sem_options_resolve(o);
   hpmg_solver_options r = resolved_solver(o, prob->o.dim, prob->o.degree);
   HPMG_CALL(solver_options_check(&r, prob->o.dim, prob->o.degree));
   r.smoother = resolved_smoother(&r, prob->o.dim, prob->o.degree);
@@ -226,6 +235,19 @@ hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o
 hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, hpmg_solver *out) {
   *out = NULL;
   HPMG_CHECK_ARG(prob && o, "problem or options are NULL");
+  if (prob->sem) {
+    struct hpmg_solver_s *f = calloc(1, sizeof *f);
+    if (!f) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate solver");
+    f->prob = prob;
+    f->o = *o;
+    hpmg_error e = hpmg_sem_solver_create(prob->sem, o, &f->sem);
+    if (e) {
+      free(f);
+      return e;
+    }
+    *out = f;
+    return HPMG_SUCCESS;
+  }
   if (prob->p1) {
     struct hpmg_solver_s *f = calloc(1, sizeof *f);
     if (!f) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate solver");
@@ -318,6 +340,12 @@ void hpmg_solver_destroy(hpmg_solver *sp) {
     *sp = NULL;
     return;
   }
+  if (s->sem) {
+    hpmg_sem_solver_destroy(&s->sem);
+    free(s);
+    *sp = NULL;
+    return;
+  }
   if (s->fd) {
     hpmg_fd_run_destroy(&s->fd);
     free(s);
@@ -338,7 +366,7 @@ void hpmg_solver_destroy(hpmg_solver *sp) {
 
 hpmg_error hpmg_solver_solve_device(hpmg_solver s, const double *b, double *x) {
   HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
-  HPMG_CHECK_ARG(!s->fd && !s->p1, "hpmg_solver_solve_device solves Q_k problems only (use hpmg_solver_solve)");
+  HPMG_CHECK_ARG(!s->fd && !s->p1 && !s->sem, "hpmg_solver_solve_device solves Q_k problems only (use hpmg_solver_solve)");
   HPMG_CHECK_ARG(s->cuda, "hpmg_solver_solve_device needs a solver created with device = HPMG_DEVICE_CUDA");
   return hpmg_cuda_solver_solve(s->cuda, b, x, 1);
 }
@@ -347,6 +375,7 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
   if (s->fd) return hpmg_fd_run_solve(s->fd, b, x);
   if (s->p1) return hpmg_p1_solver_solve(s->p1, b, x);
+  if (s->sem) return hpmg_sem_solver_solve(s->sem, b, x);
   if (s->cuda) return hpmg_cuda_solver_solve(s->cuda, b, x, 0);
   const int64_t n = s->drv.n;
   double *bb = NULL;
@@ -375,6 +404,7 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
 void hpmg_solver_get_stats(hpmg_solver s, hpmg_stats *st) {
   if (s->fd) hpmg_fd_run_get_stats(s->fd, st);
   else if (s->p1) hpmg_p1_solver_get_stats(s->p1, st);
+  else if (s->sem) hpmg_sem_solver_get_stats(s->sem, st);
   else if (s->cuda) {
     hpmg_cuda_solver_get_stats(s->cuda, st);
     st->bytes_host = 0;
@@ -386,6 +416,7 @@ void hpmg_solver_get_stats(hpmg_solver s, hpmg_stats *st) {
 int hpmg_solver_history(hpmg_solver s, const double **h) {
   if (s->fd) return hpmg_fd_run_history(s->fd, h);
   if (s->p1) return hpmg_p1_solver_history(s->p1, h);
+  if (s->sem) return hpmg_sem_solver_history(s->sem, h);
   if (s->cuda) return hpmg_cuda_solver_history(s->cuda, h);
   *h = s->drv.hist;
   return s->drv.nhist;
@@ -398,4 +429,5 @@ void hpmg_solver_set_verbose(hpmg_solver s, int verbose) {
   s->drv.o.verbose = verbose;
   if (s->fd) hpmg_fd_run_set_verbose(s->fd, verbose);
   if (s->p1) hpmg_p1_solver_set_verbose(s->p1, verbose);
+  if (s->sem) hpmg_sem_solver_set_verbose(s->sem, verbose);
 }

@@ -137,7 +137,8 @@ hpmg_error hpmg_box_init(const hpmg_problem_options *o, hpmg_box *b) {
     /* a periodic direction needs two unknowns at least, so that no unknown is its own neighbour */
     HPMG_CHECK_ARG(!hpmg_box_periodic(b, d) || b->cells[d] >= 2, "cells in periodic direction %s must be at least 2",
                    dir_names[d]);
-    HPMG_CHECK_ARG(hpmg_box_n(b, d) >= 1, "direction %s has no unknowns (1 cell between two Dirichlet faces in the "
+    /* (spectral elements have interior nodes in one element) */
+    HPMG_CHECK_ARG(o->disc == HPMG_DISC_SEM || hpmg_box_n(b, d) >= 1, "direction %s has no unknowns (1 cell between two Dirichlet faces in the "
                    "vertex layout): use 2 cells or more", dir_names[d]);
   }
   for (int d = 0; d < 3; d++) {

@@ -189,6 +189,15 @@ double fd_box_exact(const hpmg_problem_options *o, const hpmg_box *b, const doub
   return manufactured(o, b, x).u;
 }
 
+void fd_box_manufactured(const hpmg_problem_options *o, const hpmg_box *b, const double x[3], double *u, double grad[3],
+                         double *f) {
+  const manu_val v = manufactured(o, b, x);
+  if (u) *u = v.u;
+  if (grad)
+    for (int d = 0; d < 3; d++) grad[d] = v.grad[d];
+  if (f) *f = v.f;
+}
+
 /* ------------------------------------------------------ right-hand side */
 
 /* a Dirichlet face's values array at the face point of unknown (ia, ib) of
