@@ -1,0 +1,44 @@
+#!/bin/sh
+# hpmg solve --disc sem: small solves exit 0 and report the error; bad input
+# (degree out of range, a periodic direction with fewer than 3 elements, a
+# vanishing element width, incompatible Neumann data without projection, the
+# p-multigrid solvers that do not exist yet, options of other
+# discretizations) exits 2 with a message naming what was wrong.
+# usage: sem_cli_check.sh path/to/hpmg
+hpmg=$1
+fail=0
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+expect() { # expect RC MESSAGE-SUBSTRING args...
+  rc=$1 msg=$2
+  shift 2
+  out=$("$hpmg" solve --disc sem --quiet "$@" 2>&1)
+  got=$?
+  if [ "$got" != "$rc" ]; then
+    echo "FAIL: exit $got (expected $rc): hpmg solve --disc sem $*"
+    echo "$out" | tail -3
+    fail=1
+  elif [ -n "$msg" ] && ! echo "$out" | grep -q -- "$msg"; then
+    echo "FAIL: no '$msg' in the output of: hpmg solve --disc sem $*"
+    echo "$out" | tail -3
+    fail=1
+  fi
+}
+expect 0 "L2" --dim 2 --degree 6 --cells 3,4
+expect 0 "L2" --dim 3 --degree 3 --cells 3 --bc x=periodic,ymin=neumann --grid z=geometric:1.5 --lambda 2
+expect 0 "projected out" --dim 2 --degree 4 --cells 3 --bc x=neumann,y=neumann --rhs one
+expect 0 "converged" --dim 2 --degree 4 --cells 3 --bc xmin=dirichlet:1,xmax=neumann:2 --rhs one
+expect 0 "L2" --dim 2 --degree 5 --cells 4 --rhs waves
+expect 2 "2..32" --degree 1
+expect 2 "2..32" --degree 33
+expect 2 "at least 3 elements" --dim 2 --cells 2,4 --bc x=periodic
+printf 'x: 0 0.5 0.5 1\n' > "$dir/zero.grid"
+expect 2 "increase" --dim 2 --grid-file "$dir/zero.grid"
+expect 2 "compatibility" --dim 2 --cells 3 --bc x=neumann,y=neumann --rhs one --no-project
+expect 2 "not implemented yet" --solver mg
+expect 2 "not implemented yet" --solver kmg
+expect 2 "not implemented yet" --solver kvmg
+expect 2 "needs --rhs one" --dim 2 --bc xmin=dirichlet:1
+expect 2 "unknown option" --smoother patch
+expect 2 "--rhs" --rhs vector-one
+exit $fail
