@@ -5,11 +5,13 @@
  * in memory with 3, a failed solve with 1. */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
 enum { SEM_EXIT_BAD_INPUT = 2, SEM_EXIT_NO_MEMORY = 3, SEM_EXIT_FAILED = 1 };
@@ -40,6 +42,8 @@ static void usage(FILE *f) {
           "  --maxit N               iteration limit [100000]\n"
           "  --threads N             OpenMP threads, 0 = runtime default [0]\n"
           "  --json                  print one JSON object instead of text (docs/json.md)\n"
+          "  --vtu FILE              write the solution (all GLL nodes) as VTK XML, one Lagrange cell of\n"
+          "                          degree P per element (ParaView)\n"
           "  --quiet                 no per-iteration lines\n"
           "  --help, --version\n"
           "Exit status: 0 converged, 1 solve failed or did not converge, 2 invalid input, 3 not enough memory.\n");
@@ -80,16 +84,16 @@ int hpmg_cli_sem(int argc, char **argv) {
   so.tol = 1e-10;
   so.maxit = 100000;
   int json = 0, quiet = 0, rc = 0;
-  const char *box_arg = NULL;
+  const char *box_arg = NULL, *vtu = NULL;
   hpmg_cli_box_args ba = {0};
   enum { O_DIM = 256, O_DEG, O_CELLS, O_BOX, O_BC, O_GRID, O_GRIDFILE, O_NOPROJ, O_LAMBDA, O_RHS, O_SOLVER, O_TOL,
-         O_MAXIT, O_THREADS, O_JSON, O_QUIET, O_HELP, O_VERSION, O_DISC };
+         O_MAXIT, O_THREADS, O_JSON, O_QUIET, O_HELP, O_VERSION, O_DISC, O_VTU };
   static const struct option opts[] = {
       {"dim", 1, 0, O_DIM}, {"degree", 1, 0, O_DEG}, {"cells", 1, 0, O_CELLS}, {"box", 1, 0, O_BOX},
       {"bc", 1, 0, O_BC}, {"grid", 1, 0, O_GRID}, {"grid-file", 1, 0, O_GRIDFILE}, {"no-project", 0, 0, O_NOPROJ},
       {"lambda", 1, 0, O_LAMBDA}, {"rhs", 1, 0, O_RHS}, {"solver", 1, 0, O_SOLVER}, {"tol", 1, 0, O_TOL},
       {"maxit", 1, 0, O_MAXIT}, {"threads", 1, 0, O_THREADS}, {"json", 0, 0, O_JSON}, {"quiet", 0, 0, O_QUIET},
-      {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION}, {"disc", 1, 0, O_DISC}, {0, 0, 0, 0}};
+      {"help", 0, 0, O_HELP}, {"version", 0, 0, O_VERSION}, {"disc", 1, 0, O_DISC}, {"vtu", 1, 0, O_VTU}, {0, 0, 0, 0}};
   int c;
   opterr = 0;
   optind = 2;
@@ -128,6 +132,7 @@ int hpmg_cli_sem(int argc, char **argv) {
     case O_MAXIT: rc = integer("--maxit", optarg, &so.maxit); break;
     case O_THREADS: rc = integer("--threads", optarg, &so.threads); break;
     case O_JSON: json = 1; break;
+    case O_VTU: vtu = optarg; break;
     case O_QUIET: quiet = 1; break;
     case O_HELP: usage(stdout); return 0;
     case O_VERSION: hpmg_cli_print_version(); return 0;
@@ -167,6 +172,15 @@ int hpmg_cli_sem(int argc, char **argv) {
       return SEM_EXIT_BAD_INPUT;
     }
     for (int d = 0; d < n; d++) po.box[d] = b[d];
+  }
+  if (vtu) { /* refuse an unwritable destination before solving */
+    char *dup = strdup(vtu), *dir = dirname(dup);
+    const int ok = access(dir, W_OK) == 0;
+    free(dup);
+    if (!ok) {
+      fprintf(stderr, "hpmg: --vtu %s: directory is not writable (%s)\n", vtu, strerror(errno));
+      return SEM_EXIT_BAD_INPUT;
+    }
   }
   ba.box_given = box_arg != NULL;
   double *nodes[3] = {0, 0, 0};
@@ -249,6 +263,12 @@ int hpmg_cli_sem(int argc, char **argv) {
            st.t_solve > 0 ? n / st.t_solve : 0.0);
     printf("  memory              ~%s (%.1f bytes per GLL node)\n", hpmg_format_bytes(need, buf, sizeof buf),
            n > 0 ? need / n : 0.0);
+  }
+  if (vtu && status == 0) {
+    if ((e = hpmg_problem_write_vtu(prob, x, vtu))) {
+      fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
+      status = SEM_EXIT_FAILED;
+    } else if (!json) printf("  wrote %s\n", vtu);
   }
   free(x);
   hpmg_solver_destroy(&solver);

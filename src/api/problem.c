@@ -390,7 +390,7 @@ hpmg_error hpmg_problem_fd_errors(hpmg_problem p, const double *x, double *l2h, 
 hpmg_error hpmg_problem_write_vtu(hpmg_problem p, const double *x, const char *path) {
   HPMG_CHECK_ARG(p && x && path, "write_vtu: problem, solution and path must be non-NULL");
   if (p->p1) return hpmg_p1_problem_write_vtu(p->p1, x, path);
-  HPMG_CHECK_ARG(!p->sem, "write_vtu: VTU output of spectral elements is not implemented");
+  if (p->sem) return hpmg_sem_problem_write_vtu(p->sem, x, path);
   HPMG_CHECK_ARG(!p->fdbox, "write_vtu: VTU output of finite differences on a general box is not implemented");
   int cells[3] = {(int)p->g.cells[0], (int)p->g.cells[1], (int)p->g.cells[2]};
   return hpmg_vtu_write(path, p->g.dim, p->g.k, cells, p->o.box, x, "u");

@@ -164,6 +164,10 @@ hpmg_error hpmg_sem_problem_error(hpmg_sem_problem p, const double *x, double *l
   return hpmg_sem_error(&p->mesh, p->xl, x, exact_u, p, hpmg_sem_singular(&p->mesh), l2, maxerr);
 }
 
+hpmg_error hpmg_sem_problem_write_vtu(hpmg_sem_problem p, const double *x, const char *path) {
+  return hpmg_sem_write_vtu(&p->mesh, p->xl, x, path, "u");
+}
+
 double hpmg_sem_memory_estimate(const hpmg_problem_options *o) {
   double ne = 1, nlat = 1;
   for (int d = 0; d < o->dim; d++) {

@@ -20,6 +20,8 @@ hpmg_error hpmg_sem_problem_load_vector(hpmg_sem_problem p, hpmg_function f, voi
 /* L2 ((p+2)-point Gauss per direction and element) and max nodal error
  * against the built-in manufactured solution (singular problems: both mean-free) */
 hpmg_error hpmg_sem_problem_error(hpmg_sem_problem p, const double *x, double *l2, double *maxerr);
+/* VTK XML, one Lagrange cell per element */
+hpmg_error hpmg_sem_problem_write_vtu(hpmg_sem_problem p, const double *x, const char *path);
 /* bytes of host memory a solve needs (mesh, vectors, the caller's b and x) */
 double hpmg_sem_memory_estimate(const hpmg_problem_options *o);
 

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Read a .vtu that `hpmg solve --disc sem --rhs sine --vtu` wrote (appended raw
+binary, UInt64 headers; no VTK needed) and check it against the box's
+manufactured solution (docs/bc.md, src/disc/fd/fd_box.c manu_1d):
+points and cells counted, cell types 70/72, offsets, every connectivity
+index in range, each cell's corner points (VTK order) at its element's
+corners and all its points inside it, and max |u - u_exact| over the points
+equal to the nodal max error the solve reported (every GLL node is a point).
+usage: check_sem_vtu.py FILE DIM P CX,CY[,CZ] LX,LY[,LZ] BC MAXERR
+BC: per direction D, N or P for the min and max face, e.g. DNPP."""
+import math
+import re
+import struct
+import sys
+
+path, dim, p = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+cells = [int(c) for c in sys.argv[4].split(",")]
+box = [float(b) for b in sys.argv[5].split(",")]
+bc = sys.argv[6]
+maxerr = float(sys.argv[7])
+data = open(path, "rb").read()
+head = data[: data.index(b"<AppendedData")].decode()
+np_ = int(re.search(r'NumberOfPoints="(\d+)"', head).group(1))
+nc = int(re.search(r'NumberOfCells="(\d+)"', head).group(1))
+offs = [int(o) for o in re.findall(r'offset="(\d+)"', head)]
+base = data.index(b"_", data.index(b"<AppendedData")) + 1
+fail = []
+
+
+def block(i, fmt, size):
+    o = base + offs[i]
+    n = struct.unpack("<Q", data[o : o + 8])[0]
+    if n % size:
+        fail.append(f"block {i}: {n} bytes")
+    return struct.unpack(f"<{n // size}{fmt}", data[o + 8 : o + 8 + n])
+
+
+u = block(0, "d", 8)
+pts = block(1, "d", 8)
+conn = block(2, "q", 8)
+offsets = block(3, "q", 8)
+types = block(4, "B", 1)
+npc = (p + 1) ** dim
+want_np = math.prod(c * p + 1 for c in cells)
+if np_ != want_np or nc != math.prod(cells) or len(u) != np_ or len(pts) != 3 * np_:
+    fail.append(f"points {np_} (want {want_np}), cells {nc}")
+if len(conn) != nc * npc or list(offsets) != [(i + 1) * npc for i in range(nc)]:
+    fail.append("connectivity or offsets")
+if set(types) != {70 if dim == 2 else 72}:
+    fail.append(f"cell types {set(types)}")
+if any(not 0 <= c < np_ for c in conn):
+    fail.append("connectivity index out of range")
+
+
+def manu_1d(lo, hi, L, x):
+    s = x / L
+    if lo == "P":
+        return math.cos(2 * math.pi * s) + math.sin(2 * math.pi * s)
+    q = math.pi if lo == hi else 0.5 * math.pi
+    a = math.sin(q * s) if lo == "D" else math.cos(q * s)
+    return a + 0.5 * s
+
+
+def exact(x):
+    v = 1.0
+    for d in range(dim):
+        v *= manu_1d(bc[2 * d], bc[2 * d + 1], box[d], x[d])
+    return v + 0.25
+
+
+worst = 0.0
+for i in range(np_):
+    worst = max(worst, abs(u[i] - exact(pts[3 * i : 3 * i + 3])))
+if not abs(worst - maxerr) <= 2e-6 * maxerr + 1e-13:  # --json prints 7 digits
+    fail.append(f"max |u - exact| over the points {worst:.6e} differs from the reported nodal max error {maxerr:.6e}")
+# each cell: corners in VTK order (x fastest counter-clockwise, then z) span a box; all points inside
+corner = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)][: 2**dim]
+for c in range(nc):
+    ids = conn[c * npc : (c + 1) * npc]
+    P = [pts[3 * j : 3 * j + 3] for j in ids]
+    lo = [min(q[d] for q in P) for d in range(3)]
+    hi = [max(q[d] for q in P) for d in range(3)]
+    for k, cc in enumerate(corner):
+        for d in range(dim):
+            if abs(P[k][d] - (hi[d] if cc[d] else lo[d])) > 1e-12 * max(box):
+                fail.append(f"cell {c}: corner {k} not at its element corner")
+                break
+    if len(set(ids)) != npc:
+        fail.append(f"cell {c}: repeated points")
+for f in fail[:10]:
+    print("FAIL:", f)
+print(f"{path}: {np_} points, {nc} cells of degree {p}; max |u - exact| {worst:.3e} (reported {maxerr:.3e})")
+sys.exit(1 if fail else 0)
