@@ -6,6 +6,7 @@
  * every BC kind, stretched widths, lambda = 0 and > 0.
  * Argument "full": also p = 12 in 3D (label slow). */
 #include <lapacke.h>
+#include <omp.h>
 #include <string.h>
 #include "check.h"
 #include "disc/sem/sem_mesh.h"
@@ -222,6 +223,23 @@ static void check_operator(const hpmg_sem_mesh *m, const char *name) {
   free(HII), free(HIB), free(HBB), free(He), free(u), free(work), free(gl), free(s_of), free(i_of), free(b_lat);
 }
 
+/* the colours make the result independent of the thread count, bit for bit */
+static void check_threads(const hpmg_sem_mesh *m, const char *name) {
+  const int nt = omp_get_max_threads();
+  omp_set_num_threads(3);
+  double *work = malloc(sizeof(double) * hpmg_sem_mesh_work_size(m));
+  double *x = malloc(sizeof(double) * (size_t)m->ns), *y[2] = {malloc(sizeof(double) * (size_t)m->ns),
+                                                               malloc(sizeof(double) * (size_t)m->ns)};
+  for (int64_t i = 0; i < m->ns; i++) x[i] = check_rand();
+  for (int t = 0; t < 2; t++) {
+    omp_set_num_threads(t ? 3 : 1);
+    hpmg_sem_mesh_apply(m, 1, x, y[t], work);
+  }
+  CHECK(!memcmp(y[0], y[1], sizeof(double) * (size_t)m->ns), "%s: 1 and 3 threads differ", name);
+  omp_set_num_threads(nt);
+  free(work), free(x), free(y[0]), free(y[1]);
+}
+
 static void run(const config *c) {
   hpmg_box box;
   hpmg_sem_mesh m;
@@ -237,6 +255,7 @@ static void run(const config *c) {
   if (e) return;
   check_layout(&m, name);
   check_operator(&m, name);
+  check_threads(&m, name);
   hpmg_sem_mesh_destroy(&m);
   hpmg_box_destroy(&box);
 }

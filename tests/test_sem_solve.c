@@ -7,6 +7,7 @@
  * refusals of bad options. */
 #include <string.h>
 #include "check.h"
+#include "disc/sem/sem_system.h"
 #include "hpmg.h"
 
 /* harmonic, and GLL quadrature integrates its stiffness and face fluxes
@@ -260,6 +261,51 @@ static void check_table1(void) {
   hpmg_problem_destroy(&prob);
 }
 
+/* eq. 27: gradient and f = lambda u - Laplace u against central differences,
+ * and the recovered field converging at order p + 1 once the mesh resolves
+ * its waves (2D, 16 -> 32 elements, p = 8) */
+static void check_waves(void) {
+  for (int dim = 2; dim <= 3; dim++) {
+    double worst_g = 0, worst_f = 0;
+    for (int t = 0; t < 20; t++) {
+      double x[3] = {M_PI * (1 + check_rand()), M_PI * (1 + check_rand()), dim == 3 ? M_PI * (1 + check_rand()) : 0};
+      double u, g[3], f;
+      const double lam = 0.7, h = 1e-4;
+      hpmg_sem_waves(dim, lam, x, &u, g, &f);
+      double lap = 0;
+      for (int d = 0; d < dim; d++) {
+        double xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]}, up, um;
+        xp[d] += h, xm[d] -= h;
+        hpmg_sem_waves(dim, lam, xp, &up, NULL, NULL);
+        hpmg_sem_waves(dim, lam, xm, &um, NULL, NULL);
+        worst_g = fmax(worst_g, fabs((up - um) / (2 * h) - g[d]) / 100.0);
+        lap += (up - 2 * u + um) / (h * h);
+      }
+      worst_f = fmax(worst_f, fabs(lam * u - lap - f) / 1e4);
+    }
+    CHECK(worst_g < 1e-5 && worst_f < 1e-5, "eq. 27 in %dD: gradient %.3g, f %.3g against central differences (scaled)",
+          dim, worst_g, worst_f);
+  }
+  double l2[2];
+  for (int r = 0; r < 2; r++) {
+    hpmg_problem_options po;
+    default_sem(&po, 2, 8, 16 << r);
+    po.rhs = HPMG_RHS_WAVES;
+    po.box[0] = po.box[1] = 2 * M_PI;
+    hpmg_problem prob;
+    double *x = NULL, mx;
+    hpmg_stats st;
+    hpmg_error e = solve(&po, 1e-12, NULL, &x, &prob, &st);
+    CHECK(e == HPMG_SUCCESS, "waves 2D: %s", hpmg_last_error());
+    l2[r] = NAN;
+    if (!e) hpmg_problem_error(prob, x, &l2[r], &mx);
+    free(x);
+    hpmg_problem_destroy(&prob);
+  }
+  printf("  eq. 27 in 2D, p = 8, 16 -> 32 elements: L2 %.3e -> %.3e, order %.2f\n", l2[0], l2[1], log2(l2[0] / l2[1]));
+  CHECK(log2(l2[0] / l2[1]) >= 7.5, "eq. 27: order %.2f below 7.5", log2(l2[0] / l2[1]));
+}
+
 int main(void) {
   const hpmg_bc_kind D = HPMG_BC_DIRICHLET, N = HPMG_BC_NEUMANN, P = HPMG_BC_PERIODIC;
   check_refusals();
@@ -275,6 +321,7 @@ int main(void) {
   for (int p = 2; p <= 4; p++) check_convergence(3, p, 3, conv3);
   check_singular(2, 5);
   check_singular(3, 3);
+  check_waves();
   check_table1();
   return check_report();
 }
