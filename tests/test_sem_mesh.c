@@ -112,6 +112,42 @@ static void check_layout(const hpmg_sem_mesh *m, const char *name) {
     }
   CHECK(bad_col == 0 && m->color_ptr[m->ncolors] == m->ne, "%s: colouring shares %d nodes", name, bad_col);
   free(stamp);
+  /* vertex stars (sem_mesh.h): the nodes g with g_k = J_k p, |g_j - J_j p| < p are skeleton nodes,
+   * distinct, 3 ns^2 - 3 ns + 1 (2D: 2 ns - 1) of them, ns = 2p - 1, around every vertex whose
+   * 2^dim elements exist */
+  int bad_star = 0, nstars = 0;
+  const int p = m->p, nS = 2 * p - 1;
+  const int want = m->dim == 3 ? 3 * nS * nS - 3 * nS + 1 : 2 * nS - 1;
+  int64_t *seen = calloc((size_t)ns, sizeof(int64_t));
+  for (int64_t v = 0; v < m->nv[0] * m->nv[1] * m->nv[2]; v++) {
+    const int64_t J[3] = {v % m->nv[0], (v / m->nv[0]) % m->nv[1], v / (m->nv[0] * m->nv[1])};
+    int inside = 1;
+    for (int d = 0; d < m->dim; d++) inside &= m->periodic[d] || (J[d] > 0 && J[d] < m->cells[d]);
+    if (!inside) continue;
+    nstars++;
+    int count = 0;
+    for (int k = 0; k < m->dim; k++) {
+      const int a = k == 0 ? 1 : 0, b = k == 2 ? 1 : 2;
+      for (int ib = (b < m->dim ? -(p - 1) : 0); ib <= (b < m->dim ? p - 1 : 0); ib++)
+        for (int ia = -(p - 1); ia <= p - 1; ia++) {
+          int64_t g[3] = {0, 0, 0};
+          g[k] = J[k] * p;
+          g[a] = J[a] * p + ia;
+          if (b < m->dim) g[b] = J[b] * p + ib;
+          for (int d = 0; d < m->dim; d++) g[d] = (g[d] + m->nlat[d]) % m->nlat[d];
+          const int64_t si = hpmg_sem_skeleton_index(m, g);
+          if (si < 0) {
+            bad_star++;
+            continue;
+          }
+          if (seen[si] != v + 1) count++;
+          seen[si] = v + 1;
+        }
+    }
+    bad_star += count != want;
+  }
+  CHECK(bad_star == 0, "%s: %d vertex-star nodes off the skeleton or miscounted (%d stars)", name, bad_star, nstars);
+  free(seen);
   free(eb);
   free(x);
   free(y);

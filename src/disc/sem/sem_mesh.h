@@ -40,7 +40,11 @@
  * tuple by J_k -> J_k - 1 or J_k for the cells on either side (wrapped in a
  * periodic direction); the 1D block of direction k is the two cells
  * J_k - 1, J_k with the widths x[k][J_k] - x[k][J_k - 1] and
- * x[k][J_k + 1] - x[k][J_k].
+ * x[k][J_k + 1] - x[k][J_k]. In lattice terms, the star's condensed
+ * unknowns (the three planes through the vertex, n_S = 2p - 1 points per
+ * direction) are the lattice nodes g with g_k = J_k p and |g_j - J_j p| < p
+ * (j != k), taken mod nlat in a periodic direction and absent beyond a
+ * non-periodic boundary; hpmg_sem_skeleton_index maps each to the skeleton.
  *
  * Boundary conditions: Dirichlet skeleton nodes (on a Dirichlet face;
  * Dirichlet wins on an edge or corner shared with a Neumann face) stay in
