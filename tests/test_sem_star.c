@@ -258,8 +258,10 @@ static int test_star(const star_case *c, int p, int dense) {
     free(lB);
     free(gB);
   }
-  printf("  %-26s dim=%d p=%2d n=%2d unknowns %5d: vs dense %.2e, vs full-block FDM %.2e\n", c->name, dim, p, n, nu,
-         ed, dt);
+  char eds[16] = "-";
+  if (dense && nu > 0) snprintf(eds, sizeof eds, "%.2e", ed);
+  printf("  %-26s dim=%d p=%2d n=%2d unknowns %5d: vs dense %s, vs full-block FDM %.2e\n", c->name, dim, p, n, nu,
+         eds, dt);
   free(uid);
   free(f);
   free(u);
@@ -358,7 +360,7 @@ static int test_partition(int dim, int p) {
     } else
       CHECK(sum[v] == 0.0, "dim=%d p=%d: interior node %d received a weight", dim, p, v);
   }
-  CHECK(err < 1e-14, "dim=%d p=%d: partition of unity over %d condensed nodes: max |sum - 1| = %.3g", dim, p, nodes,
+  CHECK(err < 5e-14, "dim=%d p=%d: partition of unity over %d condensed nodes: max |sum - 1| = %.3g", dim, p, nodes,
         err);
   /* 1D: the weights of two neighbouring stars on the element between them */
   double e1 = 0.0;
@@ -431,15 +433,19 @@ int main(int argc, char **argv) {
     for (int i = 0; i < ncases; i++) {
       star_case c = cases[i];
       c.dim = dim;
-      /* default: 2D p <= 12, 3D star p <= 8, 3D element-centred p <= 4; full: 3D up to 12 / 7 */
+      /* dense reference: 2D p <= 12, 3D star p <= 8 (full: 12), 3D element-centred p <= 4 (full: 7);
+       * the full-block FDM reference alone beyond (2D p <= 32, 3D star p = 16, 32), where the
+       * dense reference grows as p^6 and more and loses digits to the condition of the element
+       * interiors (2D, widths 0.25..4: 1e-13 at p = 14, 1e-12 at p = 13 element-centred) */
       int pmin = 2, pmax = dim == 2 ? 12 : c.ne == 2 ? 8 : 4;
       if (full) {
         pmin = dim == 2 ? 13 : pmax + 1;
-        pmax = dim == 2 ? 16 : c.ne == 2 ? 12 : 7;
+        pmax = dim == 2 ? 12 : c.ne == 2 ? 12 : 7;
       }
       pmax = test_max_degree(pmax);
       for (int p = pmin; p <= pmax; p++) test_star(&c, p, 1);
-      /* the full-block FDM reference alone for large p (the dense one grows as p^6 and more) */
+      if (full && dim == 2)
+        for (int p = 13; p <= test_max_degree(32); p++) test_star(&c, p, 0);
       if (full && dim == 3 && c.ne == 2)
         for (int p = 16; p <= test_max_degree(32); p *= 2) test_star(&c, p, 0);
     }
