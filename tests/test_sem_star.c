@@ -112,6 +112,7 @@ static int test_star(const star_case *c, int p, int dense) {
   /* 1D blocks: S^T M S = I, S^T L S = Lambda on the coupled points, identity padding elsewhere */
   for (int k = 0; k < dim; k++) {
     const hpmg_sem_block1d *b = &blk[k];
+    const int ld = b->ld;
     double e1 = 0.0, e2 = 0.0, lmax = 0.0;
     for (int a = 0; a < n; a++) lmax = fmax(lmax, b->lam[a]);
     for (int a = 0; a < n; a++)
@@ -119,15 +120,15 @@ static int test_star(const star_case *c, int p, int dense) {
         const int ca = a >= b->lo && a < b->hi, cb = bb >= b->lo && bb < b->hi;
         double sm = 0.0, sl = 0.0;
         for (int i = 0; i < n; i++) {
-          sm += b->S[i * n + a] * b->M[i] * b->S[i * n + bb];
-          for (int j = 0; j < n; j++) sl += b->S[i * n + a] * b->L[i * n + j] * b->S[j * n + bb];
+          sm += b->S[i * ld + a] * b->M[i] * b->S[i * ld + bb];
+          for (int j = 0; j < n; j++) sl += b->S[i * ld + a] * b->L[i * n + j] * b->S[j * ld + bb];
         }
         if (ca && cb) {
           e1 = fmax(e1, fabs(sm - (a == bb)));
           e2 = fmax(e2, fabs(sl - (a == bb ? b->lam[a] : 0.0)) / lmax);
         } else if (!ca || !cb) {
           for (int i = 0; i < n; i++)
-            if (!(i >= b->lo && i < b->hi)) e1 = fmax(e1, fabs(b->S[i * n + a] - (i == a)));
+            if (!(i >= b->lo && i < b->hi)) e1 = fmax(e1, fabs(b->S[i * ld + a] - (i == a)));
         }
       }
     CHECK(e1 < 1e-12 && e2 < 1e-12, "%s p=%d dir %d: S^T M S = I %.3g, S^T L S = Lambda %.3g", c->name, p, k, e1,

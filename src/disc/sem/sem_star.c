@@ -21,7 +21,8 @@ void hpmg_sem_block1d_free(hpmg_sem_block1d *b) {
 
 size_t hpmg_sem_block1d_bytes(const hpmg_sem_block1d *b) {
   const size_t n = (size_t)b->n;
-  return sizeof(double) * (3 * n * n + 4 * n + (b->w ? n : 0));
+  const size_t ld = (size_t)b->ld;
+  return sizeof(double) * (2 * n * ld + n * n + ld + 3 * n + (b->w ? n : 0));
 }
 
 double hpmg_sem_weight7(double t) {
@@ -31,7 +32,7 @@ double hpmg_sem_weight7(double t) {
 
 /* L S = M S Lambda on the coupled points [lo, hi), identity padding outside */
 static hpmg_error block_eigen(hpmg_sem_block1d *b) {
-  const int n = b->n, lo = b->lo, na = b->hi - b->lo;
+  const int n = b->n, ld = b->ld, lo = b->lo, na = b->hi - b->lo;
   double *A = NULL, *B = NULL, *ev = NULL;
   hpmg_error e = hpmg_calloc(sizeof(double) * (size_t)(2 * na * na + na), &A);
   if (e) return e;
@@ -48,18 +49,16 @@ static hpmg_error block_eigen(hpmg_sem_block1d *b) {
                           "sem star: generalized eigenproblem of the 1D block failed (p=%d, %d elements, "
                           "LAPACKE_dsygv info=%d)", b->p, b->ne, (int)info);
   }
-  for (int i = 0; i < n; i++) {
-    for (int j = 0; j < n; j++) b->S[i * n + j] = i == j;
-    b->lam[i] = 1.0;
-  }
+  for (int i = 0; i < n; i++) b->S[i * ld + i] = 1.0; /* columns n..ld-1 stay 0 */
+  for (int a = 0; a < ld; a++) b->lam[a] = 1.0;
   for (int i = 0; i < na; i++) {
-    for (int a = 0; a < na; a++) b->S[(lo + i) * n + lo + a] = A[i * na + a];
+    for (int a = 0; a < na; a++) b->S[(lo + i) * ld + lo + a] = A[i * na + a];
     b->lam[lo + i] = ev[i];
   }
   /* both ends Neumann: the constant is in the kernel of L; its eigenvalue is 0 */
   if (b->floating) b->lam[lo] = 0.0;
   for (int i = 0; i < n; i++)
-    for (int a = 0; a < n; a++) b->ST[a * n + i] = b->S[i * n + a];
+    for (int a = 0; a < n; a++) b->ST[a * ld + i] = b->S[i * ld + a];
   hpmg_free(&A);
   return HPMG_SUCCESS;
 }
@@ -86,6 +85,7 @@ hpmg_error hpmg_sem_block1d_create(const hpmg_sem_element *el, int ne, const dou
   b->p = p;
   b->ne = ne;
   b->n = n;
+  b->ld = (n + 7) / 8 * 8;
   b->np = np;
   for (int j = 0; j < np; j++) b->c[j] = (j + 1) * p - 1;
   b->lo = side[0] == HPMG_SEM_SIDE_ELEMENT ? 0 : side[0] == HPMG_SEM_SIDE_NEUMANN ? b->c[0] : b->c[0] + 1;
@@ -96,9 +96,9 @@ hpmg_error hpmg_sem_block1d_create(const hpmg_sem_element *el, int ne, const dou
   if (e == HPMG_SUCCESS) e = hpmg_calloc(sizeof(double) * (size_t)(count), &(ptr))
   ALLOC(b->M, n);
   ALLOC(b->L, n * n);
-  ALLOC(b->S, n * n);
-  ALLOC(b->ST, n * n);
-  ALLOC(b->lam, n);
+  ALLOC(b->S, n * b->ld);
+  ALLOC(b->ST, n * b->ld);
+  ALLOC(b->lam, b->ld);
   ALLOC(b->mask, n);
   ALLOC(b->onpl, n);
   if (ne == HPMG_SEM_STAR_VERTEX) ALLOC(b->w, n);
@@ -156,6 +156,7 @@ hpmg_error hpmg_sem_star_init(hpmg_sem_star *st, int dim, const hpmg_sem_block1d
   st->p = b[0]->p;
   st->ne = b[0]->ne;
   st->n = b[0]->n;
+  st->ld = b[0]->ld;
   st->np = b[0]->np;
   st->nf = dim * st->np;
   st->fsize = dim == 2 ? (size_t)st->n : (size_t)st->n * st->n;
@@ -165,7 +166,10 @@ hpmg_error hpmg_sem_star_init(hpmg_sem_star *st, int dim, const hpmg_sem_block1d
   return HPMG_SUCCESS;
 }
 
-size_t hpmg_sem_star_work_size(const hpmg_sem_star *st) { return 2 * st->size + 2 * st->fsize; }
+size_t hpmg_sem_star_work_size(const hpmg_sem_star *st) {
+  const size_t row = st->dim == 2 ? 1 : (size_t)st->n; /* faces held as rows of ld */
+  return 2 * (st->nf + 1) * row * st->ld;
+}
 
 size_t hpmg_sem_star_tpf_work_size(const hpmg_sem_star *st) {
   size_t v = 1;
@@ -191,60 +195,74 @@ static inline void face_dirs(int k, int *R, int *C) {
   *C = k == 0 ? 1 : 0;
 }
 
-/* y = X B for n x n row-major matrices, as rows y[r,:] = sum_s X[r,s] B[s,:]:
- * the innermost loop runs along contiguous rows; four rows of B per pass
- * keep one load and one store of y per four multiply-adds */
-static void mxm(int n, const double *restrict X, const double *restrict B, double *restrict y) {
-  for (int r = 0; r < n; r++) {
-    const double *restrict x = X + (size_t)r * n;
-    double *restrict t = y + (size_t)r * n;
-    for (int a = 0; a < n; a++) t[a] = 0.0;
-    int s = 0;
-    for (; s + 4 <= n; s += 4) {
-      const double x0 = x[s], x1 = x[s + 1], x2 = x[s + 2], x3 = x[s + 3];
-      const double *restrict b0 = B + (size_t)s * n, *restrict b1 = b0 + n, *restrict b2 = b1 + n,
-                             *restrict b3 = b2 + n;
-      for (int a = 0; a < n; a++) t[a] += x0 * b0[a] + x1 * b1[a] + x2 * b2[a] + x3 * b3[a];
+/* y = X B with X n rows of stride ld (columns < n read), B n rows of ld,
+ * y n rows of ld: a register block of 4 rows by 8 columns of y (GCC/Clang
+ * vector type; two AVX2 or one AVX-512 register per row) is accumulated over
+ * the whole sum, so each 8 values of a row of B are loaded once per 4 rows of
+ * y (ld is a multiple of 8) */
+typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
+static void mxm(int n, int ld, const double *restrict X, const double *restrict B, double *restrict y) {
+  int r = 0;
+  for (; r + 4 <= n; r += 4) {
+    const double *restrict x0 = X + (size_t)r * ld, *restrict x1 = x0 + ld, *restrict x2 = x1 + ld,
+                           *restrict x3 = x2 + ld;
+    for (int a = 0; a < ld; a += 8) {
+      v8d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+      for (int s = 0; s < n; s++) {
+        const v8d bs = *(const v8d *)(B + (size_t)s * ld + a);
+        c0 += x0[s] * bs;
+        c1 += x1[s] * bs;
+        c2 += x2[s] * bs;
+        c3 += x3[s] * bs;
+      }
+      *(v8d *)(y + (size_t)r * ld + a) = c0;
+      *(v8d *)(y + (size_t)(r + 1) * ld + a) = c1;
+      *(v8d *)(y + (size_t)(r + 2) * ld + a) = c2;
+      *(v8d *)(y + (size_t)(r + 3) * ld + a) = c3;
     }
-    for (; s < n; s++) {
-      const double x0 = x[s];
-      const double *restrict b0 = B + (size_t)s * n;
-      for (int a = 0; a < n; a++) t[a] += x0 * b0[a];
+  }
+  for (; r < n; r++) {
+    const double *restrict x0 = X + (size_t)r * ld;
+    for (int a = 0; a < ld; a += 8) {
+      v8d c0 = {0};
+      for (int s = 0; s < n; s++) c0 += x0[s] * *(const v8d *)(B + (size_t)s * ld + a);
+      *(v8d *)(y + (size_t)r * ld + a) = c0;
     }
   }
 }
 
-/* out = A X B for n x n row-major matrices; tmp n x n */
-static void abt(int n, const double *restrict A, const double *restrict X, const double *restrict B,
+/* out = A X B, all n rows of stride ld; tmp n x ld */
+static void abt(int n, int ld, const double *restrict A, const double *restrict X, const double *restrict B,
                 double *restrict out, double *restrict tmp) {
-  mxm(n, X, B, tmp);
-  mxm(n, A, tmp, out);
+  mxm(n, ld, X, B, tmp);
+  mxm(n, ld, A, tmp, out);
 }
 
-/* out = A x for an n x n row-major A, as a sum of rows of A^T: out = sum_i x_i AT[i,:] */
-static void matvec_t(int n, const double *restrict AT, const double *restrict x, double *restrict out) {
-  for (int a = 0; a < n; a++) out[a] = 0.0;
+/* out = A x for A of n rows with stride ld, as a sum of rows of A^T: out = sum_i x_i AT[i,:] (ld values) */
+static void matvec_t(int n, int ld, const double *restrict AT, const double *restrict x, double *restrict out) {
+  for (int a = 0; a < ld; a++) out[a] = 0.0;
   for (int i = 0; i < n; i++) {
     const double xi = x[i];
-    const double *restrict r = AT + (size_t)i * n;
-    for (int a = 0; a < n; a++) out[a] += xi * r[a];
+    const double *restrict r = AT + (size_t)i * ld;
+    for (int a = 0; a < ld; a++) out[a] += xi * r[a];
   }
 }
 
 /* The eigenspace pass in 3D with NP planes per direction: E = D^{-1} (sum of
  * the faces expanded by the rows s = S[c,:] of the normal direction), never
  * stored; each line of E along x1 is contracted at once into the output
- * faces: normal x1 by a dot product with s1, normal x2/x3 by rank-1 updates. */
+ * faces: normal x1 by a dot product with s1, normal x2/x3 by rank-1 updates.
+ * Faces are n rows of ld; the lines run over all ld entries (zero beyond n). */
 static inline void eig_pass3(const hpmg_sem_star *st, const int NP, const double *restrict G, double *restrict O) {
-  const int n = st->n;
-  const size_t F = (size_t)n * n;
+  const int n = st->n, ld = st->ld;
+  const size_t F = (size_t)n * ld;
   const hpmg_sem_block1d *b1 = st->b[0], *b2 = st->b[1], *b3 = st->b[2];
   const double *restrict l1 = b1->lam;
   const double *restrict s1[2], *restrict s2[2], *restrict s3[2];
   for (int j = 0; j < NP; j++) {
-    s1[j] = b1->S + (size_t)b1->c[j] * n;
-    s2[j] = b2->S + (size_t)b2->c[j] * n;
-    s3[j] = b3->S + (size_t)b3->c[j] * n;
+    s1[j] = b1->S + (size_t)b1->c[j] * ld;
+    s2[j] = b2->S + (size_t)b2->c[j] * ld;
+    s3[j] = b3->S + (size_t)b3->c[j] * ld;
   }
   for (size_t q = NP * F; q < 3 * NP * F; q++) O[q] = 0.0; /* faces normal to x2, x3 accumulate */
   for (int a3 = 0; a3 < n; a3++)
@@ -254,18 +272,18 @@ static inline void eig_pass3(const hpmg_sem_star *st, const int NP, const double
       const double *restrict r2[2], *restrict r3[2];
       double *restrict o2[2], *restrict o3[2];
       for (int j = 0; j < NP; j++) {
-        g1[j] = G[j * F + (size_t)a3 * n + a2];
+        g1[j] = G[j * F + (size_t)a3 * ld + a2];
         c2[j] = s2[j][a2];
         c3[j] = s3[j][a3];
-        r2[j] = G + (NP + j) * F + (size_t)a3 * n;
-        r3[j] = G + (2 * NP + j) * F + (size_t)a2 * n;
-        o2[j] = O + (NP + j) * F + (size_t)a3 * n;
-        o3[j] = O + (2 * NP + j) * F + (size_t)a2 * n;
+        r2[j] = G + (NP + j) * F + (size_t)a3 * ld;
+        r3[j] = G + (2 * NP + j) * F + (size_t)a2 * ld;
+        o2[j] = O + (NP + j) * F + (size_t)a3 * ld;
+        o3[j] = O + (2 * NP + j) * F + (size_t)a2 * ld;
       }
       if (NP == 1) {
         double d0 = 0.0;
 #pragma omp simd reduction(+ : d0)
-        for (int a1 = 0; a1 < n; a1++) {
+        for (int a1 = 0; a1 < ld; a1++) {
           const double v = (g1[0] * s1[0][a1] + c2[0] * r2[0][a1] + c3[0] * r3[0][a1]) / (base + l1[a1]);
           d0 += s1[0][a1] * v;
           o2[0][a1] += c2[0] * v;
@@ -275,7 +293,7 @@ static inline void eig_pass3(const hpmg_sem_star *st, const int NP, const double
       } else {
         double d0 = 0.0, d1 = 0.0;
 #pragma omp simd reduction(+ : d0, d1)
-        for (int a1 = 0; a1 < n; a1++) {
+        for (int a1 = 0; a1 < ld; a1++) {
           const double v = (g1[0] * s1[0][a1] + g1[1] * s1[1][a1] + c2[0] * r2[0][a1] + c2[1] * r2[1][a1] +
                             c3[0] * r3[0][a1] + c3[1] * r3[1][a1]) /
                            (base + l1[a1]);
@@ -289,14 +307,14 @@ static inline void eig_pass3(const hpmg_sem_star *st, const int NP, const double
         d[0] = d0;
         d[1] = d1;
       }
-      for (int j = 0; j < NP; j++) O[j * F + (size_t)a3 * n + a2] = d[j];
+      for (int j = 0; j < NP; j++) O[j * F + (size_t)a3 * ld + a2] = d[j];
     }
 }
 
 static void solve3(const hpmg_sem_star *st, const double *restrict f, double *restrict u, double *restrict work) {
-  const int n = st->n, np = st->np, nf = st->nf;
-  const size_t F = st->fsize;
-  double *G = work, *O = work + st->size, *t1 = O + st->size, *t2 = t1 + F;
+  const int n = st->n, ld = st->ld, np = st->np, nf = st->nf;
+  const size_t F = (size_t)n * ld, FN = st->fsize;
+  double *G = work, *O = G + nf * F, *t1 = O + nf * F, *t2 = t1 + F;
   /* inverse multiplicity (and zero on decoupled points), then S_R^T g S_C */
   for (int fc = 0; fc < nf; fc++) {
     const int k = fc / np, j = fc % np;
@@ -304,13 +322,12 @@ static void solve3(const hpmg_sem_star *st, const double *restrict f, double *re
     face_dirs(k, &R, &C);
     const hpmg_sem_block1d *bk = st->b[k], *bR = st->b[R], *bC = st->b[C];
     const double sk = bk->mask[bk->c[j]];
-    const double *ff = f + fc * F;
+    const double *ff = f + fc * FN;
     for (int r = 0; r < n; r++) {
       const double sr = sk * bR->mask[r], pr = 1.0 + bR->onpl[r];
-      for (int s = 0; s < n; s++)
-        t1[(size_t)r * n + s] = ff[(size_t)r * n + s] * sr * bC->mask[s] / (pr + bC->onpl[s]);
+      for (int s = 0; s < n; s++) t1[(size_t)r * ld + s] = ff[(size_t)r * n + s] * sr * bC->mask[s] / (pr + bC->onpl[s]);
     }
-    abt(n, bR->ST, t1, bC->S, G + fc * F, t2);
+    abt(n, ld, bR->ST, t1, bC->S, G + fc * F, t2);
   }
   if (np == 1)
     eig_pass3(st, 1, G, O);
@@ -319,7 +336,8 @@ static void solve3(const hpmg_sem_star *st, const double *restrict f, double *re
   for (int fc = 0; fc < nf; fc++) {
     int R, C;
     face_dirs(fc / np, &R, &C);
-    abt(n, st->b[R]->S, O + fc * F, st->b[C]->ST, u + fc * F, t1);
+    abt(n, ld, st->b[R]->S, O + fc * F, st->b[C]->ST, t2, t1);
+    for (int r = 0; r < n; r++) memcpy(u + fc * FN + (size_t)r * n, t2 + (size_t)r * ld, sizeof(double) * (size_t)n);
   }
   /* copies of a point on crossing faces take the lowest face's value:
    * (x1,x2) lines, (x1,x3) lines, then (x2,x3) lines (whose vertex points
@@ -327,50 +345,54 @@ static void solve3(const hpmg_sem_star *st, const double *restrict f, double *re
   const int *c1 = st->b[0]->c, *c2 = st->b[1]->c, *c3 = st->b[2]->c;
   for (int j = 0; j < np; j++)
     for (int jj = 0; jj < np; jj++) {
-      double *u0 = u + j * F, *u1 = u + (np + jj) * F;
+      double *u0 = u + j * FN, *u1 = u + (np + jj) * FN;
       for (int i = 0; i < n; i++) u1[(size_t)i * n + c1[j]] = u0[(size_t)i * n + c2[jj]];
     }
   for (int j = 0; j < np; j++)
     for (int jj = 0; jj < np; jj++) {
-      double *u0 = u + j * F, *u2 = u + (2 * np + jj) * F;
+      double *u0 = u + j * FN, *u2 = u + (2 * np + jj) * FN;
       for (int i = 0; i < n; i++) u2[(size_t)i * n + c1[j]] = u0[(size_t)c3[jj] * n + i];
     }
   for (int j = 0; j < np; j++)
     for (int jj = 0; jj < np; jj++) {
-      double *u1 = u + (np + j) * F, *u2 = u + (2 * np + jj) * F;
+      double *u1 = u + (np + j) * FN, *u2 = u + (2 * np + jj) * FN;
       memcpy(u2 + (size_t)c2[j] * n, u1 + (size_t)c3[jj] * n, sizeof(double) * (size_t)n);
     }
 }
 
 static void solve2(const hpmg_sem_star *st, const double *restrict f, double *restrict u, double *restrict work) {
-  const int n = st->n, np = st->np;
+  const int n = st->n, ld = st->ld, np = st->np;
   const hpmg_sem_block1d *b1 = st->b[0], *b2 = st->b[1];
-  double *G = work, *O = work + st->size, *t1 = O + st->size;
+  double *G = work, *O = work + 2 * np * ld, *t1 = O + 2 * np * ld, *t2 = t1 + ld;
   /* face k: normal x_{k+1}, values along the other direction T */
   for (int fc = 0; fc < 2 * np; fc++) {
     const int k = fc / np, j = fc % np;
     const hpmg_sem_block1d *bk = st->b[k], *bT = st->b[1 - k];
     const double sk = bk->mask[bk->c[j]];
     for (int i = 0; i < n; i++) t1[i] = f[fc * n + i] * sk * bT->mask[i] / (1.0 + bT->onpl[i]);
-    matvec_t(n, bT->S, t1, G + fc * n); /* S^T g = sum_i g_i S[i,:] */
+    matvec_t(n, ld, bT->S, t1, G + fc * ld); /* S^T g = sum_i g_i S[i,:] */
   }
-  for (int q = np * n; q < 2 * np * n; q++) O[q] = 0.0;
+  for (int q = np * ld; q < 2 * np * ld; q++) O[q] = 0.0;
   for (int a2 = 0; a2 < n; a2++) {
     const double base = st->lambda + b2->lam[a2];
     double d[2] = {0.0, 0.0};
     for (int a1 = 0; a1 < n; a1++) {
       double v = 0.0;
       for (int j = 0; j < np; j++)
-        v += G[j * n + a2] * b1->S[(size_t)b1->c[j] * n + a1] + b2->S[(size_t)b2->c[j] * n + a2] * G[(np + j) * n + a1];
+        v += G[j * ld + a2] * b1->S[(size_t)b1->c[j] * ld + a1] +
+             b2->S[(size_t)b2->c[j] * ld + a2] * G[(np + j) * ld + a1];
       v /= base + b1->lam[a1];
       for (int j = 0; j < np; j++) {
-        d[j] += b1->S[(size_t)b1->c[j] * n + a1] * v;
-        O[(np + j) * n + a1] += b2->S[(size_t)b2->c[j] * n + a2] * v;
+        d[j] += b1->S[(size_t)b1->c[j] * ld + a1] * v;
+        O[(np + j) * ld + a1] += b2->S[(size_t)b2->c[j] * ld + a2] * v;
       }
     }
-    for (int j = 0; j < np; j++) O[j * n + a2] = d[j];
+    for (int j = 0; j < np; j++) O[j * ld + a2] = d[j];
   }
-  for (int fc = 0; fc < 2 * np; fc++) matvec_t(n, st->b[1 - fc / np]->ST, O + fc * n, u + fc * n);
+  for (int fc = 0; fc < 2 * np; fc++) {
+    matvec_t(n, ld, st->b[1 - fc / np]->ST, O + fc * ld, t2);
+    memcpy(u + fc * n, t2, sizeof(double) * (size_t)n);
+  }
   for (int j = 0; j < np; j++) /* crossing points: face (x1, j) wins */
     for (int jj = 0; jj < np; jj++) u[(np + jj) * n + b1->c[j]] = u[j * n + b2->c[jj]];
 }
@@ -383,8 +405,8 @@ void hpmg_sem_star_solve(const hpmg_sem_star *st, const double *f, double *u, do
 }
 
 /* out = A applied along direction k of an n^dim array (x1 fastest):
- * out[.., a, ..] = sum_i A[a*n + i] in[.., i, ..] */
-static void sweep(int dim, int n, int k, const double *A, const double *in, double *out) {
+ * out[.., a, ..] = sum_i A[a*ld + i] in[.., i, ..] */
+static void sweep(int dim, int n, int ld, int k, const double *A, const double *in, double *out) {
   size_t lo = 1, hi = 1;
   for (int l = 0; l < k; l++) lo *= (size_t)n;
   for (int l = k + 1; l < dim; l++) hi *= (size_t)n;
@@ -393,7 +415,7 @@ static void sweep(int dim, int n, int k, const double *A, const double *in, doub
       double *dst = out + (o * n + a) * lo;
       for (size_t q = 0; q < lo; q++) dst[q] = 0.0;
       for (int i = 0; i < n; i++) {
-        const double x = A[(size_t)a * n + i];
+        const double x = A[(size_t)a * ld + i];
         const double *src = in + (o * n + i) * lo;
         for (size_t q = 0; q < lo; q++) dst[q] += x * src[q];
       }
@@ -428,7 +450,7 @@ void hpmg_sem_star_solve_tpf(const hpmg_sem_star *st, const double *f, double *u
     for (int k = 0; k < dim; k++, r /= n) X[v] *= st->b[k]->mask[r % n];
   }
   for (int k = 0; k < dim; k++) { /* X <- (S^T)^{(x)dim} X */
-    sweep(dim, n, k, st->b[k]->ST, X, Y);
+    sweep(dim, n, st->ld, k, st->b[k]->ST, X, Y);
     memcpy(X, Y, sizeof(double) * V);
   }
   for (size_t v = 0; v < V; v++) {
@@ -438,7 +460,7 @@ void hpmg_sem_star_solve_tpf(const hpmg_sem_star *st, const double *f, double *u
     X[v] /= dd;
   }
   for (int k = 0; k < dim; k++) {
-    sweep(dim, n, k, st->b[k]->S, X, Y);
+    sweep(dim, n, st->ld, k, st->b[k]->S, X, Y);
     memcpy(X, Y, sizeof(double) * V);
   }
   for (int fc = 0; fc < st->nf; fc++)

@@ -48,14 +48,15 @@ typedef enum {
  * [lo, hi), identity (S = I, Lambda = 1) on the decoupled ones. */
 typedef struct {
   int p, ne, n;  /* degree, elements, points n = ne*p - 1 */
+  int ld;        /* row stride of S, ST: n rounded up to a multiple of 8 (full SIMD rows) */
   int np, c[2];  /* planes np = ne-1 at points c[0..np-1] */
   int lo, hi;    /* coupled points lo <= i < hi */
   int floating;  /* no Dirichlet end: both sides Neumann (element-centred only); Lambda_0 = 0 */
   double *M;     /* assembled mass (diagonal, n), zero where decoupled */
   double *L;     /* assembled stiffness, n x n row-major, zero where decoupled */
-  double *S;     /* eigenvectors, n x n row-major: S[i*n + a], point i, eigenvector a */
-  double *ST;    /* S transposed */
-  double *lam;   /* eigenvalues (n), ascending on [lo, hi), 1 where decoupled */
+  double *S;     /* eigenvectors, n rows of ld: S[i*ld + a], point i, eigenvector a < n; 0 for a >= n */
+  double *ST;    /* S transposed, same shape */
+  double *lam;   /* eigenvalues (ld), ascending on [lo, hi), 1 where decoupled and beyond n */
   double *mask;  /* 1 on coupled, 0 on decoupled points (n) */
   double *onpl;  /* 1 on the planes' points, else 0 (n): multiplicity counts */
   double *w;     /* weights of the vertex star (n), degree-7 partition of unity; NULL for ne = 3 */
@@ -77,7 +78,7 @@ size_t hpmg_sem_block1d_bytes(const hpmg_sem_block1d *b);
  * (same p and ne) and refuses a singular block (lambda = 0 with every
  * direction floating); it allocates nothing. */
 typedef struct {
-  int dim, p, ne, n, np, nf; /* nf = dim*np faces of fsize = n^(dim-1) values */
+  int dim, p, ne, n, ld, np, nf; /* nf = dim*np faces of fsize = n^(dim-1) values */
   size_t fsize, size;        /* size = nf * fsize: values of a star-local vector */
   double lambda;
   const hpmg_sem_block1d *b[3]; /* b[k]: direction x_{k+1} */
