@@ -85,7 +85,7 @@ hpmg_error hpmg_sem_block1d_create(const hpmg_sem_element *el, int ne, const dou
   b->p = p;
   b->ne = ne;
   b->n = n;
-  b->ld = (n + 7) / 8 * 8;
+  b->ld = (n + 3) / 4 * 4;
   b->np = np;
   for (int j = 0; j < np; j++) b->c[j] = (j + 1) * p - 1;
   b->lo = side[0] == HPMG_SEM_SIDE_ELEMENT ? 0 : side[0] == HPMG_SEM_SIDE_NEUMANN ? b->c[0] : b->c[0] + 1;
@@ -196,39 +196,43 @@ static inline void face_dirs(int k, int *R, int *C) {
 }
 
 /* y = X B with X n rows of stride ld (columns < n read), B n rows of ld,
- * y n rows of ld: a register block of 4 rows by 8 columns of y (GCC/Clang
- * vector type; two AVX2 or one AVX-512 register per row) is accumulated over
- * the whole sum, so each 8 values of a row of B are loaded once per 4 rows of
- * y (ld is a multiple of 8) */
+ * y n rows of ld: register blocks of 4 rows by W = 8 (then 4) columns of y
+ * (GCC/Clang vector types: one AVX-512 or two AVX2 registers per row) are
+ * accumulated over the whole sum, so each W values of a row of B are loaded
+ * once per 4 rows of y (ld is a multiple of 4) */
 typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
+typedef double v4d __attribute__((vector_size(32), aligned(8), may_alias));
+#define MXM_BLOCK(V, W)                                                                     \
+  for (; a + (W) <= ld; a += (W)) {                                                         \
+    V c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};                                               \
+    for (int s = 0; s < n; s++) {                                                           \
+      const V bs = *(const V *)(B + (size_t)s * ld + a);                                    \
+      c0 += x0[s] * bs;                                                                     \
+      if (nr > 1) c1 += x1[s] * bs;                                                         \
+      if (nr > 2) c2 += x2[s] * bs;                                                         \
+      if (nr > 3) c3 += x3[s] * bs;                                                         \
+    }                                                                                       \
+    *(V *)(y + (size_t)r * ld + a) = c0;                                                    \
+    if (nr > 1) *(V *)(y + (size_t)(r + 1) * ld + a) = c1;                                  \
+    if (nr > 2) *(V *)(y + (size_t)(r + 2) * ld + a) = c2;                                  \
+    if (nr > 3) *(V *)(y + (size_t)(r + 3) * ld + a) = c3;                                  \
+  }
+
+/* nr = 4 rows of y from row r (nr < 4: the last rows); inlined with a constant nr */
+static inline void mxm_rows(int n, int ld, int r, const int nr, const double *restrict X, const double *restrict B,
+                            double *restrict y) {
+  const double *restrict x0 = X + (size_t)r * ld, *restrict x1 = x0 + (nr > 1 ? ld : 0),
+                         *restrict x2 = x0 + (nr > 2 ? 2 * ld : 0), *restrict x3 = x0 + (nr > 3 ? 3 * ld : 0);
+  int a = 0;
+  MXM_BLOCK(v8d, 8)
+  MXM_BLOCK(v4d, 4)
+}
+#undef MXM_BLOCK
+
 static void mxm(int n, int ld, const double *restrict X, const double *restrict B, double *restrict y) {
   int r = 0;
-  for (; r + 4 <= n; r += 4) {
-    const double *restrict x0 = X + (size_t)r * ld, *restrict x1 = x0 + ld, *restrict x2 = x1 + ld,
-                           *restrict x3 = x2 + ld;
-    for (int a = 0; a < ld; a += 8) {
-      v8d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
-      for (int s = 0; s < n; s++) {
-        const v8d bs = *(const v8d *)(B + (size_t)s * ld + a);
-        c0 += x0[s] * bs;
-        c1 += x1[s] * bs;
-        c2 += x2[s] * bs;
-        c3 += x3[s] * bs;
-      }
-      *(v8d *)(y + (size_t)r * ld + a) = c0;
-      *(v8d *)(y + (size_t)(r + 1) * ld + a) = c1;
-      *(v8d *)(y + (size_t)(r + 2) * ld + a) = c2;
-      *(v8d *)(y + (size_t)(r + 3) * ld + a) = c3;
-    }
-  }
-  for (; r < n; r++) {
-    const double *restrict x0 = X + (size_t)r * ld;
-    for (int a = 0; a < ld; a += 8) {
-      v8d c0 = {0};
-      for (int s = 0; s < n; s++) c0 += x0[s] * *(const v8d *)(B + (size_t)s * ld + a);
-      *(v8d *)(y + (size_t)r * ld + a) = c0;
-    }
-  }
+  for (; r + 4 <= n; r += 4) mxm_rows(n, ld, r, 4, X, B, y);
+  for (; r < n; r++) mxm_rows(n, ld, r, 1, X, B, y);
 }
 
 /* out = A X B, all n rows of stride ld; tmp n x ld */

@@ -48,7 +48,7 @@ typedef enum {
  * [lo, hi), identity (S = I, Lambda = 1) on the decoupled ones. */
 typedef struct {
   int p, ne, n;  /* degree, elements, points n = ne*p - 1 */
-  int ld;        /* row stride of S, ST: n rounded up to a multiple of 8 (full SIMD rows) */
+  int ld;        /* row stride of S, ST: n rounded up to a multiple of 4 (full SIMD rows) */
   int np, c[2];  /* planes np = ne-1 at points c[0..np-1] */
   int lo, hi;    /* coupled points lo <= i < hi */
   int floating;  /* no Dirichlet end: both sides Neumann (element-centred only); Lambda_0 = 0 */
