@@ -78,8 +78,8 @@ size_t hpmg_sem_block1d_bytes(const hpmg_sem_block1d *b);
  * (same p and ne) and refuses a singular block (lambda = 0 with every
  * direction floating); it allocates nothing. */
 typedef struct {
-  int dim, p, ne, n, ld, np, nf; /* nf = dim*np faces of fsize = n^(dim-1) values */
-  size_t fsize, size;        /* size = nf * fsize: values of a star-local vector */
+  int dim, p, ne, n, ld, np, nf; /* the blocks' p, ne, n, ld, np; nf = dim*np faces */
+  size_t fsize, size;            /* face: fsize = n^(dim-1) values; star-local vector: size = nf*fsize */
   double lambda;
   const hpmg_sem_block1d *b[3]; /* b[k]: direction x_{k+1} */
 } hpmg_sem_star;
@@ -92,10 +92,11 @@ size_t hpmg_sem_star_tpf_work_size(const hpmg_sem_star *st);
 
 /* u = Hhat_star^{-1} f in the star-local layout (Algorithm 1): the inverse of
  * the block's condensed operator with homogeneous Dirichlet values on the
- * block boundary, by fast diagonalization restricted to the faces:
- * 2*dim*np*2 n^dim operations for the face transforms, (2 nf + 1) n^dim in
- * eigenspace, 2 nf n^dim for the contractions (3D star: 37 n^3). f and u must
- * not overlap; work holds hpmg_sem_star_work_size doubles. */
+ * block boundary, by fast diagonalization restricted to the faces: in 3D
+ * 8 nf n^3 operations for the face transforms (there and back), (2 nf + 1) n^3
+ * in eigenspace, 2 nf n^3 for the contractions (vertex star: 37 n^3,
+ * element-centred: 73 n^3; 2D: O(n^2)). f and u must not overlap; work holds
+ * hpmg_sem_star_work_size doubles. */
 void hpmg_sem_star_solve(const hpmg_sem_star *st, const double *f, double *u, double *work);
 
 /* The same inverse by fast diagonalization of the full block
