@@ -330,7 +330,7 @@ static int test_partition(int dim, int p) {
   const int E = 4, N = E * p + 1, np = 1;
   hpmg_sem_element el;
   CHECK_OK(hpmg_sem_element_create(dim, p, &el));
-  const double hw[5] = {1.0, 0.4, 2.5, 0.9, 1.0};
+  const double hw[4] = {1.0, 0.4, 2.5, 0.9};
   hpmg_sem_block1d blk[E + 1];
   for (int v = 0; v <= E; v++) {
     const int side[2] = {v == 0 ? N_ : E_, v == E ? N_ : E_};
