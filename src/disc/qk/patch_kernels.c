@@ -59,6 +59,7 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define PATCH_VL PATCH_VL_D
 #define PATCH_VFN(name) name##_dv
 #define PATCH_SFN(name) name##_d1
+#define PATCH_DINV(f, bd, dinv) hpmg_fdm_view_dinv_d((f), (dinv))
 #include "patch_kernels.inc"
 
 #define REAL float
@@ -68,9 +69,12 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define PATCH_VL PATCH_VL_F
 #define PATCH_VFN(name) name##_fv
 #define PATCH_SFN(name) name##_f1
+#define PATCH_DINV(f, bd, dinv) hpmg_fdm_view_dinv_f((f), (bd), (dinv))
 #include "patch_kernels.inc"
 
 const hpmg_patch_kernels HPMG_ISA_DEFINE(hpmg_patch_kernels) = {
     .sweep = {patch_sweep_d, patch_sweep_f},
+    .box_sweep = {box_sweep_d, box_sweep_f},
     .local_residual = {patch_local_residual_d, patch_local_residual_f},
+    .local_correction = {patch_local_correction_d, patch_local_correction_f},
 };
