@@ -2,8 +2,10 @@
  * application (paper 004 reports 5-11 for its patch smoother), and DoF/s.
  * Also the driver of the memory-traffic measurement (bench/patch_traffic.sh:
  * cachegrind on STEPS = 1 and 3, the difference / 2 is one step).
- * usage: smooth_bench DIM K REFINE STEPS [patch|chebyshev] [zorder|lexicographic|hierarchical]
- *                     [BATCH: N|auto|all] [double|float] */
+ * usage: smooth_bench DIM K REFINE STEPS [patch|patch-general|chebyshev] [zorder|lexicographic|hierarchical]
+ *                     [BATCH: N|auto|all] [double|float]
+ * patch-general: the patch smoother's general-box path (one patch at a time,
+ * factors per vertex index) on the same plain grid, for its cost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,7 @@
 
 int main(int argc, char **argv) {
   if (argc < 5) {
-    fprintf(stderr, "usage: %s DIM K REFINE STEPS [patch|chebyshev] [zorder|lexicographic|hierarchical] "
+    fprintf(stderr, "usage: %s DIM K REFINE STEPS [patch|patch-general|chebyshev] [zorder|lexicographic|hierarchical] "
                     "[N|auto|all] [double|float]\n", argv[0]);
     return 2;
   }
@@ -32,8 +34,9 @@ int main(int argc, char **argv) {
                                                                    : HPMG_PATCH_ORDER_ZORDER,
                            .batch = !strcmp(bat, "auto") ? 0 : !strcmp(bat, "all") ? -1 : atoll(bat)};
   if (hpmg_grid_init(dim, k, cells, box, &g) || hpmg_laplace_create(&g, 0.0, &op) ||
-      (!strcmp(sm, "patch") ? hpmg_smoother_patch(&op, r, &po, &s)
-                            : hpmg_smoother_chebyshev(&op, r, 5, 15.0, 12, &s))) {
+      (!strcmp(sm, "patch")           ? hpmg_smoother_patch(&op, r, &po, &s)
+       : !strcmp(sm, "patch-general") ? hpmg_smoother_patch_general(&op, r, &po, &s)
+                                      : hpmg_smoother_chebyshev(&op, r, 5, 15.0, 12, &s))) {
     fprintf(stderr, "%s\n", hpmg_last_error());
     return 1;
   }
