@@ -84,6 +84,8 @@ static void patch_destroy(hpmg_smoother *s) {
   free(P->vbuf);
   free(P->list);
   free(P->bofs);
+  free(P->items);
+  free(P->iofs);
   for (int d = 0; d < 3; d++) {
     free(P->vtype[d]);
     hpmg_free(&P->fac_d[d]);
@@ -127,13 +129,13 @@ static int cmp_key(const void *a, const void *b) {
   return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->v > y->v) - (x->v < y->v);
 }
 
-/* The sweep order: sort the patches (zorder / lexicographic / 4^dim tiles),
- * cut into batches, and split every batch by color keeping the order. */
 /* Color of a patch in one direction from its index p = v - vmin among nv
  * patches: parity, and 2 for the last patch of an odd periodic count (it
  * neighbours patch 0 across the wrap). */
 static inline int patch_color_1d(int ncd, int64_t p, int64_t nv) { return ncd == 3 && p == nv - 1 ? 2 : (int)(p & 1); }
 
+/* The sweep order: sort the patches (zorder / lexicographic / 4^dim tiles),
+ * cut into batches, and split every batch by color keeping the order. */
 static hpmg_error patch_order_build(patch_smoother *P, int dim) {
   const int64_t nv0 = P->nv[0], nv1 = P->nv[1], nv2 = P->nv[2], n = nv0 * nv1 * nv2;
   const int ncol = P->ncol;
@@ -186,6 +188,62 @@ static hpmg_error patch_order_build(patch_smoother *P, int dim) {
   }
   P->bofs[P->nbatch * ncol] = pos;
   free(keys);
+  return HPMG_SUCCESS;
+}
+
+/* General box: the triple of 1D patches (factor blocks) of linear vertex index i. */
+static int64_t patch_triple(const patch_smoother *P, int64_t i) {
+  const int64_t nv0 = P->nv[0], nv1 = P->nv[1];
+  const int64_t v0 = P->vmin[0] + i % nv0, v1 = P->vmin[1] + (i / nv0) % nv1, v2 = P->vmin[2] + i / (nv0 * nv1);
+  const int64_t t2 = P->base.op->g.dim == 3 ? P->vtype[2][v2] : 0;
+  return P->vtype[0][v0] + (int64_t)P->ntype[0] * (P->vtype[1][v1] + (int64_t)P->ntype[1] * t2);
+}
+
+/* General box: SIMD over patches needs the lanes to share their factors.
+ * Inside each (batch, color) the patches of one triple of 1D patches are
+ * put next to each other (stable: the Z-order inside a triple stays), then
+ * cut into items: items[] = 2 p + 1 for vl patches from list position p on
+ * that share a triple (one per lane), 2 p for one patch;
+ * iofs[b * ncol + c] is the first item of (batch b, color c). A channel grid
+ * (uniform x, z; stretched y) has one triple per y vertex: nearly all of a
+ * color's patches run in lane groups; a grid stretched in every direction
+ * has none (vl = 1 or no shared triples: every item is one patch). */
+static hpmg_error box_items(patch_smoother *P, int vl) {
+  const int ncol = P->ncol;
+  const int64_t nseg = P->nbatch * ncol;
+  P->iofs = calloc((size_t)nseg + 1, sizeof *P->iofs);
+  P->items = malloc(sizeof *P->items * (size_t)(P->npatch > 0 ? P->npatch : 1));
+  patch_key *keys = malloc(sizeof *keys * (size_t)(P->batch > 0 ? P->batch : 1));
+  int64_t *trip = malloc(sizeof *trip * (size_t)(P->batch > 0 ? P->batch : 1));
+  if (!P->iofs || !P->items || !keys || !trip) {
+    free(keys);
+    free(trip);
+    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch order");
+  }
+  int64_t ni = 0;
+  for (int64_t sgm = 0; sgm < nseg; sgm++) {
+    const int64_t a = P->bofs[sgm], e = P->bofs[sgm + 1];
+    P->iofs[sgm] = ni;
+    for (int64_t p = a; p < e; p++) {
+      keys[p - a].key = (uint64_t)patch_triple(P, P->list[p]);
+      keys[p - a].v = (int32_t)(p - a);
+    }
+    qsort(keys, (size_t)(e - a), sizeof *keys, cmp_key);
+    for (int64_t p = a; p < e; p++) trip[p - a] = P->list[a + keys[p - a].v];
+    for (int64_t p = a; p < e; p++) P->list[p] = (int32_t)trip[p - a];
+    for (int64_t p = a; p < e;) {
+      if (vl > 1 && p + vl <= e && keys[p - a].key == keys[p + vl - 1 - a].key) {
+        P->items[ni++] = 2 * p + 1;
+        p += vl;
+      } else {
+        P->items[ni++] = 2 * p;
+        p++;
+      }
+    }
+  }
+  P->iofs[nseg] = ni;
+  free(keys);
+  free(trip);
   return HPMG_SUCCESS;
 }
 
@@ -373,7 +431,8 @@ static hpmg_error patch_create(const hpmg_laplace *op, hpmg_real r, const hpmg_p
   P->nthreads = omp_get_max_threads();
   P->tstride = thread_layout(g->dim, g->k, P->off);
   if (o->mode == HPMG_PATCH_MULTIPLICATIVE || box) HPMG_CALL(patch_order_build(P, g->dim));
-  if (o->mode == HPMG_PATCH_MULTIPLICATIVE && o->local == HPMG_LOCAL_FDM && !box) {
+  if (box) HPMG_CALL(box_items(P, o->local == HPMG_LOCAL_FDM ? hpmg_patch_kernels_select()->vl[r] : 1));
+  if ((o->mode == HPMG_PATCH_MULTIPLICATIVE || box) && o->local == HPMG_LOCAL_FDM) {
     /* SIMD over patches: same layout, one vector per entry */
     P->vstride = P->tstride;
     P->vbuf = aligned_alloc(HPMG_VBYTES_MAX, P->vstride * HPMG_VBYTES_MAX * (size_t)P->nthreads);

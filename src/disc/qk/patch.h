@@ -37,9 +37,11 @@
  * Each patch uses its own 1D factors (fdm.h: one set per distinct pair of cell
  * widths around a vertex). Colors per direction: parity of v - vmin, and a
  * third color for the last vertex of an odd periodic count (it neighbours
- * vertex 0); a periodic direction needs 2 cells or more. Patches run one at
- * a time (no SIMD over patches); colors and batch orders as above, additive
- * mode through the same patch lists. */
+ * vertex 0); a periodic direction needs 2 cells or more. Colors and batch
+ * orders as above, additive mode through the same patch lists; SIMD over
+ * patches runs lane groups of patches that share their three 1D factor sets
+ * (sorted next to each other inside each batch and color), the rest one
+ * patch at a time. */
 #ifndef HPMG_SMOOTHERS_PATCH_H
 #define HPMG_SMOOTHERS_PATCH_H
 

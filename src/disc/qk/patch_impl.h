@@ -37,6 +37,9 @@ typedef struct {
   float *fac_f[3];
   int64_t *gmap[3];   /* (cells+1) x (2k+1): free index of closed position j of
                          the patch of vertex v (periodic: wrapped), -1 if none */
+  int64_t *items;     /* sweep items: 2 p + 1 a lane group of patches list[p..]
+                         sharing their factors, 2 p one patch (patch.c box_items) */
+  int64_t *iofs;      /* first item of (batch b, color c): iofs[b * ncol + c] */
 } patch_smoother;
 
 /* The sweeps, one table per instruction set, indexed by hpmg_real:
@@ -53,6 +56,7 @@ typedef struct {
   void (*local_residual[2])(const patch_smoother *P, const int64_t v[3], const void *b, const void *x, void *r,
                             void *buf);
   void (*local_correction[2])(const patch_smoother *P, const int64_t v[3], const void *r, void *y, void *buf);
+  int vl[2];          /* patches per SIMD-over-patches group */
 } hpmg_patch_kernels;
 HPMG_ISA_TABLE(hpmg_patch_kernels, hpmg_patch_kernels)
 

@@ -77,4 +77,5 @@ const hpmg_patch_kernels HPMG_ISA_DEFINE(hpmg_patch_kernels) = {
     .box_sweep = {box_sweep_d, box_sweep_f},
     .local_residual = {patch_local_residual_d, patch_local_residual_f},
     .local_correction = {patch_local_correction_d, patch_local_correction_f},
+    .vl = {PATCH_VL_D, PATCH_VL_F},
 };
