@@ -13,8 +13,9 @@
  *              post-smoothing) and one additive step equal the textbook
  *              formulas with the dense matrix; float to float accuracy
  *   threads    the general sweep gives bitwise the same x on 1, 2, 3 threads
- *   simd       lane groups (patches sharing factors, one per SIMD lane) equal
- *              one patch at a time on channel grids
+ *   simd       lane groups (one patch per SIMD lane; shared factors on channel
+ *              grids, factors per lane when stretched in every direction)
+ *              equal one patch at a time
  *   plain      the general-box path on a plain grid equals the plain path
  *              bitwise (multiplicative one patch at a time, additive)
  *   robust     x += S (b - A x) with the dense A: the energy-norm error
@@ -498,16 +499,19 @@ static void threads(void) {
   }
 }
 
-/* Lane groups (patches sharing their 1D factors run one per SIMD lane) equal
- * the one-patch-at-a-time sweep, on channel grids (x, z periodic and uniform,
- * y stretched with Dirichlet and Neumann walls): every degree, both modes,
- * pre and post, double (1e-12) and float (1e-5). */
+/* Lane groups (one patch per SIMD lane) equal the one-patch-at-a-time sweep,
+ * on channel grids (x, z periodic and uniform, y stretched with Dirichlet and
+ * Neumann walls: groups share their factors) and on grids stretched in every
+ * direction (Neumann, periodic and Dirichlet ends: factors per lane): every
+ * degree, both modes, pre and post, double (1e-12) and float (1e-5). */
 static void simd(void) {
+  for (int grid = 0; grid < 2; grid++)
   for (int dim = 2; dim <= 3; dim++)
     for (int k = 1; k <= test_max_degree(4); k++) {
-      const int64_t cells[3] = {dim == 2 ? 20 : 10, 5, 8};
-      const hpmg_bc_kind bc[6] = {P_, P_, D_, N_, P_, P_};
-      const double st[3] = {1, 30, 1};
+      const int64_t cells[3] = {dim == 2 ? 20 : 10, grid ? 6 : 5, 8};
+      const hpmg_bc_kind bc0[6] = {P_, P_, D_, N_, P_, P_}, bc1[6] = {N_, D_, P_, P_, D_, N_};
+      const hpmg_bc_kind *bc = grid ? bc1 : bc0;
+      const double st[3] = {grid ? 5 : 1, 30, grid ? 3 : 1};
       hpmg_grid g;
       hpmg_laplace op = {.lambda = k % 2 ? 0.0 : 2.0};
       const double len[3] = {1, 1, 1};
@@ -560,12 +564,13 @@ static void simd(void) {
           }
           hpmg_smoother_destroy(&s);
         }
-      CHECK(worst[0] <= 1e-12 && worst[1] <= 1e-5, "dim %d k %d: lane groups differ from one patch at a time by %.3e "
-            "(double), %.3e (float)", dim, k, worst[0], worst[1]);
+      CHECK(worst[0] <= 1e-12 && worst[1] <= 1e-5, "%s dim %d k %d: lane groups differ from one patch at a time by "
+            "%.3e (double), %.3e (float)", grid ? "stretched everywhere" : "channel", dim, k, worst[0], worst[1]);
       free(b); free(x0); free(x1); free(x2); free(bf); free(xf);
       for (int d = 0; d < 3; d++) free(xn[d]);
     }
-  printf("simd: lane groups == one patch at a time on channel grids, every k, double and float\n");
+  printf("simd: lane groups == one patch at a time on channel grids (shared factors) and on grids stretched in "
+         "every direction (factors per lane), every k, double and float\n");
 }
 
 /* Energy-norm contraction per step of x += S (b - A x), b = 0: the geometric

@@ -31,22 +31,6 @@
 #undef FDM_DATA
 #undef FDM_DATA_T
 
-/* Point the direction-d factors of D at the one-direction block at base
- * (hpmg_fdm_1d_len entries, the same offsets in both precisions). */
-#define FDM_LAYOUT_1D(D, d_, base, m, n)                                             \
-  do {                                                                               \
-    size_t off_ = 0;                                                                 \
-    (D).M[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
-    (D).K[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
-    (D).Mb[d_] = (base) + off_; off_ += (size_t)(m) * (n);                           \
-    (D).Kb[d_] = (base) + off_; off_ += (size_t)(m) * (n);                           \
-    (D).MbT[d_] = (base) + off_; off_ += (size_t)(m) * (n);                          \
-    (D).KbT[d_] = (base) + off_; off_ += (size_t)(m) * (n);                          \
-    (D).S[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
-    (D).ST[d_] = (base) + off_; off_ += (size_t)(m) * (m);                           \
-    (D).eig[d_] = (base) + off_;                                                     \
-  } while (0)
-
 size_t hpmg_fdm_1d_len(int k) {
   const size_t m = (size_t)(2 * k - 1), n = (size_t)(2 * k + 1);
   return 4 * m * m + 4 * m * n + m;
@@ -56,8 +40,8 @@ size_t hpmg_fdm_1d_len(int k) {
 static void fdm_layout(hpmg_fdm *f) {
   const size_t l1 = hpmg_fdm_1d_len(f->k);
   for (int d = 0; d < f->dim; d++) {
-    FDM_LAYOUT_1D(f->dbl, d, f->block_d + d * l1, f->m, f->n);
-    FDM_LAYOUT_1D(f->flt, d, f->block_f + d * l1, f->m, f->n);
+    HPMG_FDM_LAYOUT_1D(f->dbl, d, f->block_d + d * l1, f->m, f->n);
+    HPMG_FDM_LAYOUT_1D(f->flt, d, f->block_f + d * l1, f->m, f->n);
   }
   f->dbl.dinv = f->block_d + f->dim * l1;
   f->flt.dinv = f->block_f + f->dim * l1;
@@ -145,7 +129,7 @@ hpmg_error hpmg_fdm_1d_setup(int k, double hl, double hr, double *blk_d, float *
                  "fdm: cell widths %g and %g around a patch vertex must be positive (0: no cell)", hl, hr);
   const int m = 2 * k - 1, n = 2 * k + 1;
   hpmg_fdm_data_d D;
-  FDM_LAYOUT_1D(D, 0, blk_d, m, n);
+  HPMG_FDM_LAYOUT_1D(D, 0, blk_d, m, n);
   double work[5 * (2 * HPMG_FDM_MAX_DEGREE + 1) * (2 * HPMG_FDM_MAX_DEGREE + 1)];
   HPMG_CALL(setup_direction(k, hl, hr, &D, 0, work));
   const size_t len = hpmg_fdm_1d_len(k);
@@ -162,8 +146,8 @@ void hpmg_fdm_view(const hpmg_fdm *shape, const double *const blk_d[3], const fl
   v->nclosed = shape->nclosed;
   v->lambda = shape->lambda;
   for (int d = 0; d < v->dim; d++) {
-    if (blk_d) FDM_LAYOUT_1D(v->dbl, d, (double *)blk_d[d], v->m, v->n);
-    if (blk_f) FDM_LAYOUT_1D(v->flt, d, (float *)blk_f[d], v->m, v->n);
+    if (blk_d) HPMG_FDM_LAYOUT_1D(v->dbl, d, (double *)blk_d[d], v->m, v->n);
+    if (blk_f) HPMG_FDM_LAYOUT_1D(v->flt, d, (float *)blk_f[d], v->m, v->n);
   }
 }
 
@@ -185,7 +169,7 @@ void hpmg_fdm_view_dinv_d(hpmg_fdm *v, double *dinv) {
 
 void hpmg_fdm_view_dinv_f(hpmg_fdm *v, const double *const blk_d[3], float *dinv) {
   hpmg_fdm_data_d D;
-  for (int d = 0; d < v->dim; d++) FDM_LAYOUT_1D(D, d, (double *)blk_d[d], v->m, v->n);
+  for (int d = 0; d < v->dim; d++) HPMG_FDM_LAYOUT_1D(D, d, (double *)blk_d[d], v->m, v->n);
   const int m = v->m, mz = v->dim == 3 ? m : 1;
   int i = 0;
   for (int i2 = 0; i2 < mz; i2++)

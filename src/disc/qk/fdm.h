@@ -53,6 +53,23 @@
   REAL *eig[3];          /* m generalized eigenvalues, ascending */                  \
   REAL *dinv;            /* m^dim: 1/(sum_d eig_d[i_d] + lambda), x fastest */
 
+/* Point the direction-d factors of D (an HPMG_FDM_DATA_FIELDS struct of
+ * any entry type) at the one-direction block at base (hpmg_fdm_1d_len
+ * entries): M, K, Mb, Kb, MbT, KbT, S, ST, eig. */
+#define HPMG_FDM_LAYOUT_1D(D, d_, base, m, n)                                        \
+  do {                                                                               \
+    size_t off_ = 0;                                                                 \
+    (D).M[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
+    (D).K[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
+    (D).Mb[d_] = (base) + off_; off_ += (size_t)(m) * (n);                           \
+    (D).Kb[d_] = (base) + off_; off_ += (size_t)(m) * (n);                           \
+    (D).MbT[d_] = (base) + off_; off_ += (size_t)(m) * (n);                          \
+    (D).KbT[d_] = (base) + off_; off_ += (size_t)(m) * (n);                          \
+    (D).S[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
+    (D).ST[d_] = (base) + off_; off_ += (size_t)(m) * (m);                           \
+    (D).eig[d_] = (base) + off_;                                                     \
+  } while (0)
+
 typedef struct { HPMG_FDM_DATA_FIELDS(double) } hpmg_fdm_data_d;
 typedef struct { HPMG_FDM_DATA_FIELDS(float) } hpmg_fdm_data_f;
 

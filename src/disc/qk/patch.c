@@ -86,6 +86,7 @@ static void patch_destroy(hpmg_smoother *s) {
   free(P->bofs);
   free(P->items);
   free(P->iofs);
+  free(P->lbuf);
   for (int d = 0; d < 3; d++) {
     free(P->vtype[d]);
     hpmg_free(&P->fac_d[d]);
@@ -199,51 +200,64 @@ static int64_t patch_triple(const patch_smoother *P, int64_t i) {
   return P->vtype[0][v0] + (int64_t)P->ntype[0] * (P->vtype[1][v1] + (int64_t)P->ntype[1] * t2);
 }
 
-/* General box: SIMD over patches needs the lanes to share their factors.
- * Inside each (batch, color) the patches of one triple of 1D patches are
- * put next to each other (stable: the Z-order inside a triple stays), then
- * cut into items: items[] = 2 p + 1 for vl patches from list position p on
- * that share a triple (one per lane), 2 p for one patch;
- * iofs[b * ncol + c] is the first item of (batch b, color c). A channel grid
- * (uniform x, z; stretched y) has one triple per y vertex: nearly all of a
- * color's patches run in lane groups; a grid stretched in every direction
- * has none (vl = 1 or no shared triples: every item is one patch). */
-static hpmg_error box_items(patch_smoother *P, int vl) {
+/* General box: the sweep items of SIMD over patches. Inside each (batch,
+ * color) the patches are ordered by their triple of 1D patches (stable, so
+ * the Z-order inside a triple stays); each triple's patches are cut into
+ * groups of vl sharing the triple (kind 1: the kernels broadcast one factor
+ * set), the remainders of all triples are moved behind them and cut into
+ * groups with factors per lane (kind 2: interleaved per group; 3D only,
+ * lanes = 1), and the rest run one at a time (kind 0). items[] = 4 p + kind for the
+ * patches from list position p on; iofs[b * ncol + c] is the first item of
+ * (batch b, color c). A channel grid (x, z uniform, y stretched) has one
+ * triple per y vertex, so nearly all groups are of kind 1; a grid stretched
+ * in every direction has only kind 2. vl = 1: every item is one patch. */
+static hpmg_error box_items(patch_smoother *P, int vl, int lanes) {
   const int ncol = P->ncol;
-  const int64_t nseg = P->nbatch * ncol;
+  const int64_t nseg = P->nbatch * ncol, cap = P->batch > 0 ? P->batch : 1;
   P->iofs = calloc((size_t)nseg + 1, sizeof *P->iofs);
   P->items = malloc(sizeof *P->items * (size_t)(P->npatch > 0 ? P->npatch : 1));
-  patch_key *keys = malloc(sizeof *keys * (size_t)(P->batch > 0 ? P->batch : 1));
-  int64_t *trip = malloc(sizeof *trip * (size_t)(P->batch > 0 ? P->batch : 1));
-  if (!P->iofs || !P->items || !keys || !trip) {
+  patch_key *keys = malloc(sizeof *keys * (size_t)cap);
+  int32_t *ord = malloc(sizeof *ord * (size_t)cap);
+  uint64_t *okey = malloc(sizeof *okey * (size_t)cap);
+  if (!P->iofs || !P->items || !keys || !ord || !okey) {
     free(keys);
-    free(trip);
+    free(ord);
+    free(okey);
     return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch order");
   }
   int64_t ni = 0;
   for (int64_t sgm = 0; sgm < nseg; sgm++) {
-    const int64_t a = P->bofs[sgm], e = P->bofs[sgm + 1];
+    const int64_t a = P->bofs[sgm], e = P->bofs[sgm + 1], len = e - a;
     P->iofs[sgm] = ni;
-    for (int64_t p = a; p < e; p++) {
-      keys[p - a].key = (uint64_t)patch_triple(P, P->list[p]);
-      keys[p - a].v = (int32_t)(p - a);
+    for (int64_t p = 0; p < len; p++) {
+      keys[p].key = (uint64_t)patch_triple(P, P->list[a + p]);
+      keys[p].v = (int32_t)p;
     }
-    qsort(keys, (size_t)(e - a), sizeof *keys, cmp_key);
-    for (int64_t p = a; p < e; p++) trip[p - a] = P->list[a + keys[p - a].v];
-    for (int64_t p = a; p < e; p++) P->list[p] = (int32_t)trip[p - a];
-    for (int64_t p = a; p < e;) {
-      if (vl > 1 && p + vl <= e && keys[p - a].key == keys[p + vl - 1 - a].key) {
-        P->items[ni++] = 2 * p + 1;
-        p += vl;
-      } else {
-        P->items[ni++] = 2 * p;
-        p++;
+    qsort(keys, (size_t)len, sizeof *keys, cmp_key);
+    int64_t cnt = 0;
+    for (int pass = 0; pass < 2; pass++) /* full groups of each triple, then the remainders */
+      for (int64_t r0 = 0; r0 < len;) {
+        int64_t r1 = r0;
+        while (r1 < len && keys[r1].key == keys[r0].key) r1++;
+        const int64_t full = r0 + (r1 - r0) / vl * vl;
+        for (int64_t q = pass ? full : r0; q < (pass ? r1 : full); q++) {
+          ord[cnt] = P->list[a + keys[q].v];
+          okey[cnt++] = keys[q].key;
+        }
+        r0 = r1;
       }
+    for (int64_t p = 0; p < len; p++) P->list[a + p] = ord[p];
+    int64_t p = 0;
+    for (; vl > 1 && p + vl <= len; p += vl) {
+      if (okey[p] != okey[p + vl - 1] && !lanes) break;
+      P->items[ni++] = 4 * (a + p) + (okey[p] == okey[p + vl - 1] ? 1 : 2);
     }
+    for (; p < len; p++) P->items[ni++] = 4 * (a + p);
   }
   P->iofs[nseg] = ni;
   free(keys);
-  free(trip);
+  free(ord);
+  free(okey);
   return HPMG_SUCCESS;
 }
 
@@ -431,12 +445,22 @@ static hpmg_error patch_create(const hpmg_laplace *op, hpmg_real r, const hpmg_p
   P->nthreads = omp_get_max_threads();
   P->tstride = thread_layout(g->dim, g->k, P->off);
   if (o->mode == HPMG_PATCH_MULTIPLICATIVE || box) HPMG_CALL(patch_order_build(P, g->dim));
-  if (box) HPMG_CALL(box_items(P, o->local == HPMG_LOCAL_FDM ? hpmg_patch_kernels_select()->vl[r] : 1));
+  /* factors per lane cost O(d m^2) interleaving per patch against the solve's
+   * O(m^(d+1)): a gain in 3D (1.2-1.5x over one patch at a time), a loss in
+   * 2D (0.5x for Q6), where those patches run one at a time */
+  if (box)
+    HPMG_CALL(box_items(P, o->local == HPMG_LOCAL_FDM ? hpmg_patch_kernels_select()->vl[r] : 1, g->dim == 3));
   if ((o->mode == HPMG_PATCH_MULTIPLICATIVE || box) && o->local == HPMG_LOCAL_FDM) {
     /* SIMD over patches: same layout, one vector per entry */
     P->vstride = P->tstride;
     P->vbuf = aligned_alloc(HPMG_VBYTES_MAX, P->vstride * HPMG_VBYTES_MAX * (size_t)P->nthreads);
     if (!P->vbuf) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch smoother's SIMD buffers");
+  }
+  if (box && o->local == HPMG_LOCAL_FDM) { /* lane-interleaved factors of a kind-2 group */
+    const size_t m = (size_t)P->fdm.m, n = (size_t)P->fdm.n;
+    P->lstride = round16(g->dim * (2 * m * m + 2 * m * n) + (size_t)P->fdm.nloc);
+    P->lbuf = aligned_alloc(HPMG_VBYTES_MAX, P->lstride * HPMG_VBYTES_MAX * (size_t)P->nthreads);
+    if (!P->lbuf) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch smoother's SIMD buffers");
   }
   HPMG_CALL(hpmg_malloc(P->tstride * (size_t)P->nthreads * hpmg_real_size(r), &P->tbuf));
   if (o->mode == HPMG_PATCH_ADDITIVE) HPMG_CALL(hpmg_malloc((size_t)g->N * hpmg_real_size(r), &s->work[0]));

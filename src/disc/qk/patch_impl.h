@@ -37,8 +37,12 @@ typedef struct {
   float *fac_f[3];
   int64_t *gmap[3];   /* (cells+1) x (2k+1): free index of closed position j of
                          the patch of vertex v (periodic: wrapped), -1 if none */
-  int64_t *items;     /* sweep items: 2 p + 1 a lane group of patches list[p..]
-                         sharing their factors, 2 p one patch (patch.c box_items) */
+  int64_t *items;     /* sweep items: 4 p + kind for list[p..]: kind 0 one patch,
+                         1 a lane group sharing its factors, 2 a lane group
+                         with factors per lane (patch.c box_items) */
+  void *lbuf;         /* per thread: lane-interleaved factors and D^{-1} of a
+                         kind-2 group, lstride vectors, 64-byte aligned */
+  size_t lstride;
   int64_t *iofs;      /* first item of (batch b, color c): iofs[b * ncol + c] */
 } patch_smoother;
 
