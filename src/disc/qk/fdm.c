@@ -31,25 +31,21 @@
 #undef FDM_DATA
 #undef FDM_DATA_T
 
-/* Lay out the factors in one block (same offsets in both precisions). Returns
- * the number of entries; with base == NULL only counts. */
-#define FDM_LAYOUT(D, base, dim, m, n, nloc, len)                                    \
-  do {                                                                               \
-    size_t off_ = 0;                                                                 \
-    for (int d_ = 0; d_ < (dim); d_++) {                                             \
-      (D).M[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m) * (m);          \
-      (D).K[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m) * (m);          \
-      (D).Mb[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m) * (n);         \
-      (D).Kb[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m) * (n);         \
-      (D).MbT[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m) * (n);        \
-      (D).KbT[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m) * (n);        \
-      (D).S[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m) * (m);          \
-      (D).ST[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m) * (m);         \
-      (D).eig[d_] = (base) ? (base) + off_ : NULL; off_ += (size_t)(m);              \
-    }                                                                                \
-    (D).dinv = (base) ? (base) + off_ : NULL; off_ += (size_t)(nloc);                \
-    (len) = off_;                                                                    \
-  } while (0)
+size_t hpmg_fdm_1d_len(int k) {
+  const size_t m = (size_t)(2 * k - 1), n = (size_t)(2 * k + 1);
+  return 4 * m * m + 4 * m * n + m;
+}
+
+/* Lay out the factors in one block: the dim one-direction blocks, then dinv. */
+static void fdm_layout(hpmg_fdm *f) {
+  const size_t l1 = hpmg_fdm_1d_len(f->k);
+  for (int d = 0; d < f->dim; d++) {
+    HPMG_FDM_LAYOUT_1D(f->dbl, d, f->block_d + d * l1, f->m, f->n);
+    HPMG_FDM_LAYOUT_1D(f->flt, d, f->block_f + d * l1, f->m, f->n);
+  }
+  f->dbl.dinv = f->block_d + f->dim * l1;
+  f->flt.dinv = f->block_f + f->dim * l1;
+}
 
 void hpmg_fdm_free(hpmg_fdm *f) {
   if (!f) return;
@@ -58,44 +54,128 @@ void hpmg_fdm_free(hpmg_fdm *f) {
   memset(f, 0, sizeof *f);
 }
 
-/* 1D matrices of one direction: closed-patch assembly over 2 cells, then the
- * interior block, the interior rows, and the M-orthonormal eigenvectors. */
-static hpmg_error setup_direction(int k, double h, const hpmg_fdm *f, int d, double *work) {
+/* 1D matrices of one direction: closed-patch assembly over the cells present
+ * (width hl left of the vertex, hr right of it; 0: absent), then the interior
+ * block, the interior rows, and the M-orthonormal eigenvectors. Local
+ * unknowns that lie in an absent cell (the half patch of a Neumann end) are
+ * decoupled placeholders: identity rows in M, K and S, eigenvalue 1, zero rows
+ * in Mb, Kb, so every product keeps exact zeros between them and the real
+ * unknowns. D holds direction d's factors in double. */
+static hpmg_error setup_direction(int k, double hl, double hr, const hpmg_fdm_data_d *D, int d, double *work) {
   const int m = 2 * k - 1, n = 2 * k + 1, ne = k + 1;
-  const hpmg_fdm_data_d *D = &f->dbl;
   double Me[(HPMG_FDM_MAX_DEGREE + 1) * (HPMG_FDM_MAX_DEGREE + 1)];
   double Ke[(HPMG_FDM_MAX_DEGREE + 1) * (HPMG_FDM_MAX_DEGREE + 1)];
-  hpmg_element_mass(k, h, Me);
-  hpmg_element_stiffness(k, h, Ke);
   double *Mc = work, *Kc = work + n * n, *B = work + 2 * n * n;
   memset(Mc, 0, sizeof(double) * 2 * n * n);
-  for (int c = 0; c < 2; c++)
+  for (int c = 0; c < 2; c++) {
+    const double h = c ? hr : hl;
+    if (h == 0) continue;
+    if (c == 0 || hr != hl) { /* one pair of element matrices when both widths agree */
+      hpmg_element_mass(k, h, Me);
+      hpmg_element_stiffness(k, h, Ke);
+    }
     for (int a = 0; a < ne; a++)
       for (int b = 0; b < ne; b++) {
         Mc[(c * k + a) * n + c * k + b] += Me[a * ne + b];
         Kc[(c * k + a) * n + c * k + b] += Ke[a * ne + b];
       }
+  }
+  /* the real unknowns: interior indices lo..hi-1 */
+  const int lo = hl == 0 ? k - 1 : 0, hi = hr == 0 ? k : m, ma = hi - lo;
+  memset(D->M[d], 0, sizeof(double) * m * m);
+  memset(D->K[d], 0, sizeof(double) * m * m);
+  memset(D->S[d], 0, sizeof(double) * m * m);
   for (int i = 0; i < m; i++) {
+    const int real = i >= lo && i < hi;
     for (int j = 0; j < m; j++) {
+      if (!real || j < lo || j >= hi) continue;
       D->M[d][i * m + j] = Mc[(i + 1) * n + j + 1];
       D->K[d][i * m + j] = Kc[(i + 1) * n + j + 1];
     }
+    if (!real) D->M[d][i * m + i] = D->K[d][i * m + i] = D->S[d][i * m + i] = 1;
     for (int j = 0; j < n; j++) {
-      D->Mb[d][i * n + j] = D->MbT[d][j * m + i] = Mc[(i + 1) * n + j];
-      D->Kb[d][i * n + j] = D->KbT[d][j * m + i] = Kc[(i + 1) * n + j];
+      D->Mb[d][i * n + j] = D->MbT[d][j * m + i] = real ? Mc[(i + 1) * n + j] : 0;
+      D->Kb[d][i * n + j] = D->KbT[d][j * m + i] = real ? Kc[(i + 1) * n + j] : 0;
     }
+    if (!real) D->eig[d][i] = 1;
   }
-  /* K S = M S Lambda; dsygv returns S with S^T M S = I, eigenvalues ascending */
-  memcpy(D->S[d], D->K[d], sizeof(double) * m * m);
-  memcpy(B, D->M[d], sizeof(double) * m * m);
-  lapack_int info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', m, D->S[d], m, B, m, D->eig[d]);
+  /* K S = M S Lambda on the real block; dsygv returns S with S^T M S = I,
+   * eigenvalues ascending */
+  double *Sa = B + m * m, *ea = Sa + m * m;
+  for (int i = 0; i < ma; i++)
+    for (int j = 0; j < ma; j++) {
+      Sa[i * ma + j] = D->K[d][(lo + i) * m + lo + j];
+      B[i * ma + j] = D->M[d][(lo + i) * m + lo + j];
+    }
+  lapack_int info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', ma, Sa, ma, B, ma, ea);
   if (info != 0)
     return hpmg_error_set(HPMG_ERR_NUMERIC,
                           "fdm: generalized eigenproblem of the 1D patch matrices failed "
-                          "(k=%d, h=%g, LAPACKE_dsygv info=%d)", k, h, (int)info);
+                          "(k=%d, cell widths %g and %g, LAPACKE_dsygv info=%d)", k, hl, hr, (int)info);
+  for (int i = 0; i < ma; i++) {
+    D->eig[d][lo + i] = ea[i];
+    for (int j = 0; j < ma; j++) D->S[d][(lo + i) * m + lo + j] = Sa[i * ma + j];
+  }
   for (int i = 0; i < m; i++)
     for (int j = 0; j < m; j++) D->ST[d][j * m + i] = D->S[d][i * m + j];
   return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_fdm_1d_setup(int k, double hl, double hr, double *blk_d, float *blk_f) {
+  HPMG_CHECK_ARG(blk_d != NULL && blk_f != NULL, "fdm: NULL argument");
+  HPMG_CHECK_ARG(k >= 1 && k <= HPMG_FDM_MAX_DEGREE, "fdm: degree %d not supported (1..%d)", k,
+                 HPMG_FDM_MAX_DEGREE);
+  HPMG_CHECK_ARG(isfinite(hl) && isfinite(hr) && hl >= 0 && hr >= 0 && hl + hr > 0,
+                 "fdm: cell widths %g and %g around a patch vertex must be positive (0: no cell)", hl, hr);
+  const int m = 2 * k - 1, n = 2 * k + 1;
+  hpmg_fdm_data_d D;
+  HPMG_FDM_LAYOUT_1D(D, 0, blk_d, m, n);
+  double work[5 * (2 * HPMG_FDM_MAX_DEGREE + 1) * (2 * HPMG_FDM_MAX_DEGREE + 1)];
+  HPMG_CALL(setup_direction(k, hl, hr, &D, 0, work));
+  const size_t len = hpmg_fdm_1d_len(k);
+  for (size_t i = 0; i < len; i++) blk_f[i] = (float)blk_d[i];
+  return HPMG_SUCCESS;
+}
+
+void hpmg_fdm_view(const hpmg_fdm *shape, const double *const blk_d[3], const float *const blk_f[3], hpmg_fdm *v) {
+  v->dim = shape->dim;
+  v->k = shape->k;
+  v->m = shape->m;
+  v->n = shape->n;
+  v->nloc = shape->nloc;
+  v->nclosed = shape->nclosed;
+  v->lambda = shape->lambda;
+  for (int d = 0; d < v->dim; d++) {
+    if (blk_d) HPMG_FDM_LAYOUT_1D(v->dbl, d, (double *)blk_d[d], v->m, v->n);
+    if (blk_f) HPMG_FDM_LAYOUT_1D(v->flt, d, (float *)blk_f[d], v->m, v->n);
+  }
+}
+
+/* D^{-1} from the directions' eigenvalues, in the order hpmg_fdm_setup adds them */
+static inline double fdm_dinv_entry(const hpmg_fdm_data_d *D, int dim, double lambda, int i0, int i1, int i2) {
+  double s = lambda + D->eig[0][i0] + D->eig[1][i1];
+  if (dim == 3) s += D->eig[2][i2];
+  return 1.0 / s;
+}
+
+void hpmg_fdm_view_dinv_d(hpmg_fdm *v, double *dinv) {
+  const int m = v->m, mz = v->dim == 3 ? m : 1;
+  int i = 0;
+  for (int i2 = 0; i2 < mz; i2++)
+    for (int i1 = 0; i1 < m; i1++)
+      for (int i0 = 0; i0 < m; i0++) dinv[i++] = fdm_dinv_entry(&v->dbl, v->dim, v->lambda, i0, i1, i2);
+  v->dbl.dinv = dinv;
+}
+
+void hpmg_fdm_view_dinv_f(hpmg_fdm *v, const double *const blk_d[3], float *dinv) {
+  hpmg_fdm_data_d D;
+  for (int d = 0; d < v->dim; d++) HPMG_FDM_LAYOUT_1D(D, d, (double *)blk_d[d], v->m, v->n);
+  const int m = v->m, mz = v->dim == 3 ? m : 1;
+  int i = 0;
+  for (int i2 = 0; i2 < mz; i2++)
+    for (int i1 = 0; i1 < m; i1++)
+      for (int i0 = 0; i0 < m; i0++) dinv[i++] = (float)fdm_dinv_entry(&D, v->dim, v->lambda, i0, i1, i2);
+  v->flt.dinv = dinv;
 }
 
 hpmg_error hpmg_fdm_setup(int dim, int k, const double h[3], double lambda, hpmg_fdm *f) {
@@ -118,9 +198,7 @@ hpmg_error hpmg_fdm_setup(int dim, int k, const double h[3], double lambda, hpmg
   f->lambda = lambda;
   for (int d = 0; d < 3; d++) f->h[d] = d < dim ? h[d] : 0.0;
 
-  size_t len;
-  double *nul = NULL;
-  FDM_LAYOUT(f->dbl, nul, dim, f->m, f->n, f->nloc, len);
+  const size_t len = dim * hpmg_fdm_1d_len(k) + (size_t)f->nloc;
   f->block_len = len;
   hpmg_error err = hpmg_calloc(len * sizeof(double), &f->block_d);
   if (!err) err = hpmg_calloc(len * sizeof(float), &f->block_f);
@@ -128,12 +206,11 @@ hpmg_error hpmg_fdm_setup(int dim, int k, const double h[3], double lambda, hpmg
     hpmg_fdm_free(f);
     return err;
   }
-  FDM_LAYOUT(f->dbl, f->block_d, dim, f->m, f->n, f->nloc, len);
-  FDM_LAYOUT(f->flt, f->block_f, dim, f->m, f->n, f->nloc, len);
+  fdm_layout(f);
 
-  double work[3 * (2 * HPMG_FDM_MAX_DEGREE + 1) * (2 * HPMG_FDM_MAX_DEGREE + 1)];
+  double work[5 * (2 * HPMG_FDM_MAX_DEGREE + 1) * (2 * HPMG_FDM_MAX_DEGREE + 1)];
   for (int d = 0; d < dim; d++) {
-    err = setup_direction(k, h[d], f, d, work);
+    err = setup_direction(k, h[d], h[d], &f->dbl, d, work);
     if (err) {
       hpmg_fdm_free(f);
       return err;
@@ -186,7 +263,7 @@ void hpmg_fdm_dense_matrix(const hpmg_fdm *f, double *A) {
 }
 
 hpmg_error hpmg_fdm_dense_inverse(const hpmg_fdm *f, double *Ainv) {
-  HPMG_CHECK_ARG(f != NULL && Ainv != NULL && f->block_d != NULL, "fdm: dense inverse of an "
+  HPMG_CHECK_ARG(f != NULL && Ainv != NULL && f->dbl.M[0] != NULL, "fdm: dense inverse of an "
                  "unset factorization");
   const int N = f->nloc;
   hpmg_fdm_dense_matrix(f, Ainv);

@@ -18,6 +18,18 @@
  * applied by sum factorization. On a uniform mesh with constant coefficients
  * every patch of a level has the same A_j: one hpmg_fdm serves them all.
  *
+ * On a general box (grid.h: cell widths per direction, Neumann and periodic
+ * ends) a patch's 1D matrices in direction d depend only on the widths hl, hr
+ * of the two cells around its vertex; the patch of a vertex on a Neumann end
+ * is a half patch (one cell, width 0 on the missing side) whose local space
+ * includes the end node. Each direction's factors are set up once per
+ * distinct (hl, hr) (hpmg_fdm_1d_setup), a patch's hpmg_fdm is a view onto
+ * its directions' factors (hpmg_fdm_view), and D^{-1} is formed per patch from
+ * the directions' eigenvalues (hpmg_fdm_view_dinv_*). A half patch keeps the
+ * (2k-1)^d local layout: its k-1 positions in the missing cell are decoupled
+ * placeholders (identity in M, K, S; zero rows in Mb, Kb), so the kernels run
+ * unchanged and keep exact zeros there for a zero right-hand side.
+ *
  * The rectangular operator Abar (rows: interior nodes, columns: closed patch)
  * is the same Kronecker sum built from the m x n rows of the 1D patch
  * matrices. For x_closed holding the global values on the closed patch
@@ -41,6 +53,23 @@
   REAL *eig[3];          /* m generalized eigenvalues, ascending */                  \
   REAL *dinv;            /* m^dim: 1/(sum_d eig_d[i_d] + lambda), x fastest */
 
+/* Point the direction-d factors of D (an HPMG_FDM_DATA_FIELDS struct of
+ * any entry type) at the one-direction block at base (hpmg_fdm_1d_len
+ * entries): M, K, Mb, Kb, MbT, KbT, S, ST, eig. */
+#define HPMG_FDM_LAYOUT_1D(D, d_, base, m, n)                                        \
+  do {                                                                               \
+    size_t off_ = 0;                                                                 \
+    (D).M[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
+    (D).K[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
+    (D).Mb[d_] = (base) + off_; off_ += (size_t)(m) * (n);                           \
+    (D).Kb[d_] = (base) + off_; off_ += (size_t)(m) * (n);                           \
+    (D).MbT[d_] = (base) + off_; off_ += (size_t)(m) * (n);                          \
+    (D).KbT[d_] = (base) + off_; off_ += (size_t)(m) * (n);                          \
+    (D).S[d_] = (base) + off_; off_ += (size_t)(m) * (m);                            \
+    (D).ST[d_] = (base) + off_; off_ += (size_t)(m) * (m);                           \
+    (D).eig[d_] = (base) + off_;                                                     \
+  } while (0)
+
 typedef struct { HPMG_FDM_DATA_FIELDS(double) } hpmg_fdm_data_d;
 typedef struct { HPMG_FDM_DATA_FIELDS(float) } hpmg_fdm_data_f;
 
@@ -61,6 +90,23 @@ typedef struct {
  * is allocated; on failure f is left zeroed. */
 hpmg_error hpmg_fdm_setup(int dim, int k, const double h[3], double lambda, hpmg_fdm *f);
 void hpmg_fdm_free(hpmg_fdm *f);
+
+/* Entries of one direction's factors (M, K, Mb, Kb, MbT, KbT, S, ST, eig as
+ * laid out in one block; hpmg_fdm_setup stores dim such blocks, then dinv). */
+size_t hpmg_fdm_1d_len(int k);
+/* The factors of one direction of a patch whose vertex has a cell of width hl
+ * on its left and hr on its right (0: no cell there, the half patch of a
+ * Neumann end; not both 0), in double (blk_d) and float (blk_f), each
+ * hpmg_fdm_1d_len(k) entries. hl = hr = h gives bitwise hpmg_fdm_setup's. */
+hpmg_error hpmg_fdm_1d_setup(int k, double hl, double hr, double *blk_d, float *blk_f);
+/* A factorization viewing per-direction blocks of hpmg_fdm_1d_setup (blk_d
+ * and/or blk_f may be NULL: that precision is not set): sizes and lambda from
+ * shape, nothing owned (never hpmg_fdm_free a view). dinv is set by: */
+void hpmg_fdm_view(const hpmg_fdm *shape, const double *const blk_d[3], const float *const blk_f[3], hpmg_fdm *v);
+/* D^{-1} of the view into dinv (nloc entries, caller's), summing the
+ * eigenvalues in hpmg_fdm_setup's order; float: from the double blocks. */
+void hpmg_fdm_view_dinv_d(hpmg_fdm *v, double *dinv);
+void hpmg_fdm_view_dinv_f(hpmg_fdm *v, const double *const blk_d[3], float *dinv);
 
 /* Scratch entries (of the kernel's precision) that apply, residual and
  * local_update need; one buffer per thread. */

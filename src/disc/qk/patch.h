@@ -1,7 +1,7 @@
 /* Vertex-patch Schwarz smoother (paper 000 Sec. 2.2, paper 004 Sec. 3).
  *
  * A patch is the 2^d cells around an interior vertex v (vertex indices
- * v_d = 1..cells_d-1); its local space is the (2k-1)^d free nodes interior to
+ * v_d = 1..cells_d-1 on a plain grid; general boxes below); its local space is the (2k-1)^d free nodes interior to
  * the patch, its closure the (2k+1)^d nodes including the patch boundary. In
  * free-node indices (grid.h) the closed patch of v spans, per direction,
  * i_d = (v_d-1)k - 1 + j, j = 0..2k; only j = 0 and j = 2k can fall on the
@@ -27,7 +27,21 @@
  * sum_j R_j^T A_j^{-1} R_j A is a sum of 2^d colors of A-orthogonal projections
  * (patches of one color have A-orthogonal local spaces), so its spectrum lies
  * in (0, 2^d]; omega = 1/2^d keeps the damped step a contraction in the
- * energy norm for every k and h. The smoother is symmetric for any omega. */
+ * energy norm for every k and h. The smoother is symmetric for any omega.
+ *
+ * General boxes (grid.h: cell widths per direction, Neumann and periodic
+ * ends; any grid hpmg_grid_is_plain rejects): per direction the patch
+ * vertices are v = 1..cells-1 behind Dirichlet ends, v = 0 (cells) at a
+ * Neumann min (max) end too, a half patch of one cell whose local space holds
+ * the end node, and v = 0..cells-1 when periodic, closures wrapping around.
+ * Each patch uses its own 1D factors (fdm.h: one set per distinct pair of cell
+ * widths around a vertex). Colors per direction: parity of v - vmin, and a
+ * third color for the last vertex of an odd periodic count (it neighbours
+ * vertex 0); a periodic direction needs 2 cells or more. Colors and batch
+ * orders as above, additive mode through the same patch lists; SIMD over
+ * patches runs lane groups of patches that share their three 1D factor sets
+ * (sorted next to each other inside each batch and color), the rest one
+ * patch at a time. */
 #ifndef HPMG_SMOOTHERS_PATCH_H
 #define HPMG_SMOOTHERS_PATCH_H
 
@@ -68,10 +82,20 @@ double hpmg_patch_memory(int dim, int k, hpmg_real r, const hpmg_patch_options *
  * (on = 1, the default) or one patch at a time (on = 0, the reference). */
 hpmg_error hpmg_patch_set_simd(hpmg_smoother *s, int on);
 
+/* The same smoother on the general-box path (one patch at a time, factors
+ * per vertex index) whatever the grid; hpmg_smoother_patch takes it on every
+ * grid that is not plain. Testing: on a plain grid it equals the plain path. */
+hpmg_error hpmg_smoother_patch_general(const hpmg_laplace *op, hpmg_real r, const hpmg_patch_options *o,
+                                       hpmg_smoother **s);
+
 /* Testing hook: the localized residual R_j b - Abar_j Rbar_j x of the patch
  * of vertex v (v[2] ignored in 2D), in the smoother's precision (b, x level
- * vectors, r of (2k-1)^d entries, interior patch nodes lexicographic). */
+ * vectors, r of (2k-1)^d entries, interior patch nodes lexicographic; the
+ * placeholder positions of a half patch, in the missing cell, get 0). */
 hpmg_error hpmg_patch_local_residual(const hpmg_smoother *s, const int64_t v[3], const void *b,
                                      const void *x, void *r);
+/* Testing hook: y = R_j^T A_j^{-1} R_j r for the patch of vertex v (level
+ * vectors in the smoother's precision; y is 0 outside the patch's local space). */
+hpmg_error hpmg_patch_local_correction(const hpmg_smoother *s, const int64_t v[3], const void *r, void *y);
 
 #endif

@@ -22,7 +22,23 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define FDM_CAT_(a, b) a##_##b
 #define FDM_API static __attribute__((unused))
 
-/* fdm kernels: d1/f1 one patch, dv/fv one patch per lane */
+/* General boxes: the factors of PATCH_VL different patches interleaved lane
+ * by lane, and the shape fields the fdm kernels read. */
+typedef struct { HPMG_FDM_DATA_FIELDS(patch_vd) } patch_lanes_vd;
+typedef struct { HPMG_FDM_DATA_FIELDS(patch_vf) } patch_lanes_vf;
+typedef struct {
+  int dim, k, m, n, nloc, nclosed;
+  double lambda;
+  patch_lanes_vd lanes;
+} patch_fdm_lanes_d;
+typedef struct {
+  int dim, k, m, n, nloc, nclosed;
+  double lambda;
+  patch_lanes_vf lanes;
+} patch_fdm_lanes_f;
+
+/* fdm kernels: d1/f1 one patch, dv/fv one patch per lane (shared factors),
+ * dl/fl one patch per lane with its own factors */
 #define REAL double
 #define FDM_DATA dbl
 #define FDM_DATA_T hpmg_fdm_data_d
@@ -32,6 +48,17 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define VAL patch_vd
 #define FDM_SFX dv
 #include "fdm_kernels.inc"
+#undef FDM_SFX
+#undef FDM_DATA
+#undef FDM_DATA_T
+#define FAC patch_vd
+#define FDM_T patch_fdm_lanes_d
+#define FDM_DATA lanes
+#define FDM_DATA_T patch_lanes_vd
+#define FDM_SFX dl
+#include "fdm_kernels.inc"
+#undef FAC
+#undef FDM_T
 #undef VAL
 #undef FDM_SFX
 #undef REAL
@@ -46,6 +73,17 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define VAL patch_vf
 #define FDM_SFX fv
 #include "fdm_kernels.inc"
+#undef FDM_SFX
+#undef FDM_DATA
+#undef FDM_DATA_T
+#define FAC patch_vf
+#define FDM_T patch_fdm_lanes_f
+#define FDM_DATA lanes
+#define FDM_DATA_T patch_lanes_vf
+#define FDM_SFX fl
+#include "fdm_kernels.inc"
+#undef FAC
+#undef FDM_T
 #undef VAL
 #undef FDM_SFX
 #undef REAL
@@ -59,6 +97,11 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define PATCH_VL PATCH_VL_D
 #define PATCH_VFN(name) name##_dv
 #define PATCH_SFN(name) name##_d1
+#define PATCH_DINV(f, bd, dinv) hpmg_fdm_view_dinv_d((f), (dinv))
+#define PATCH_LFN(name) name##_dl
+#define PATCH_LANES_T patch_fdm_lanes_d
+#define PATCH_FAC fac_d
+#define PATCH_FDM_DATA_T hpmg_fdm_data_d
 #include "patch_kernels.inc"
 
 #define REAL float
@@ -68,9 +111,17 @@ typedef float patch_vf __attribute__((vector_size(HPMG_VBYTES)));
 #define PATCH_VL PATCH_VL_F
 #define PATCH_VFN(name) name##_fv
 #define PATCH_SFN(name) name##_f1
+#define PATCH_DINV(f, bd, dinv) hpmg_fdm_view_dinv_f((f), (bd), (dinv))
+#define PATCH_LFN(name) name##_fl
+#define PATCH_LANES_T patch_fdm_lanes_f
+#define PATCH_FAC fac_f
+#define PATCH_FDM_DATA_T hpmg_fdm_data_f
 #include "patch_kernels.inc"
 
 const hpmg_patch_kernels HPMG_ISA_DEFINE(hpmg_patch_kernels) = {
     .sweep = {patch_sweep_d, patch_sweep_f},
+    .box_sweep = {box_sweep_d, box_sweep_f},
     .local_residual = {patch_local_residual_d, patch_local_residual_f},
+    .local_correction = {patch_local_correction_d, patch_local_correction_f},
+    .vl = {PATCH_VL_D, PATCH_VL_F},
 };

@@ -1027,6 +1027,12 @@ extern "C" hpmg_error hpmg_cuda_patch_create(const hpmg_laplace *op, hpmg_cuda_o
   HPMG_CALL(hpmg_cuda_patch_check(g->dim, g->k, mode, local, kernel));
   HPMG_CHECK_ARG(damping >= 0 && damping <= 1, "--patch-damping must be in (0,1] (0: default)");
   HPMG_CHECK_ARG(dop != NULL, "patch smoother: the level operator is NULL");
+  /* the GPU kernels hold one set of factors and the interior vertices of a
+   * Dirichlet box: general boxes run the CPU smoother (patch.h) */
+  if (!hpmg_grid_is_plain(g))
+    return hpmg_error_set(HPMG_ERR_BACKEND, "--device cuda: the GPU patch smoother supports uniform cells with "
+                                            "Dirichlet ends only; stretched cells, Neumann or periodic ends run "
+                                            "the patch smoother on the CPU (--device cpu) or --smoother chebyshev");
   HPMG_CALL(hpmg_cuda_check());
   hpmg_cuda_patch p = (hpmg_cuda_patch)calloc(1, sizeof *p);
   if (!p) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch smoother");
