@@ -790,11 +790,13 @@ double fd_box_memory(const hpmg_box *b, const fd_box_config *c, double *device) 
   const double n = (double)hpmg_box_unknowns(b);
   if (device) *device = 0;
   if (c->device) {
-    /* GPU: the finest r (its b and x are the outer method's), the coarser
-     * levels' b, x, r (about 1/4 of the finest), t1, t2 (at most 3/4), the
-     * line scratch, the driver's 4 work vectors, the solve's b and x; host:
-     * the caller's vectors and the coarse factor */
-    if (device) *device = 8.0 * n * (1.0 + 0.75 + 0.75 + 1.0 + 4.0 + 2.0);
+    /* GPU: the finest r (its b and x are the outer method's), t1, t2 (at
+     * most 3/4), the driver's 4 work vectors, the solve's b and x; with line
+     * smoothing the line scratch, and the coarser levels' b, x, r after a
+     * first coarsening that may halve only (about 1.75 of the finest; else
+     * about 3/7); host: the caller's vectors and the coarse factor */
+    const int line = c->line == -1 ? fd_box_auto_line(b) : c->line - 1;
+    if (device) *device = 8.0 * n * (1.0 + 0.75 + 4.0 + 2.0 + (line >= 0 ? 1.0 + 1.75 : 0.43));
     return 8.0 * n * 2.0 + 8.0 * FDB_COARSE_MAX * FDB_COARSE_MAX;
   }
   /* b, x, r per level, about 8/7 (3D) of the finest; transfer temporaries;
