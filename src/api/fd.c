@@ -171,9 +171,8 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
                      so->cycle == HPMG_CYCLE_STANDARD,
                  "the patch options, gs_order and cycle apply to Q_k problems only");
   HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE, "finite differences on a general box run in double precision");
-  HPMG_CHECK_ARG(so->device == HPMG_DEVICE_CPU || so->solver == HPMG_SOLVER_FFT,
-                 "the multigrid on a general box (BCs, spacing, cells, layout, box or lambda beyond the unit-box "
-                 "defaults) runs on the CPU only: --device cuda is not implemented for it (--solver fft runs on CUDA)");
+  HPMG_CHECK_ARG(so->device == HPMG_DEVICE_CPU || so->device == HPMG_DEVICE_CUDA, "unknown device %d", (int)so->device);
+  c->device = so->device == HPMG_DEVICE_CUDA;
   HPMG_CHECK_ARG(so->split == HPMG_SPLIT_AUTO && so->fft_measure == 0, "split and fft_measure do not apply on a general box");
   HPMG_CHECK_ARG(so->sor == 0 || (so->sor > 0 && so->sor < 2), "fd: Gauss-Seidel over-relaxation weight must be in (0,2) (got %g)", so->sor);
   c->sor = so->sor == 0 ? 1.0 : so->sor;
@@ -220,7 +219,7 @@ hpmg_error hpmg_fd_box_run_create(const hpmg_problem_options *po, const hpmg_box
   *out = NULL;
   fd_box_config c;
   HPMG_CALL(box_config_from(po, bx, so, &c));
-  const double need = fd_box_memory(bx, &c);
+  const double need = fd_box_memory(bx, &c, NULL);
   const uint64_t avail = hpmg_memory_available();
   if (avail > 0 && need > 0.9 * (double)avail) {
     char b1[32], b2[32];
@@ -284,8 +283,7 @@ hpmg_error hpmg_fd_memory_estimate(const hpmg_problem_options *po, const hpmg_so
     hpmg_box b;
     HPMG_CALL(box_config_from(po, NULL, so, &c));
     HPMG_CALL(hpmg_box_init(po, &b));
-    *host = fd_box_memory(&b, &c);
-    *device = 0;
+    *host = fd_box_memory(&b, &c, device);
     hpmg_box_destroy(&b);
     return HPMG_SUCCESS;
   }

@@ -5,6 +5,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "disc/fd/fd_box_cuda.h"
 #include "la/krylov.h"
 #include "mg/mg.h"
 #include "mg/solve.h"
@@ -333,6 +334,14 @@ typedef struct {
   int singular;
   hpmg_level_ops slots;
   const fdb_kernels *k;
+  /* on the GPU (dev): the 1D data, transfers, t1, t2 and the reduction
+   * scratch red in device memory; cp: the line smoother's scratch (the
+   * solver's, not owned) */
+  int dev;
+  const hpmg_backend *be;
+  fdb_geom dg;
+  fdb_csr dP[3], dR[3];
+  double *red, *cp;
 } fdb_level;
 
 static void csr_free(fdb_csr *m) {
@@ -461,12 +470,69 @@ static hpmg_error build_p(const double *x, int64_t cells, const double *X, int64
   return e;
 }
 
+static void dcsr_free(const hpmg_backend *be, fdb_csr *m) {
+  be->free((void **)&m->ptr);
+  be->free((void **)&m->col);
+  be->free((void **)&m->val);
+}
+
+static hpmg_error dev_copy(const hpmg_backend *be, const void *h, size_t bytes, void **d) {
+  HPMG_CALL(be->alloc(bytes > 0 ? bytes : 8, d));
+  if (bytes > 0) HPMG_CALL(be->to_device(h, *d, bytes));
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error dcsr_copy(const hpmg_backend *be, const fdb_csr *h, fdb_csr *d) {
+  memset(d, 0, sizeof *d);
+  d->rows = h->rows;
+  d->cols = h->cols;
+  const size_t nnz = (size_t)h->ptr[h->rows];
+  HPMG_CALL(dev_copy(be, h->ptr, sizeof(int64_t) * (size_t)(h->rows + 1), (void **)&d->ptr));
+  HPMG_CALL(dev_copy(be, h->col, sizeof(int64_t) * nnz, (void **)&d->col));
+  HPMG_CALL(dev_copy(be, h->val, sizeof(double) * nnz, (void **)&d->val));
+  return HPMG_SUCCESS;
+}
+
+void fd_box_geom_device_free(const hpmg_backend *be, fdb_geom *d) {
+  for (int k = 0; k < 3; k++) {
+    be->free((void **)&d->w[k]);
+    be->free((void **)&d->kd[k]);
+    be->free((void **)&d->klo[k]);
+    be->free((void **)&d->khi[k]);
+  }
+}
+
+hpmg_error fd_box_geom_to_device(const fdb_geom *g, const hpmg_backend *be, fdb_geom *d) {
+  *d = *g;
+  for (int k = 0; k < 3; k++) d->w[k] = d->kd[k] = d->klo[k] = d->khi[k] = NULL;
+  hpmg_error e = HPMG_SUCCESS;
+  for (int k = 0; k < 3 && !e; k++) {
+    const size_t bytes = sizeof(double) * (size_t)g->n[k];
+    e = dev_copy(be, g->w[k], bytes, (void **)&d->w[k]);
+    if (!e) e = dev_copy(be, g->kd[k], bytes, (void **)&d->kd[k]);
+    if (!e) e = dev_copy(be, g->klo[k], bytes, (void **)&d->klo[k]);
+    if (!e) e = dev_copy(be, g->khi[k], bytes, (void **)&d->khi[k]);
+  }
+  if (e) fd_box_geom_device_free(be, d);
+  return e;
+}
+
 static void level_free(fdb_level *q) {
   geom_free(&q->g);
   for (int d = 0; d < 3; d++) {
     hpmg_free(&q->x[d]);
     csr_free(&q->P[d]);
     csr_free(&q->R[d]);
+  }
+  if (q->dev) {
+    fd_box_geom_device_free(q->be, &q->dg);
+    for (int d = 0; d < 3; d++) {
+      dcsr_free(q->be, &q->dP[d]);
+      dcsr_free(q->be, &q->dR[d]);
+    }
+    q->be->free((void **)&q->t1);
+    q->be->free((void **)&q->t2);
+    q->be->free((void **)&q->red);
   }
   hpmg_free(&q->t1);
   hpmg_free(&q->t2);
@@ -480,7 +546,10 @@ static hpmg_error s_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
   fdb_level *q = FQ(L);
   if (x_is_zero) HPMG_CALL(hpmg_v_zero(&L->x));
   for (int s = 0; s < sweeps; s++) {
-    if (q->line >= 0) q->k->line_sweep(&q->g, q->per, q->line, post, L->x.data, L->b.data, q->scratch);
+    if (q->dev) { /* the line recursion's scratch: cp, and the level's r (free while smoothing) */
+      if (q->line >= 0) HPMG_CALL(fdb_cuda_line_sweep(&q->dg, q->per, q->line, post, L->x.data, L->b.data, q->cp, L->r.data));
+      else HPMG_CALL(fdb_cuda_gs_sweep(&q->dg, q->per, q->omega, post, L->x.data, L->b.data));
+    } else if (q->line >= 0) q->k->line_sweep(&q->g, q->per, q->line, post, L->x.data, L->b.data, q->scratch);
     else q->k->gs_sweep(&q->g, q->per, q->omega, post, L->x.data, L->b.data);
   }
   return HPMG_SUCCESS;
@@ -488,12 +557,35 @@ static hpmg_error s_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
 
 static hpmg_error s_residual(hpmg_level *L) {
   fdb_level *q = FQ(L);
+  if (q->dev) return fdb_cuda_apply(&q->dg, L->x.data, L->b.data, L->r.data);
   q->k->apply(&q->g, L->x.data, L->b.data, L->r.data);
   return HPMG_SUCCESS;
 }
 
+/* entries of the temporaries t1, t2 that tensor() writes (the intermediate
+ * results of a transfer in two or three directions) */
+static void tensor_tmp(const fdb_level *q, int64_t *m1, int64_t *m2) {
+  *m1 = *m2 = 1;
+  for (int restrict_ = 0; restrict_ < 2; restrict_++) {
+    int64_t dims[3];
+    for (int d = 0; d < 3; d++) dims[d] = restrict_ ? q->g.n[d] : q->nc[d];
+    int last = -1, flip = 0;
+    for (int d = 0; d < 3; d++)
+      if (q->coarsened[d]) last = d;
+    for (int d = 0; d < 3; d++) {
+      if (!q->coarsened[d]) continue;
+      dims[d] = restrict_ ? q->nc[d] : q->g.n[d];
+      if (d == last) break;
+      const int64_t sz = dims[0] * dims[1] * dims[2];
+      int64_t *m = flip ? m2 : m1;
+      if (sz > *m) *m = sz;
+      flip = !flip;
+    }
+  }
+}
+
 /* y (+)= M_d ... x over the coarsened directions, one at a time (M = R or P) */
-static void tensor(fdb_level *q, int restrict_, const double *x, double *y, int add) {
+static hpmg_error tensor(fdb_level *q, int restrict_, const double *x, double *y, int add) {
   int64_t dims[3];
   for (int d = 0; d < 3; d++) dims[d] = restrict_ ? q->g.n[d] : q->nc[d];
   int last = -1;
@@ -505,21 +597,21 @@ static void tensor(fdb_level *q, int restrict_, const double *x, double *y, int 
     if (!q->coarsened[d]) continue;
     const fdb_csr *M = restrict_ ? &q->R[d] : &q->P[d];
     double *dst = d == last ? y : (flip ? q->t2 : q->t1);
-    q->k->apply1d(d, dims, M, src, dst, d == last ? add : 0);
+    if (q->dev) HPMG_CALL(fdb_cuda_apply1d(d, dims, restrict_ ? &q->dR[d] : &q->dP[d], src, dst, d == last ? add : 0));
+    else q->k->apply1d(d, dims, M, src, dst, d == last ? add : 0);
     dims[d] = M->rows;
     src = dst;
     flip = !flip;
   }
+  return HPMG_SUCCESS;
 }
 
 static hpmg_error s_restrict(hpmg_level *L, const hpmg_vec *fine, hpmg_vec *coarse) {
-  tensor(FQ(L), 1, fine->data, coarse->data, 0);
-  return HPMG_SUCCESS;
+  return tensor(FQ(L), 1, fine->data, coarse->data, 0);
 }
 
 static hpmg_error s_prolong(hpmg_level *L, const hpmg_vec *xc, int add) {
-  tensor(FQ(L), 0, xc->data, L->x.data, add);
-  return HPMG_SUCCESS;
+  return tensor(FQ(L), 0, xc->data, L->x.data, add);
 }
 
 static hpmg_error s_coarse_solve(hpmg_level *L) {
@@ -577,7 +669,10 @@ struct fd_box_solver_s {
   hpmg_mg mg;
   hpmg_mg_solver drv;
   hpmg_vec vb, vx;
-  int singular, line;
+  const hpmg_backend *be; /* the finest level's: the outer method's vectors */
+  double *rhs_stage;      /* GPU: the host copy of b projected before it goes over */
+  double *dcp;            /* GPU line smoothing: the recursion's scratch, finest size */
+  int singular, line, ngpu;
   double sumw;
   hpmg_stats st;
   const fdb_kernels *k;
@@ -610,7 +705,10 @@ int fd_box_auto_line(const hpmg_box *b) {
 }
 
 static hpmg_error project_mean(void *ctx, hpmg_vec *v) {
-  (void)ctx;
+  if (v->be->on_device) {
+    fd_box_solver s = ctx;
+    return fdb_cuda_mean_remove(v->n, v->data, s->lev[s->nlev - 1].red);
+  }
   double *a = v->data, s = 0;
   const int64_t n = v->n;
 #pragma omp parallel for reduction(+ : s) schedule(static)
@@ -624,18 +722,21 @@ static hpmg_error project_mean(void *ctx, hpmg_vec *v) {
 static hpmg_error op_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
   fd_box_solver s = ctx;
   const fdb_level *q = &s->lev[s->nlev - 1];
+  if (q->dev) return fdb_cuda_apply(&q->dg, x->data, NULL, y->data);
   s->k->apply(&q->g, x->data, NULL, y->data);
   return HPMG_SUCCESS;
 }
 static hpmg_error op_residual(void *ctx, const hpmg_vec *b, const hpmg_vec *x, hpmg_vec *r) {
   fd_box_solver s = ctx;
   const fdb_level *q = &s->lev[s->nlev - 1];
+  if (q->dev) return fdb_cuda_apply(&q->dg, x->data, b->data, r->data);
   s->k->apply(&q->g, x->data, b->data, r->data);
   return HPMG_SUCCESS;
 }
 static hpmg_error op_residual_norm(void *ctx, const hpmg_vec *b, const hpmg_vec *x, double *nrm) {
   fd_box_solver s = ctx;
   const fdb_level *q = &s->lev[s->nlev - 1];
+  if (q->dev) return fdb_cuda_residual_norm(&q->dg, x->data, b->data, q->red, nrm);
   *nrm = s->k->residual_norm(&q->g, x->data, b->data);
   return HPMG_SUCCESS;
 }
@@ -649,22 +750,29 @@ void fd_box_solver_destroy(fd_box_solver *sp) {
   hpmg_free(&s->lev);
   hpmg_vec_destroy(&s->vb);
   hpmg_vec_destroy(&s->vx);
+  if (s->dcp) s->be->free((void **)&s->dcp);
+  hpmg_free(&s->rhs_stage);
   hpmg_free(sp);
 }
 
 /* Which directions the next coarser grid coarsens: those with 4 cells or
- * more whose mean width is within sqrt 2 of the smallest mean width of the
- * coarsenable directions that are not relaxed by lines (a direction much
+ * more whose mean width is within sqrt 2 of the smallest mean width hmin of
+ * the coarsenable directions that are not relaxed by lines (a direction much
  * coarser than the others waits until they catch up: the cells grow
- * towards isotropy, where point smoothing works; the line direction's
- * strong coupling is its smoother's). Returns the number of directions. */
-static int coarsen_flags(int dim, const double len[3], const int64_t cells[3], int line, int flags[3]) {
+ * towards isotropy, where point smoothing works). The line direction's
+ * strong coupling is its smoother's, but where its cells are the widest (the
+ * middle of a tanh channel, taller than wide) it is the weakly coupled
+ * direction, which the lines do not smooth: it waits while its widest cell
+ * hline exceeds sqrt 2 hmin (the channel 256x192x256, tanh 2.9: FMG 28 -> 7
+ * cycles, CG 22 -> 11 iterations to 1e-9). Returns the number of directions. */
+static int coarsen_flags(int dim, const double len[3], const int64_t cells[3], int line, double hline, int flags[3]) {
   double hmin = INFINITY;
   for (int d = 0; d < dim; d++)
     if (cells[d] >= 4 && d != line && len[d] / (double)cells[d] < hmin) hmin = len[d] / (double)cells[d];
   int any = 0;
   for (int d = 0; d < 3; d++) {
-    flags[d] = d < dim && cells[d] >= 4 && (d == line || !(len[d] / (double)cells[d] > 1.4143 * hmin));
+    const int lc = !(hline > 1.4143 * hmin);
+    flags[d] = d < dim && cells[d] >= 4 && (d == line ? lc : !(len[d] / (double)cells[d] > 1.4143 * hmin));
     any += flags[d];
   }
   return any;
@@ -687,13 +795,25 @@ static hpmg_error level_coarsen(const fdb_level *f, const int flags[3], fdb_leve
   return HPMG_SUCCESS;
 }
 
-double fd_box_memory(const hpmg_box *b, const fd_box_config *c) {
-  (void)c;
+double fd_box_memory(const hpmg_box *b, const fd_box_config *c, double *device) {
+  const double n = (double)hpmg_box_unknowns(b);
+  if (device) *device = 0;
+  if (c->device) {
+    /* GPU: the finest r (its b and x are the outer method's), t1, t2 (at
+     * most 3/4), the driver's 4 work vectors, the solve's b and x; with line
+     * smoothing the line scratch, and the coarser levels' b, x, r after a
+     * first coarsening that may halve only (about 1.75 of the finest; else
+     * about 3/7); host: the caller's vectors and the coarse factor */
+    const int line = c->line == -1 ? fd_box_auto_line(b) : c->line - 1;
+    if (device) *device = 8.0 * n * (1.0 + 0.75 + 4.0 + 2.0 + (line >= 0 ? 1.0 + 1.75 : 0.43));
+    return 8.0 * n * 2.0 + 8.0 * FDB_COARSE_MAX * FDB_COARSE_MAX;
+  }
   /* b, x, r per level, about 8/7 (3D) of the finest; transfer temporaries;
    * the driver's 4 work vectors; the solve's b and x */
-  const double n = (double)hpmg_box_unknowns(b);
   return 8.0 * n * (3.0 * 8.0 / 7.0 + 2.0 + 4.0 + 2.0) + 8.0 * FDB_COARSE_MAX * FDB_COARSE_MAX;
 }
+
+int fd_box_gpu_levels(fd_box_solver s) { return s->ngpu; }
 
 hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_config *c, fd_box_solver *out) {
   *out = NULL;
@@ -702,6 +822,10 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   HPMG_CHECK_ARG(c->line >= -1 && c->line <= b->dim, "fd box: line smoother direction out of range");
   HPMG_CHECK_ARG(c->line <= 0 || !hpmg_box_periodic(b, c->line - 1),
                  "fd box: line relaxation along a periodic direction is not implemented");
+  HPMG_CHECK_ARG(c->device == 0 || c->device == 1, "fd box: device must be 0 (CPU) or 1 (CUDA)");
+  HPMG_CHECK_ARG(c->gpu_min >= 0, "fd box: gpu_min must be >= 0");
+  const hpmg_backend *gpu = NULL;
+  if (c->device) HPMG_CALL(hpmg_backend_cuda(&gpu));
   const double t0 = hpmg_wtime();
   if (c->threads > 0) omp_set_num_threads(c->threads);
   fd_box_solver s;
@@ -715,14 +839,36 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
    * from the l-th finest level to the next */
   int64_t cells[3] = {b->cells[0], b->cells[1], b->cells[2]};
   int nlev = 1, flags[64][3];
+  /* the line direction's nodes on the current level (every other one plus the last, per coarsening) */
+  double *xl = NULL;
+  if (s->line >= 0) {
+    const int64_t cl = b->cells[s->line];
+    const hpmg_error em = hpmg_malloc(sizeof(double) * (size_t)(cl + 1), &xl);
+    if (em) {
+      hpmg_free(&s);
+      return em;
+    }
+    memcpy(xl, b->x[s->line], sizeof(double) * (size_t)(cl + 1));
+  }
   for (; nlev < 64;) {
     double N = 1;
     for (int d = 0; d < b->dim; d++) N *= (double)n_of(b->layout, cells[d], b->bc[2 * d], b->bc[2 * d + 1]);
-    if (N <= FDB_COARSE_MAX || !coarsen_flags(b->dim, b->len, cells, s->line, flags[nlev - 1])) break;
+    double hline = 0;
+    if (xl)
+      for (int64_t i = 0; i < cells[s->line]; i++) hline = fmax(hline, xl[i + 1] - xl[i]);
+    if (N <= FDB_COARSE_MAX || !coarsen_flags(b->dim, b->len, cells, s->line, hline, flags[nlev - 1])) break;
     for (int d = 0; d < b->dim; d++)
-      if (flags[nlev - 1][d]) cells[d] /= 2;
+      if (flags[nlev - 1][d]) {
+        if (d == s->line) {
+          const int64_t cf = cells[d], cc = cf / 2;
+          for (int64_t J = 0; J < cc; J++) xl[J] = xl[2 * J];
+          xl[cc] = xl[cf];
+        }
+        cells[d] /= 2;
+      }
     nlev++;
   }
+  hpmg_free(&xl);
   hpmg_error e = HPMG_SUCCESS;
   s->nlev = nlev;
   e = hpmg_calloc(sizeof(fdb_level) * (size_t)nlev, &s->lev);
@@ -744,9 +890,24 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
     q->line = s->line;
     q->omega = c->sor;
     q->slots = fdb_slots;
-    if (q->line >= 0)
+  }
+  /* the GPU levels: the finest, and the next ones down to gpu_min unknowns;
+   * the coarsest (Cholesky) stays on the host */
+  const int64_t gmin = c->gpu_min > 0 ? c->gpu_min : FDB_GPU_MIN;
+  for (int l = nlev - 1; l >= 1 && gpu && !e; l--) {
+    if (l < nlev - 1 && s->lev[l].g.N < gmin) break;
+    s->lev[l].dev = 1;
+    s->lev[l].be = gpu;
+    s->ngpu++;
+  }
+  for (int l = 0; l < nlev && !e; l++) {
+    fdb_level *q = &s->lev[l];
+    if (!q->dev) q->be = hpmg_backend_host();
+    if (q->line >= 0 && !q->dev)
       e = hpmg_malloc(sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]) * (size_t)nth, &q->scratch);
   }
+  s->be = s->lev[nlev - 1].be;
+  if (!e && s->ngpu > 0 && s->line >= 0) e = gpu->alloc(sizeof(double) * (size_t)s->lev[nlev - 1].g.N, (void **)&s->dcp);
   /* transfers: level l from l-1 */
   for (int l = 1; l < nlev && !e; l++) {
     fdb_level *q = &s->lev[l], *qc = &s->lev[l - 1];
@@ -757,20 +918,41 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
         e = build_p(q->x[d], q->cells[d], qc->x[d], qc->cells[d], b->bc[2 * d], b->bc[2 * d + 1], b->layout, &q->P[d],
                     &q->R[d]);
     }
-    if (!e) e = hpmg_malloc(sizeof(double) * (size_t)q->g.N, &q->t1);
-    if (!e) e = hpmg_malloc(sizeof(double) * (size_t)q->g.N, &q->t2);
+    if (q->dev) {
+      int64_t m1, m2;
+      tensor_tmp(q, &m1, &m2);
+      if (!e) e = q->be->alloc(sizeof(double) * (size_t)m1, (void **)&q->t1);
+      if (!e) e = q->be->alloc(sizeof(double) * (size_t)m2, (void **)&q->t2);
+      for (int d = 0; d < b->dim && !e; d++)
+        if (q->coarsened[d]) {
+          e = dcsr_copy(q->be, &q->P[d], &q->dP[d]);
+          if (!e) e = dcsr_copy(q->be, &q->R[d], &q->dR[d]);
+        }
+    } else {
+      if (!e) e = hpmg_malloc(sizeof(double) * (size_t)q->g.N, &q->t1);
+      if (!e) e = hpmg_malloc(sizeof(double) * (size_t)q->g.N, &q->t2);
+    }
+  }
+  for (int l = 1; l < nlev && !e; l++) {
+    fdb_level *q = &s->lev[l];
+    if (!q->dev) continue;
+    q->cp = s->dcp;
+    e = fd_box_geom_to_device(&q->g, q->be, &q->dg);
+    if (!e) e = q->be->alloc(sizeof(double) * (size_t)fdb_cuda_red_len(&q->g), (void **)&q->red);
   }
   if (!e) {
     s->lev[0].singular = s->singular;
     e = coarse_factor(&s->lev[0]);
   }
   const hpmg_cycle_options co = {.pre = c->pre, .post = c->post, .add_residual = 0, .timing = 1};
-  if (!e) e = hpmg_mg_init(&s->mg, nlev, HPMG_REAL_DOUBLE, &co, 0);
+  /* on the GPU the finest b and x are the outer method's (fine_aliases):
+   * two vectors of the finest size fewer in device memory */
+  if (!e) e = hpmg_mg_init(&s->mg, nlev, HPMG_REAL_DOUBLE, &co, s->ngpu > 0);
   for (int l = 0; l < nlev && !e; l++) {
     hpmg_level *L = &s->mg.lv[l];
     L->ops = &s->lev[l].slots;
     L->ctx = &s->lev[l];
-    L->be = hpmg_backend_host();
+    L->be = s->lev[l].be;
     L->n = s->lev[l].g.N;
   }
   if (!e) e = hpmg_mg_setup(&s->mg, NULL);
@@ -778,10 +960,12 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   if (!e) {
     const hpmg_mg_solve_options so = {.solver = c->solver, .tol = c->tol, .maxit = c->maxit, .restart = 30,
                                       .verbose = c->verbose, .project = s->singular ? project_mean : NULL, .pctx = s};
-    e = hpmg_mg_solver_create(&s->drv, &s->mg, (hpmg_linop){s, op_apply, op_residual, op_residual_norm},
-                              hpmg_backend_host(), N, HPMG_REAL_DOUBLE, &so);
+    e = hpmg_mg_solver_create(&s->drv, &s->mg, (hpmg_linop){s, op_apply, op_residual, op_residual_norm}, s->be, N,
+                              HPMG_REAL_DOUBLE, &so);
   }
-  if (!e) e = hpmg_vec_create(hpmg_backend_host(), HPMG_REAL_DOUBLE, N, &s->vb);
+  if (!e) e = hpmg_vec_create(s->be, HPMG_REAL_DOUBLE, N, &s->vb);
+  if (!e && s->be->on_device) e = hpmg_vec_create(s->be, HPMG_REAL_DOUBLE, N, &s->vx);
+  if (!e && s->be->on_device) e = hpmg_malloc(sizeof(double) * (size_t)N, &s->rhs_stage);
   if (e) {
     fd_box_solver_destroy(&s);
     return e;
@@ -793,7 +977,7 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   s->sumw = sw[0] * sw[1] * sw[2];
   s->st.dofs = N;
   s->st.levels = nlev;
-  s->st.bytes_host = fd_box_memory(b, c);
+  s->st.bytes_host = fd_box_memory(b, c, &s->st.bytes_device);
   s->st.t_setup = hpmg_wtime() - t0;
   *out = s;
   return HPMG_SUCCESS;
@@ -823,13 +1007,15 @@ hpmg_error fd_box_solve(fd_box_solver s, const double *rhs, double *x) {
   const int64_t N = g->N;
   const int64_t bad = hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, N, rhs);
   if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the right-hand side", (long long)bad);
-  double *b = s->vb.data;
+  const int dev = s->be->on_device;
+  double *b = dev ? s->rhs_stage : s->vb.data;
   memcpy(b, rhs, sizeof(double) * (size_t)N);
-  const double setup = s->st.t_setup, bytes = s->st.bytes_host;
+  const double setup = s->st.t_setup, bytes = s->st.bytes_host, dbytes = s->st.bytes_device;
   const int levels = s->st.levels;
   memset(&s->st, 0, sizeof s->st);
   s->st.t_setup = setup;
   s->st.bytes_host = bytes;
+  s->st.bytes_device = dbytes;
   s->st.levels = levels;
   s->st.dofs = N;
   if (s->singular) {
@@ -849,11 +1035,23 @@ hpmg_error fd_box_solve(fd_box_solver s, const double *rhs, double *x) {
     for (int64_t k = 0; k < nz; k++)
       for (int64_t j = 0; j < ny; j++)
         for (int64_t i = 0; i < nx; i++) b[(k * ny + j) * nx + i] -= c * g->w[0][i] * g->w[1][j] * g->w[2][k];
-    project_mean(NULL, &s->vb); /* round-off of the above */
+    hpmg_vec hb = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, N, b);
+    project_mean(s, &hb); /* round-off of the above */
   }
   hpmg_vec vx = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, N, x);
-  memset(x, 0, sizeof(double) * (size_t)N);
-  hpmg_error e = hpmg_mg_solver_solve(&s->drv, &s->vb, &vx, &s->st);
+  hpmg_error e = HPMG_SUCCESS;
+  if (dev) { /* b to the GPU, x = 0 there */
+    e = s->be->to_device(b, s->vb.data, sizeof(double) * (size_t)N);
+    if (!e) e = hpmg_v_zero(&s->vx);
+    if (!e) e = hpmg_mg_solver_solve(&s->drv, &s->vb, &s->vx, &s->st);
+    if (e == HPMG_SUCCESS || e == HPMG_ERR_NOT_CONVERGED) {
+      const hpmg_error e2 = s->be->to_host(s->vx.data, x, sizeof(double) * (size_t)N);
+      if (e2) e = e2;
+    }
+  } else {
+    memset(x, 0, sizeof(double) * (size_t)N);
+    e = hpmg_mg_solver_solve(&s->drv, &s->vb, &vx, &s->st);
+  }
   if ((e == HPMG_SUCCESS || e == HPMG_ERR_NOT_CONVERGED) && s->singular) {
     const double m = wsum(g, x, 1) / s->sumw;
 #pragma omp parallel for schedule(static)

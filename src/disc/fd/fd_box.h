@@ -4,7 +4,10 @@
  * coarse grids, linear interpolation in the coordinates and its transpose),
  * point multicolour or line Gauss-Seidel, the right-hand side with BC data
  * and the manufactured solution, the solve through the generic driver
- * (mg/solve.h) with the null space handled. CPU, double precision.
+ * (mg/solve.h) with the null space handled. Double precision, on the CPU,
+ * or on the GPU (device 1: the finer levels and the outer method on the
+ * CUDA backend, the kernels of fd_box_cuda.h; levels below gpu_min unknowns
+ * and the coarsest, Cholesky, level on the host: the core's level split).
  * The unit-box homogeneous-Dirichlet 2^L problems keep fd_mg.c. */
 #ifndef HPMG_FD_BOX_H
 #define HPMG_FD_BOX_H
@@ -85,7 +88,13 @@ typedef struct {
                               direction of a stretched grid, point GS otherwise), 0 point,
                               1 + d: line GS along direction d */
   int project_rhs;
+  int device;              /* 0: CPU; 1: CUDA (levels of gpu_min unknowns or more on the GPU) */
+  int64_t gpu_min;         /* 0: FDB_GPU_MIN */
 } fd_box_config;
+
+/* device 1: a level of fewer unknowns runs on the host (kernel launches cost
+ * more than the work there); the finest level is always on the GPU */
+#define FDB_GPU_MIN 32768
 
 typedef struct fd_box_solver_s *fd_box_solver;
 hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_config *c, fd_box_solver *s);
@@ -103,9 +112,15 @@ void fd_box_set_verbose(fd_box_solver s, int v);
 int fd_box_auto_line(const hpmg_box *b);
 /* the smoother the solver runs: -1 point GS, else the line direction */
 int fd_box_line_dir(fd_box_solver s);
-/* y = A x on the finest level (tests) */
+/* y = A x on the finest level (tests; host x and y, on the CPU kernels) */
 hpmg_error fd_box_apply(fd_box_solver s, const double *x, double *y);
-double fd_box_memory(const hpmg_box *b, const fd_box_config *c);
+/* bytes of host memory the solver takes; *device (may be NULL): of GPU memory */
+double fd_box_memory(const hpmg_box *b, const fd_box_config *c, double *device);
+/* levels on the GPU (device 1), finest first; 0 on the CPU */
+int fd_box_gpu_levels(fd_box_solver s);
+/* A copy of g whose 1D arrays are on backend be (freed by fd_box_geom_device_free) */
+hpmg_error fd_box_geom_to_device(const fdb_geom *g, const hpmg_backend *be, fdb_geom *d);
+void fd_box_geom_device_free(const hpmg_backend *be, fdb_geom *d);
 /* ||b - A x||_2 on box b (x NULL: ||b||) */
 hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *x, const double *rhs, double *nrm);
 /* singular problems: sum rhs, sum |rhs| and sum W (the compatibility test) */

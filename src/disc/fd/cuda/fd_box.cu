@@ -1,0 +1,319 @@
+/* GPU kernels of the general-box finite-difference multigrid (fd_box.h,
+ * docs/bc.md): the operator A = sum_d K_d (x) W_others + lambda W from the
+ * per-direction 1D coefficients in device memory, its residual norm, the
+ * multicolour point Gauss-Seidel sweep, the zebra line Gauss-Seidel sweep,
+ * the 1D transfers and the mean removal of singular problems. The same
+ * arithmetic as the CPU kernels of fd_box_kernels.c (equal to round-off).
+ *
+ * Colours: per direction the index parity, plus a third colour for the last
+ * index of a periodic direction with an odd count (its wrap neighbour 0 has
+ * its parity); a point's neighbours differ from it in one direction by one,
+ * so no two points (lines) of one colour are coupled and the points (lines)
+ * of a colour are updated by independent threads, one launch per colour.
+ *
+ * Point GS: one thread per point of the colour, consecutive threads at
+ * consecutive points of the colour along x (stride 2).
+ * Line GS along dl: one thread per line, which runs the Thomas recursion
+ * (forward elimination, then back substitution) along the line; its
+ * eliminated upper diagonal goes to cp and its eliminated right-hand side to
+ * dp, both laid out like the grid, so for lines along y or z the threads
+ * (consecutive x of the colour) read and write neighbouring addresses at
+ * every step of the recursion. Lines along x run the same kernel with
+ * consecutive threads on consecutive y lines (strided: the smoother of a
+ * grid stretched in x, which the channel does not use).
+ * Reductions (residual norm, mean): fixed blocks and a fixed tree, so the
+ * result does not depend on the scheduling (deterministic). */
+#include <cuda_runtime.h>
+#include "backends/cuda_check.h"
+extern "C" {
+#include "disc/fd/fd_box.h"
+#include "disc/fd/fd_box_cuda.h"
+}
+
+namespace {
+
+struct Geom { /* fdb_geom by value, device arrays */
+  int64_t n0, n1, n2;
+  const double *w0, *w1, *w2, *kd0, *kd1, *kd2, *lo0, *lo1, *lo2, *hi0, *hi1, *hi2;
+  double lambda;
+};
+
+Geom geom_of(const fdb_geom *g) {
+  Geom q;
+  q.n0 = g->n[0];
+  q.n1 = g->n[1];
+  q.n2 = g->n[2];
+  q.w0 = g->w[0];
+  q.w1 = g->w[1];
+  q.w2 = g->w[2];
+  q.kd0 = g->kd[0];
+  q.kd1 = g->kd[1];
+  q.kd2 = g->kd[2];
+  q.lo0 = g->klo[0];
+  q.lo1 = g->klo[1];
+  q.lo2 = g->klo[2];
+  q.hi0 = g->khi[0];
+  q.hi1 = g->khi[1];
+  q.hi2 = g->khi[2];
+  q.lambda = g->lambda;
+  return q;
+}
+
+__device__ __forceinline__ int64_t wm(int64_t i, int64_t n) { return i == 0 ? n - 1 : i - 1; }
+__device__ __forceinline__ int64_t wp(int64_t i, int64_t n) { return i == n - 1 ? 0 : i + 1; }
+
+/* (A x) at (i,j,k), the CPU row formula */
+__device__ __forceinline__ double ax_at(const Geom &g, const double *__restrict__ x, int64_t i, int64_t j, int64_t k) {
+  const int64_t nx = g.n0, ny = g.n1, nz = g.n2;
+  const int64_t r = (k * ny + j) * nx;
+  const double xc = x[r + i];
+  const double wx = g.w0[i], wy = g.w1[j], wz = g.w2[k], wyz = wy * wz;
+  const double Kx = g.kd0[i] * xc - g.lo0[i] * x[r + wm(i, nx)] - g.hi0[i] * x[r + wp(i, nx)];
+  const double Ky = g.kd1[j] * xc - g.lo1[j] * x[(k * ny + wm(j, ny)) * nx + i] - g.hi1[j] * x[(k * ny + wp(j, ny)) * nx + i];
+  const double Kz = g.kd2[k] * xc - g.lo2[k] * x[(wm(k, nz) * ny + j) * nx + i] - g.hi2[k] * x[(wp(k, nz) * ny + j) * nx + i];
+  const double Kyz = wz * Ky + wy * Kz;
+  return wyz * Kx + wx * (Kyz + g.lambda * wyz * xc);
+}
+
+__device__ __forceinline__ double diag_at(const Geom &g, int64_t i, int64_t j, int64_t k) {
+  const double wy = g.w1[j], wz = g.w2[k];
+  const double c0 = wy * wz, c1 = wz * g.kd1[j] + wy * g.kd2[k] + g.lambda * wy * wz;
+  return c0 * g.kd0[i] + g.w0[i] * c1;
+}
+
+__global__ void k_apply(Geom g, const double *__restrict__ x, const double *__restrict__ b, double *__restrict__ y) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y,
+                k = blockIdx.z;
+  if (i >= g.n0 || j >= g.n1) return;
+  const int64_t c = (k * g.n1 + j) * g.n0 + i;
+  const double v = ax_at(g, x, i, j, k);
+  y[c] = b ? b[c] - v : v;
+}
+
+#define FDB_RED_THREADS 256
+
+__device__ double block_sum(double v) {
+  __shared__ double sh[FDB_RED_THREADS];
+  const int t = threadIdx.y * blockDim.x + threadIdx.x;
+  sh[t] = v;
+  __syncthreads();
+  for (int s = FDB_RED_THREADS / 2; s > 0; s >>= 1) {
+    if (t < s) sh[t] += sh[t + s];
+    __syncthreads();
+  }
+  return sh[0];
+}
+
+/* part[block] = sum over the block's points of (b - A x)^2 (32 x 8 blocks) */
+__global__ void k_res2(Geom g, const double *__restrict__ x, const double *__restrict__ b, double *__restrict__ part) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y,
+                k = blockIdx.z;
+  double v = 0;
+  if (i < g.n0 && j < g.n1) {
+    const double r = b[(k * g.n1 + j) * g.n0 + i] - ax_at(g, x, i, j, k);
+    v = r * r;
+  }
+  v = block_sum(v);
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    part[((int64_t)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = v;
+}
+
+/* out[block] = sum of v over the block's grid-stride share (FDB_RED_THREADS x 1 blocks) */
+__global__ void k_sum(int64_t n, const double *__restrict__ v, double *__restrict__ out) {
+  double s = 0;
+  for (int64_t i = (int64_t)blockIdx.x * FDB_RED_THREADS + threadIdx.x; i < n; i += (int64_t)gridDim.x * FDB_RED_THREADS)
+    s += v[i];
+  s = block_sum(s);
+  if (threadIdx.x == 0) out[blockIdx.x] = s;
+}
+
+__global__ void k_shift(int64_t n, double *__restrict__ x, const double *__restrict__ sum) {
+  const double m = sum[0] / (double)n;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) x[i] -= m;
+}
+
+/* indices of colour a in a direction of n (per: periodic): a + 2t, or n - 1 for colour 2 */
+struct Col {
+  int64_t first, step, count;
+};
+Col colour_range(int64_t n, int per, int a) {
+  Col c;
+  if (n == 1) return Col{0, 1, 1};
+  if (a == 2) return Col{n - 1, 1, 1};
+  const int64_t end = per && (n & 1) ? n - 1 : n;
+  c.first = a;
+  c.step = 2;
+  c.count = (end - a + 1) / 2;
+  return c;
+}
+int ncolours(int64_t n, int per) { return n == 1 ? 1 : per && (n & 1) ? 3 : 2; }
+
+__global__ void k_gs(Geom g, Col cx, Col cy, Col cz, double omega, double *__restrict__ x, const double *__restrict__ b) {
+  const int64_t ti = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tj = (int64_t)blockIdx.y * blockDim.y + threadIdx.y,
+                tk = blockIdx.z;
+  if (ti >= cx.count || tj >= cy.count) return;
+  const int64_t i = cx.first + cx.step * ti, j = cy.first + cy.step * tj, k = cz.first + cz.step * tk;
+  const int64_t c = (k * g.n1 + j) * g.n0 + i;
+  const double r = b[c] - ax_at(g, x, i, j, k);
+  x[c] += omega * r / diag_at(g, i, j, k);
+}
+
+/* one thread per line along dl; (ia, ib) the line's indices in da, db */
+__global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, double *__restrict__ x, const double *__restrict__ b,
+                       double *__restrict__ cp, double *__restrict__ dp) {
+  const int64_t ta = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tb = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+  if (ta >= ca.count || tb >= cb.count) return;
+  const int64_t ia = ca.first + ca.step * ta, ib = cb.first + cb.step * tb;
+  const int64_t n[3] = {g.n0, g.n1, g.n2}, stride[3] = {1, g.n0, g.n0 * g.n1};
+  const double *w[3] = {g.w0, g.w1, g.w2}, *lo[3] = {g.lo0, g.lo1, g.lo2}, *hi[3] = {g.hi0, g.hi1, g.hi2};
+  const int64_t m = n[dl], base = ia * stride[da] + ib * stride[db], s = stride[dl];
+  const double wo = w[da][ia] * w[db][ib];
+  const double *klo = lo[dl], *khi = hi[dl];
+  int64_t idx[3];
+  idx[da] = ia;
+  idx[db] = ib;
+  double pc = 0, pd = 0;
+  for (int64_t t = 0; t < m; t++) {
+    idx[dl] = t;
+    const int64_t p = base + t * s;
+    const double r = b[p] - ax_at(g, x, idx[0], idx[1], idx[2]);
+    const double l = t > 0 ? -klo[t] * wo : 0.0, h = t < m - 1 ? -khi[t] * wo : 0.0;
+    const double den = diag_at(g, idx[0], idx[1], idx[2]) - l * pc;
+    pc = h / den;
+    pd = (r - l * pd) / den;
+    cp[p] = pc;
+    dp[p] = pd;
+  }
+  /* back substitution, x += d */
+  double d = pd;
+  x[base + (m - 1) * s] += d;
+  for (int64_t t = m - 2; t >= 0; t--) {
+    const int64_t p = base + t * s;
+    d = dp[p] - cp[p] * d;
+    x[p] += d;
+  }
+}
+
+/* y (+)= M x along direction d: one thread per output entry */
+__global__ void k_apply1d(int d, int64_t o0, int64_t o1, int64_t o2, int64_t n0, int64_t n1, const int64_t *__restrict__ ptr,
+                          const int64_t *__restrict__ col, const double *__restrict__ val, const double *__restrict__ x,
+                          double *__restrict__ y, int add) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y,
+                k = blockIdx.z;
+  if (i >= o0 || j >= o1) return;
+  const int64_t o = d == 0 ? i : d == 1 ? j : k;
+  /* x's index with the d-th index 0, and the stride of d in x */
+  const int64_t sx = d == 0 ? 1 : d == 1 ? n0 : n0 * n1;
+  const int64_t xb = d == 0 ? (k * n1 + j) * n0 : d == 1 ? k * n1 * n0 + i : j * n0 + i;
+  double s = 0;
+  for (int64_t e = ptr[o]; e < ptr[o + 1]; e++) s += val[e] * x[xb + col[e] * sx];
+  const int64_t yo = (k * o1 + j) * o0 + i;
+  y[yo] = add ? y[yo] + s : s;
+}
+
+void grid3(int64_t nx, int64_t ny, int64_t nz, dim3 *gr, dim3 *bl) {
+  *bl = dim3(32, 8, 1);
+  *gr = dim3((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz > 0 ? nz : 1));
+}
+
+hpmg_error check_dims(int64_t nx, int64_t ny, int64_t nz) {
+  if ((nx + 31) / 32 > 2147483647 || (ny + 7) / 8 > 65535 || nz > 65535)
+    return hpmg_error_set(HPMG_ERR_BACKEND, "fd box (GPU): a level of %lld x %lld x %lld unknowns exceeds the launch grid",
+                          (long long)nx, (long long)ny, (long long)nz);
+  return HPMG_SUCCESS;
+}
+
+/* the deterministic sum of v[0..n) into out[0] (part: fdb_cuda_red_len doubles) */
+hpmg_error sum_into(int64_t n, const double *v, double *part, double *out) {
+  k_sum<<<FDB_RED_BLOCKS, FDB_RED_THREADS>>>(n, v, part);
+  HPMG_CU_LAUNCH();
+  k_sum<<<1, FDB_RED_THREADS>>>(FDB_RED_BLOCKS, part, out);
+  HPMG_CU_LAUNCH();
+  return HPMG_SUCCESS;
+}
+
+} // namespace
+
+extern "C" int64_t fdb_cuda_red_len(const fdb_geom *g) {
+  const int64_t blocks = ((g->n[0] + 31) / 32) * ((g->n[1] + 7) / 8) * g->n[2];
+  return blocks + FDB_RED_BLOCKS + 8;
+}
+
+extern "C" hpmg_error fdb_cuda_apply(const fdb_geom *g, const double *x, const double *b, double *y) {
+  HPMG_CALL(check_dims(g->n[0], g->n[1], g->n[2]));
+  dim3 gr, bl;
+  grid3(g->n[0], g->n[1], g->n[2], &gr, &bl);
+  k_apply<<<gr, bl>>>(geom_of(g), x, b, y);
+  HPMG_CU_LAUNCH();
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error fdb_cuda_residual_norm(const fdb_geom *g, const double *x, const double *b, double *red, double *nrm) {
+  HPMG_CALL(check_dims(g->n[0], g->n[1], g->n[2]));
+  dim3 gr, bl;
+  grid3(g->n[0], g->n[1], g->n[2], &gr, &bl);
+  const int64_t nb = (int64_t)gr.x * gr.y * gr.z;
+  k_res2<<<gr, bl>>>(geom_of(g), x, b, red);
+  HPMG_CU_LAUNCH();
+  HPMG_CALL(sum_into(nb, red, red + nb, red + nb + FDB_RED_BLOCKS));
+  double s;
+  HPMG_CU(cudaMemcpy(&s, red + nb + FDB_RED_BLOCKS, sizeof s, cudaMemcpyDeviceToHost));
+  *nrm = sqrt(s);
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error fdb_cuda_gs_sweep(const fdb_geom *g, const int per[3], double omega, int backward, double *x,
+                                        const double *b) {
+  HPMG_CALL(check_dims(g->n[0], g->n[1], g->n[2]));
+  const int cx = ncolours(g->n[0], per[0]), cy = ncolours(g->n[1], per[1]), cz = ncolours(g->n[2], per[2]);
+  const int nc = cx * cy * cz;
+  const Geom q = geom_of(g);
+  for (int s = 0; s < nc; s++) {
+    const int c = backward ? nc - 1 - s : s;
+    const int ax = c % cx, ay = (c / cx) % cy, az = c / (cx * cy);
+    const Col rx = colour_range(g->n[0], per[0], ax), ry = colour_range(g->n[1], per[1], ay),
+              rz = colour_range(g->n[2], per[2], az);
+    if (rx.count <= 0 || ry.count <= 0 || rz.count <= 0) continue;
+    dim3 gr, bl;
+    grid3(rx.count, ry.count, rz.count, &gr, &bl);
+    k_gs<<<gr, bl>>>(q, rx, ry, rz, omega, x, b);
+    HPMG_CU_LAUNCH();
+  }
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x,
+                                          const double *b, double *cp, double *dp) {
+  HPMG_CALL(check_dims(g->n[0], g->n[1], g->n[2]));
+  const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2;
+  const int ca = ncolours(g->n[da], per[da]), cb = ncolours(g->n[db], per[db]), nc = ca * cb;
+  const Geom q = geom_of(g);
+  for (int s = 0; s < nc; s++) {
+    const int c = backward ? nc - 1 - s : s;
+    const Col ra = colour_range(g->n[da], per[da], c % ca), rb = colour_range(g->n[db], per[db], c / ca);
+    if (ra.count <= 0 || rb.count <= 0) continue;
+    const dim3 bl(64, 4, 1), gr((unsigned)((ra.count + 63) / 64), (unsigned)((rb.count + 3) / 4), 1);
+    if (gr.y > 65535) return hpmg_error_set(HPMG_ERR_BACKEND, "fd box (GPU): too many lines for the launch grid");
+    k_line<<<gr, bl>>>(q, dl, da, db, ra, rb, x, b, cp, dp);
+    HPMG_CU_LAUNCH();
+  }
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error fdb_cuda_apply1d(int d, const int64_t nin[3], const fdb_csr *M, const double *x, double *y, int add) {
+  int64_t o[3] = {nin[0], nin[1], nin[2]};
+  o[d] = M->rows;
+  HPMG_CALL(check_dims(o[0], o[1], o[2]));
+  dim3 gr, bl;
+  grid3(o[0], o[1], o[2], &gr, &bl);
+  k_apply1d<<<gr, bl>>>(d, o[0], o[1], o[2], nin[0], nin[1], M->ptr, M->col, M->val, x, y, add);
+  HPMG_CU_LAUNCH();
+  return HPMG_SUCCESS;
+}
+
+extern "C" hpmg_error fdb_cuda_mean_remove(int64_t n, double *x, double *red) {
+  HPMG_CALL(sum_into(n, x, red, red + FDB_RED_BLOCKS));
+  k_shift<<<1024, 256>>>(n, x, red + FDB_RED_BLOCKS);
+  HPMG_CU_LAUNCH();
+  return HPMG_SUCCESS;
+}
