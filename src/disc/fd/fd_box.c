@@ -189,6 +189,14 @@ double fd_box_exact(const hpmg_problem_options *o, const hpmg_box *b, const doub
   return manufactured(o, b, x).u;
 }
 
+double fd_box_manufactured(const hpmg_problem_options *o, const hpmg_box *b, const double x[3], double grad[3],
+                           double *f) {
+  const manu_val m = manufactured(o, b, x);
+  for (int d = 0; d < 3; d++) grad[d] = m.grad[d];
+  *f = m.f;
+  return m.u;
+}
+
 /* ------------------------------------------------------ right-hand side */
 
 /* a Dirichlet face's values array at the face point of unknown (ia, ib) of

@@ -68,6 +68,9 @@ hpmg_error fd_box_points(const hpmg_box *b, int d, double **p);
 hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const double *f, double *rhs);
 /* The manufactured solution u at a point (docs/bc.md). */
 double fd_box_exact(const hpmg_problem_options *o, const hpmg_box *b, const double x[3]);
+/* u, its gradient and f = -Laplace u + lambda u at a point (the Q_k box too) */
+double fd_box_manufactured(const hpmg_problem_options *o, const hpmg_box *b, const double x[3], double grad[3],
+                           double *f);
 /* W-weighted discrete L2 error sqrt(sum W e^2) and max error of x against the
  * manufactured u (singular problems: both shifted to W-mean zero). */
 hpmg_error fd_box_error(const hpmg_problem_options *o, const hpmg_box *b, const double *x, double *l2, double *mx);
