@@ -336,6 +336,10 @@ static int solve_fe(int argc, char **argv) {
     fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
     return EXIT_BAD_INPUT;
   }
+  { /* the smoother that runs (a general box takes Chebyshev where the default mesh would take patch) */
+    hpmg_solver_options r = so;
+    if (!hpmg_solver_options_resolve(prob, &r)) sm = r.smoother;
+  }
   const int64_t n = hpmg_problem_num_dofs(prob);
   int64_t total = 1, cells[3];
   char cells_s[96];

@@ -50,6 +50,12 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
     HPMG_CALL(diagonal_of(&op->K[d], &op->dK[d], &op->dKf[d]));
     HPMG_CALL(stiffness_row_sums(g, d, op));
   }
+  if (op->wrap) { /* the wrap pass's five slab arrays (the largest slab) */
+    int64_t mx = 0;
+    for (int d = 0; d < g->dim; d++)
+      if (op->Mw[d].nrows > 0) mx = g->N / g->n[d] * (g->k + 1) > mx ? g->N / g->n[d] * (g->k + 1) : mx;
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(5 * mx), &op->wbuf));
+  }
   /* y-tile: keep the z window of 2k+1 input tiles near 1 MiB per thread */
   int64_t nx = g->n[0], ny = g->n[1], bwy = op->M[1].bw;
   int64_t ty = g->dim == 3 ? (int64_t)(1 << 20) / (8 * (2 * g->k + 1) * nx) - 2 * bwy : 16;
@@ -80,6 +86,7 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
     hpmg_sp1d_free(&op->Mw[d]);
     hpmg_sp1d_free(&op->Kw[d]);
   }
+  hpmg_free(&op->wbuf);
 }
 
 /* ------------------------------------------- the periodic wrap (laplace.h) */
@@ -169,25 +176,72 @@ static inline void st_add(hpmg_real r, void *y, int64_t i, double v) {
   else ((float *)y)[i] += (float)v;
 }
 
-/* the wrap rows of every periodic direction, added to the kernel's output */
+/* out = S in along direction d (M part, or K in difference form with row sums
+ * s): in has dims din (x fastest), out the same except din[d] -> the rows
+ * `rows` (NULL: all rows, nrows = din[d]); in is of type r */
+static void apply_dir(const pair1d *S, int stiff, int d, const int64_t din[3], hpmg_real r, const void *in,
+                      const int64_t *rows, int64_t nrows, double *out) {
+  int64_t dout[3] = {din[0], din[1], din[2]};
+  dout[d] = nrows;
+  const int64_t sin_[3] = {1, din[0], din[0] * din[1]}, sout[3] = {1, dout[0], dout[0] * dout[1]};
+  const int u = d == 0 ? 1 : 0, v = d == 2 ? 1 : 2; /* the two other directions */
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t iv = 0; iv < dout[v]; iv++)
+    for (int64_t iu = 0; iu < dout[u]; iu++) {
+      const int64_t bi = iu * sin_[u] + iv * sin_[v], bo = iu * sout[u] + iv * sout[v];
+      for (int64_t q = 0; q < nrows; q++) {
+        const int64_t i = rows ? rows[q] : q;
+        double acc = 0;
+        const double xc = stiff ? ld(r, in, bi + i * sin_[d]) : 0.0;
+        for (int p = 0; p < S->parts; p++) {
+          const hpmg_sp1d *A = stiff ? S->K[p] : S->M[p];
+          for (int e = A->rowptr[i]; e < A->rowptr[i + 1]; e++)
+            acc += A->val[e] * (stiff ? ld(r, in, bi + A->col[e] * sin_[d]) - xc : ld(r, in, bi + A->col[e] * sin_[d]));
+        }
+        if (stiff && S->s) acc += S->s[i] * xc;
+        out[bo + q * sout[d]] = acc;
+      }
+    }
+}
+
+/* the wrap rows of every periodic direction, added to the kernel's output:
+ * term p = A(P..P, Q_p, F..F) on the rows 0, n-k..n-1 of direction p, sum-
+ * factorized: XM = Qm x, XK = Qk x along p, then with the other directions
+ * a < b: M_a M_b XK + (K_a M_b + M_a K_b + lambda M_a M_b) XM */
 static void laplace_wrap(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a) {
   const hpmg_grid *g = &op->g;
+  const int k = g->k;
   for (int p = 0; p < g->dim; p++) {
     if (op->Mw[p].nrows == 0) continue;
     pair1d S[3];
     for (int d = 0; d < 3; d++) S[d] = pair_of(op, d, d < p ? PAIR_BAND : d == p ? PAIR_WRAP : PAIR_FULL);
-    const int k = g->k;
-    const int64_t np = g->n[p], u = p == 0 ? 1 : 0, v = p == 2 ? 1 : 2; /* the two other directions */
-    const int64_t nu = g->n[u], nv = g->n[v];
+    const int da = p == 0 ? 1 : 0, db = p == 2 ? 1 : 2;
+    const int64_t np = g->n[p];
+    int64_t rows[17], dims[3] = {g->n[0], g->n[1], g->n[2]};
+    rows[0] = 0;
+    for (int w = 1; w <= k; w++) rows[w] = np - k + (w - 1);
+    int64_t ds[3] = {dims[0], dims[1], dims[2]};
+    ds[p] = k + 1;
+    const int64_t ns = ds[0] * ds[1] * ds[2];
+    double *buf = op->wbuf, *XM = buf, *XK = buf + ns, *T1 = buf + 2 * ns, *T2 = buf + 3 * ns, *T3 = buf + 4 * ns;
+    apply_dir(&S[p], 0, p, dims, r, a->x, rows, k + 1, XM);
+    apply_dir(&S[p], 1, p, dims, r, a->x, rows, k + 1, XK);
+    apply_dir(&S[db], 0, db, ds, HPMG_REAL_DOUBLE, XM, NULL, ds[db], T1);
+    apply_dir(&S[db], 1, db, ds, HPMG_REAL_DOUBLE, XM, NULL, ds[db], T2);
+    apply_dir(&S[db], 0, db, ds, HPMG_REAL_DOUBLE, XK, NULL, ds[db], T3);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < ns; i++) T3[i] += T2[i] + op->lambda * T1[i];
+    apply_dir(&S[da], 0, da, ds, HPMG_REAL_DOUBLE, T3, NULL, ds[da], XM); /* XM, XK reused for the result */
+    apply_dir(&S[da], 1, da, ds, HPMG_REAL_DOUBLE, T1, NULL, ds[da], XK);
+    const int64_t ss[3] = {1, ds[0], ds[0] * ds[1]};
 #pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t iv = 0; iv < nv; iv++)
-      for (int64_t iu = 0; iu < nu; iu++)
-        for (int w = 0; w <= k; w++) {
-          int64_t idx[3];
-          idx[p] = w == 0 ? 0 : np - k + (w - 1); /* rows 0 and n-k..n-1 */
-          idx[u] = iu;
-          idx[v] = iv;
-          const double c = kron_row(op, S, r, a->x, idx[0], idx[1], idx[2]);
+    for (int64_t i2 = 0; i2 < ds[2]; i2++)
+      for (int64_t i1 = 0; i1 < ds[1]; i1++)
+        for (int64_t i0 = 0; i0 < ds[0]; i0++) {
+          int64_t idx[3] = {i0, i1, i2};
+          const int64_t j = i0 * ss[0] + i1 * ss[1] + i2 * ss[2];
+          idx[p] = rows[idx[p]];
+          const double c = XM[j] + XK[j];
           const int64_t i = hpmg_grid_index(g, idx[0], idx[1], idx[2]);
           if (a->mode == HPMG_KERNEL_APPLY) st_add(r, a->y, i, c);
           else if (a->mode == HPMG_KERNEL_RESIDUAL) st_add(r, a->y, i, -c);

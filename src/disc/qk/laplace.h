@@ -24,8 +24,9 @@
  *     A(F,F,F) - A(P,P,P) = A(Q,F,F) + A(P,Q,F) + A(P,P,Q)
  * (periodic directions only), and each term has nonzero rows only where the
  * Q direction's index is 0 or n-k..n-1: a boundary slab of k+1 node layers.
- * hpmg_laplace_kernel adds these rows after the kernel (hpmg_laplace_wrap,
- * one row at a time, sum-factorized per row); the fused modes are linear in
+ * hpmg_laplace_kernel adds these rows after the kernel (laplace_wrap in
+ * laplace.c: the Q direction applied to x first, giving k+1 layers, then the
+ * other two directions' 1D matrices on those layers); the fused modes are linear in
  * (Ax), so with c = the correction: APPLY y += c; RESIDUAL y -= c; SMOOTH
  * y -= c2 D^-1 c and d -= c2 D^-1 c. K is applied in difference form in both
  * parts (below), the wrap part with row sum 0, so A 1 = 0 holds to the last
@@ -56,6 +57,7 @@ typedef struct {
    * nrows 0, elsewhere), and whether any direction has them */
   hpmg_sp1d Mw[3], Kw[3];
   int wrap;
+  double *wbuf; /* the wrap pass's scratch: five arrays of the largest boundary slab */
   int tile;                /* x-lines per y-tile of the plane kernel */
 } hpmg_laplace;
 
