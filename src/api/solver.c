@@ -234,11 +234,19 @@ hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solve
   const hpmg_real real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
   const hpmg_real kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   double n = pow((double)po->coarse * ldexp(1.0, po->refine) * po->degree - 1, po->dim);
-  if (qk_box_needed(po)) { /* general box: levels shrink by 2^dim at most (an estimate from above) */
-    n = 1;
-    for (int d = 0; d < po->dim; d++) n *= (double)po->degree * (po->cells[d] ? (double)po->cells[d] : po->coarse * ldexp(1.0, po->refine)) + 1;
-    const double lv = hpmg_mg_level_bytes(real, n, !aliases, 1) + smoother_work_vectors_bytes(&m, real, n);
-    *bytes = 2.0 * lv + hpmg_mg_solver_memory(n, kreal, &d) + 3 * n * 8.0 /* b, x, the weights */;
+  if (qk_box_needed(po)) { /* general box: the levels of hpmg_qk_host_create_box (k*cells+1 nodes, from above) */
+    double cells[3] = {1, 1, 1}, total = 0;
+    for (int i = 0; i < po->dim; i++) cells[i] = po->cells[i] ? (double)po->cells[i] : po->coarse * ldexp(1.0, po->refine);
+    for (int any = 1, level = 0; any; level++) {
+      double nl = 1;
+      for (int i = 0; i < po->dim; i++) nl *= po->degree * cells[i] + 1;
+      if (level == 0) n = nl;
+      total += hpmg_mg_level_bytes(real, nl, !(level == 0 && aliases), 1) + smoother_work_vectors_bytes(&m, real, nl);
+      any = 0;
+      for (int i = 0; i < po->dim; i++)
+        if (fmod(cells[i], 2) == 0 && cells[i] >= (po->bc[2 * i].kind == HPMG_BC_PERIODIC ? 4 : 2)) cells[i] /= 2, any = 1;
+    }
+    *bytes = total + hpmg_mg_solver_memory(n, kreal, &d) + 3 * n * 8.0 /* b, x, the weights */;
     return HPMG_SUCCESS;
   }
   *bytes = hpmg_qk_host_memory(po->dim, po->degree, po->coarse, po->refine, real, &m, aliases) +
