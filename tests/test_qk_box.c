@@ -674,6 +674,7 @@ static int run_api(void) {
   double diff = 0, nx = 0;
   for (int64_t i = 0; i < n; i++) diff = fmax(diff, fabs(x[i] - x2[i])), nx = fmax(nx, fabs(x[i]));
   CHECK(diff <= 1e-10 * nx, "load vector + boundary functions vs the built-in problem: %.3g", diff);
+  free(x2);
   /* constant data: u = c solves -Laplace u = 0 with Dirichlet c and zero flux */
   pu = po;
   for (int f = 0; f < 4; f++) pu.bc[f].value = po.bc[f].kind == D ? 2.5 : 0.0;

@@ -176,6 +176,28 @@ static inline void st_add(hpmg_real r, void *y, int64_t i, double v) {
   else ((float *)y)[i] += (float)v;
 }
 
+#define APPLY_DIR_BODY(T)                                                                                     \
+  do {                                                                                                        \
+    const T *src = (const T *)in;                                                                             \
+    _Pragma("omp parallel for collapse(2) schedule(static)")                                                  \
+    for (int64_t iv = 0; iv < dout[v]; iv++)                                                                  \
+      for (int64_t iu = 0; iu < dout[u]; iu++) {                                                              \
+        const T *line = src + iu * sin_[u] + iv * sin_[v];                                                    \
+        double *o = out + iu * sout[u] + iv * sout[v];                                                        \
+        for (int64_t q = 0; q < nrows; q++) {                                                                 \
+          const int64_t i = rows ? rows[q] : q;                                                               \
+          const double xc = (double)line[i * sd];                                                             \
+          double acc = 0;                                                                                     \
+          for (int p = 0; p < S->parts; p++) {                                                                \
+            const hpmg_sp1d *A = stiff ? S->K[p] : S->M[p];                                                   \
+            for (int e = A->rowptr[i]; e < A->rowptr[i + 1]; e++)                                             \
+              acc += A->val[e] * ((double)line[A->col[e] * sd] - (stiff ? xc : 0.0));                         \
+          }                                                                                                   \
+          o[q * sout[d]] = acc + (stiff && S->s ? S->s[i] * xc : 0.0);                                        \
+        }                                                                                                     \
+      }                                                                                                       \
+  } while (0)
+
 /* out = S in along direction d (M part, or K in difference form with row sums
  * s): in has dims din (x fastest), out the same except din[d] -> the rows
  * `rows` (NULL: all rows, nrows = din[d]); in is of type r */
@@ -183,26 +205,12 @@ static void apply_dir(const pair1d *S, int stiff, int d, const int64_t din[3], h
                       const int64_t *rows, int64_t nrows, double *out) {
   int64_t dout[3] = {din[0], din[1], din[2]};
   dout[d] = nrows;
-  const int64_t sin_[3] = {1, din[0], din[0] * din[1]}, sout[3] = {1, dout[0], dout[0] * dout[1]};
+  const int64_t sin_[3] = {1, din[0], din[0] * din[1]}, sout[3] = {1, dout[0], dout[0] * dout[1]}, sd = sin_[d];
   const int u = d == 0 ? 1 : 0, v = d == 2 ? 1 : 2; /* the two other directions */
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t iv = 0; iv < dout[v]; iv++)
-    for (int64_t iu = 0; iu < dout[u]; iu++) {
-      const int64_t bi = iu * sin_[u] + iv * sin_[v], bo = iu * sout[u] + iv * sout[v];
-      for (int64_t q = 0; q < nrows; q++) {
-        const int64_t i = rows ? rows[q] : q;
-        double acc = 0;
-        const double xc = stiff ? ld(r, in, bi + i * sin_[d]) : 0.0;
-        for (int p = 0; p < S->parts; p++) {
-          const hpmg_sp1d *A = stiff ? S->K[p] : S->M[p];
-          for (int e = A->rowptr[i]; e < A->rowptr[i + 1]; e++)
-            acc += A->val[e] * (stiff ? ld(r, in, bi + A->col[e] * sin_[d]) - xc : ld(r, in, bi + A->col[e] * sin_[d]));
-        }
-        if (stiff && S->s) acc += S->s[i] * xc;
-        out[bo + q * sout[d]] = acc;
-      }
-    }
+  if (r == HPMG_REAL_DOUBLE) APPLY_DIR_BODY(double);
+  else APPLY_DIR_BODY(float);
 }
+#undef APPLY_DIR_BODY
 
 /* the wrap rows of every periodic direction, added to the kernel's output:
  * term p = A(P..P, Q_p, F..F) on the rows 0, n-k..n-1 of direction p, sum-
