@@ -34,6 +34,7 @@ expect 2 --dim 2 --degree 2 --cells 4 --fd-layout cell
 expect 2 --dim 2 --degree 2 --cells 4 --grid y=tanh:2 --smoother patch
 expect 2 --dim 2 --degree 2 --cells 4 --bc x=periodic --device cuda
 expect 2 --dim 2 --degree 2 --cells 4 --bc x=neumann,y=neumann --rhs one --no-project
+expect 2 --dim 2 --degree 2 --cells 4 --vtu "$T/u.vtu"
 # valid boxes
 expect 0 --dim 2 --degree 3 --cells 6,5 --bc x=periodic,ymin=neumann --grid y=tanh:1.5 --solver cg
 grep -q "error               L2" "$T/out" || { echo "FAIL: no error line"; fail=1; }

@@ -21,9 +21,11 @@ static void usage(FILE *f) {
   hpmg_solver_options_default(&s);
   fprintf(f,
           "usage: hpmg solve [options]\n"
-          "Solves -Laplace(u) + lambda u = f on a box with homogeneous Dirichlet conditions, continuous\n"
-          "Q_k finite elements on a uniform Cartesian mesh, matrix-free geometric multigrid.\n"
-          "Built-in problem: exact solution u = prod sin(pi x_i / L_i).\n\n"
+          "Solves -Laplace(u) + lambda u = f on a box (homogeneous Dirichlet faces by default; any\n"
+          "Dirichlet, Neumann or periodic faces and stretched cells with the box options), continuous\n"
+          "Q_k finite elements on a Cartesian mesh, matrix-free geometric multigrid.\n"
+          "Built-in problem: exact solution u = prod sin(pi x_i / L_i) (a general box: the manufactured\n"
+          "solutions of docs/bc.md, which match its boundary conditions).\n\n"
           "Discretization:\n"
           "  --dim 2|3             space dimension (default %d)\n"
           "  --degree k            polynomial degree, 1..%d in 2D, 1..%d in 3D (default %d)\n"
@@ -31,6 +33,11 @@ static void usage(FILE *f) {
           "  --refine L            uniform refinements of the coarse mesh (default %d)\n"
           "  --box Lx,Ly[,Lz]      domain lengths, anisotropic cells allowed (default 1,1,1)\n"
           "  --lambda v            coefficient of the mass term, >= 0 (default 0: Poisson)\n"
+          "  --cells N|nx,ny[,nz]  cells per direction, any count (instead of --coarse/--refine; docs/bc.md)\n"
+          "  --bc SPEC             per direction or face: x=periodic,ymin=neumann[:g],zmax=dirichlet[:g]\n"
+          "  --grid SPEC           node spacing per direction: x=geometric:1.05,y=tanh:2 (default uniform)\n"
+          "  --grid-file FILE      node coordinates per direction ('x:' then the nodes, 'y:' ...)\n"
+          "  --no-project          singular problems: refuse an incompatible right-hand side (default: project)\n"
           "  --rhs sine|one|vector-one  manufactured sine solution, f = 1 (load vector), or b_i = 1 for\n"
           "                        every unknown (paper 000 Tables 1-3) (default sine)\n"
           "  --disc fe|fd|p1       Q_k finite elements (default), finite differences (see --disc fd --help),\n"
@@ -292,6 +299,8 @@ static int solve_fe(int argc, char **argv) {
     if (hpmg_problem_create(&po, &chk)) rc = bad("%s%s", hpmg_last_error(), "");
     hpmg_problem_destroy(&chk);
   }
+  if (!rc && vtu && (ba.bc || ba.grid || ba.grid_file || ba.cells))
+    rc = bad("--vtu: VTU output on a general box (--cells, --bc, --grid, --grid-file) is not implemented%s%s", "", "");
   /* --grid-file's nodes live until the problem has copied them */
 #define RETURN_FREEING_NODES(v)                         \
   do {                                                  \
