@@ -16,6 +16,9 @@
  * of the continuous Q_k space, numbered lexicographically with x fastest:
  * index = i0 + n0*(i1 + n1*i2), n_d = degree*cells_d - 1 (boundary nodes carry
  * the homogeneous Dirichlet value 0 and are eliminated). Counts are 64-bit.
+ * A Q_k problem on a general box (cells, bc or spacing set; docs/bc.md) has
+ * the nodes not on a Dirichlet face as unknowns (a periodic direction keeps
+ * k*cells of its k*cells+1 nodes), counts per direction from hpmg_problem_grid.
  * A finite-difference problem (disc = HPMG_DISC_FD) numbers its interior grid
  * points the same way, n_d = 2^refine - 1: the nodes of Q1 on 2^refine cells;
  * on a general box (below) its unknowns, n_d = hpmg_problem_grid's counts.
@@ -126,9 +129,10 @@ typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1, HPMG_DISC_P1 = 2, HPMG_DISC_S
  * else the constant `value`. With the built-in right-hand side
  * HPMG_RHS_SINE (b = NULL), g comes from the manufactured solution
  * (docs/bc.md) and value/fn/values must be left unset. Finite differences
- * take every kind (docs/bc.md); Q_k problems refuse all but the default
- * homogeneous Dirichlet for now, as they refuse cells, spacing and
- * fd_layout. */
+ * and Q_k (disc FE, CPU; docs/bc.md) take every kind, with cells and
+ * spacing; a Q_k values array has one value per face node (k*cells + 1 per
+ * direction). For Q_k, b given to hpmg_solver_solve is the load vector of f
+ * (hpmg_problem_load_vector); the solver adds the boundary data. */
 typedef enum { HPMG_BC_DIRICHLET = 0, HPMG_BC_NEUMANN = 1, HPMG_BC_PERIODIC = 2 } hpmg_bc_kind;
 typedef double (*hpmg_function)(const double x[3], void *user);
 

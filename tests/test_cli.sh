@@ -23,10 +23,8 @@ expect_fail 2 solve --degree 0
 expect_fail 2 solve --degree 11
 expect_fail 2 solve --dim 4
 expect_fail 2 solve --dim 2 --degree 11
-# the box options: finite differences take them (fd_box_cli_check.sh), Q_k refuses them for now
-expect_fail 2 solve --cells 4
-expect_fail 2 solve --bc x=periodic
-expect_fail 2 solve --grid y=tanh:2
+# the box options (fd_box_cli_check.sh, qk_box_cli_check.sh): what Q_k refuses
+expect_fail 2 solve --cells 1,4,4 --bc x=periodic
 expect_fail 2 solve --fd-layout cell
 expect_fail 2 solve --bc xmin=periodic
 expect_fail 2 solve --refine -1

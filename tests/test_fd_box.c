@@ -262,10 +262,11 @@ static int mode_unit(void) {
     po.bc[2].values = NULL;
     po.cells[0] = -3;
     CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "negative cells accepted");
-    /* Q_k keeps refusing */
+    /* Q_k takes the box (test_qk_box), not the FD layout */
     po.cells[0] = 8;
     po.disc = HPMG_DISC_FE;
-    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "Q_k with cells[] accepted");
+    po.fd_layout = HPMG_FD_CELL;
+    CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "Q_k with the cell layout accepted");
   }
   return check_report();
 }

@@ -21,9 +21,11 @@ static void usage(FILE *f) {
   hpmg_solver_options_default(&s);
   fprintf(f,
           "usage: hpmg solve [options]\n"
-          "Solves -Laplace(u) + lambda u = f on a box with homogeneous Dirichlet conditions, continuous\n"
-          "Q_k finite elements on a uniform Cartesian mesh, matrix-free geometric multigrid.\n"
-          "Built-in problem: exact solution u = prod sin(pi x_i / L_i).\n\n"
+          "Solves -Laplace(u) + lambda u = f on a box (homogeneous Dirichlet faces by default; any\n"
+          "Dirichlet, Neumann or periodic faces and stretched cells with the box options), continuous\n"
+          "Q_k finite elements on a Cartesian mesh, matrix-free geometric multigrid.\n"
+          "Built-in problem: exact solution u = prod sin(pi x_i / L_i) (a general box: the manufactured\n"
+          "solutions of docs/bc.md, which match its boundary conditions).\n\n"
           "Discretization:\n"
           "  --dim 2|3             space dimension (default %d)\n"
           "  --degree k            polynomial degree, 1..%d in 2D, 1..%d in 3D (default %d)\n"
@@ -31,6 +33,11 @@ static void usage(FILE *f) {
           "  --refine L            uniform refinements of the coarse mesh (default %d)\n"
           "  --box Lx,Ly[,Lz]      domain lengths, anisotropic cells allowed (default 1,1,1)\n"
           "  --lambda v            coefficient of the mass term, >= 0 (default 0: Poisson)\n"
+          "  --cells N|nx,ny[,nz]  cells per direction, any count (instead of --coarse/--refine; docs/bc.md)\n"
+          "  --bc SPEC             per direction or face: x=periodic,ymin=neumann[:g],zmax=dirichlet[:g]\n"
+          "  --grid SPEC           node spacing per direction: x=geometric:1.05,y=tanh:2 (default uniform)\n"
+          "  --grid-file FILE      node coordinates per direction ('x:' then the nodes, 'y:' ...)\n"
+          "  --no-project          singular problems: refuse an incompatible right-hand side (default: project)\n"
           "  --rhs sine|one|vector-one  manufactured sine solution, f = 1 (load vector), or b_i = 1 for\n"
           "                        every unknown (paper 000 Tables 1-3) (default sine)\n"
           "  --disc fe|fd|p1|sem   Q_k finite elements (default), finite differences (see --disc fd --help),\n"
@@ -175,7 +182,7 @@ static int solve_fe(int argc, char **argv) {
       {"profile", 0, 0, O_PROFILE}, {"gs-order", 1, 0, O_GSORDER}, {"cycle", 1, 0, O_CYCLE},
       {"isa", 1, 0, O_ISA}, {"bc", 1, 0, O_BC}, {"grid", 1, 0, O_GRID}, {"grid-file", 1, 0, O_GRIDFILE},
       {"cells", 1, 0, O_CELLS}, {"fd-layout", 1, 0, O_LAYOUT}, {"no-project", 0, 0, O_NOPROJ}, {0, 0, 0, 0}};
-  /* the box options (cli_box.c): parsed, then refused by the library for Q_k until it has them */
+  /* the box options (cli_box.c): parsed, then checked by the library */
   hpmg_cli_box_args ba = {0};
   double *nodes[3] = {0, 0, 0};
   static const char *const devices[] = {"cpu", "cuda"}, *const discs[] = {"fe", "fd"};
@@ -289,12 +296,19 @@ static int solve_fe(int argc, char **argv) {
   ba.box_given = box_arg != NULL;
   rc = hpmg_cli_box_apply(&ba, &po, nodes);
   if (!rc && (ba.bc || ba.grid || ba.grid_file || ba.cells || ba.layout || ba.no_project)) {
-    hpmg_problem chk = NULL; /* the library's message for what Q_k does not take */
+    hpmg_problem chk = NULL; /* the library's message for a bad box, before any work */
     if (hpmg_problem_create(&po, &chk)) rc = bad("%s%s", hpmg_last_error(), "");
     hpmg_problem_destroy(&chk);
   }
-  for (int d = 0; d < 3; d++) free(nodes[d]);
-  if (rc) return rc;
+  if (!rc && vtu && (ba.bc || ba.grid || ba.grid_file || ba.cells))
+    rc = bad("--vtu: VTU output on a general box (--cells, --bc, --grid, --grid-file) is not implemented%s%s", "", "");
+  /* --grid-file's nodes live until the problem has copied them */
+#define RETURN_FREEING_NODES(v)                         \
+  do {                                                  \
+    for (int d_ = 0; d_ < 3; d_++) free(nodes[d_]);     \
+    return (v);                                         \
+  } while (0)
+  if (rc) RETURN_FREEING_NODES(rc);
   so.verbose = !json && !quiet;
   if (so.solver == HPMG_SOLVER_AUTO) so.solver = hpmg_default_solver(po.dim, po.degree, &so); /* print what runs */
   /* options of one method given with another are refused, not ignored */
@@ -306,38 +320,51 @@ static int solve_fe(int argc, char **argv) {
   if (patch_set && sm != HPMG_SMOOTHER_PATCH) {
     fprintf(stderr, "hpmg: --patch-mode, --local-solver, --patch-damping, --patch-order, --patch-batch and --patch-kernel apply to --smoother patch only (smoother is %s)\n",
             hpmg_cli_smoothers[sm]);
-    return EXIT_BAD_INPUT;
+    RETURN_FREEING_NODES(EXIT_BAD_INPUT);
   }
   if (gs_set && sm != HPMG_SMOOTHER_GS && sm != HPMG_SMOOTHER_SGS) {
     fprintf(stderr, "hpmg: --gs-order applies to --smoother gs and sgs only (smoother is %s)\n", hpmg_cli_smoothers[sm]);
-    return EXIT_BAD_INPUT;
+    RETURN_FREEING_NODES(EXIT_BAD_INPUT);
   }
   if (restart_set && so.solver != HPMG_SOLVER_GMRES) {
     fprintf(stderr, "hpmg: --restart applies to --solver gmres only (solver is %s)\n", hpmg_cli_solvers[so.solver]);
-    return EXIT_BAD_INPUT;
+    RETURN_FREEING_NODES(EXIT_BAD_INPUT);
   }
 
   double need;
   hpmg_error e = hpmg_memory_estimate(&po, &so, &need);
   if (e) {
     fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
-    return EXIT_BAD_INPUT;
+    RETURN_FREEING_NODES(EXIT_BAD_INPUT);
   }
   hpmg_problem prob;
   hpmg_solver solver;
-  if ((e = hpmg_problem_create(&po, &prob))) {
+  e = hpmg_problem_create(&po, &prob);
+  for (int d = 0; d < 3; d++) free(nodes[d]), po.spacing[d].nodes = NULL;
+#undef RETURN_FREEING_NODES
+  if (e) {
     fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
     return EXIT_BAD_INPUT;
   }
+  { /* the smoother that runs (a general box takes Chebyshev where the default mesh would take patch) */
+    hpmg_solver_options r = so;
+    if (!hpmg_solver_options_resolve(prob, &r)) sm = r.smoother;
+  }
   const int64_t n = hpmg_problem_num_dofs(prob);
-  int64_t total = 1;
-  for (int d = 0; d < po.dim; d++) total *= (int64_t)po.degree * ((int64_t)po.coarse << po.refine) + 1;
+  int64_t total = 1, cells[3];
+  char cells_s[96];
+  for (int d = 0; d < po.dim; d++) { /* a general box (--cells, --grid-file) has its own counts */
+    cells[d] = po.cells[d] ? po.cells[d] : (int64_t)po.coarse << po.refine;
+    total *= (int64_t)po.degree * cells[d] + 1;
+  }
+  if (po.cells[0]) snprintf(cells_s, sizeof cells_s, po.dim == 3 ? "%lldx%lldx%lld" : "%lldx%lld", (long long)cells[0],
+                            (long long)cells[1], (long long)cells[2]);
+  else snprintf(cells_s, sizeof cells_s, "%lld^%d", (long long)cells[0], po.dim);
   if (!json) {
     char buf[32];
-    printf("hpmg %s: -Laplace u%s = f, Q%d, %dD, %lld^%d cells, %lld unknowns (%lld with boundary), ~%s\n",
-           HPMG_VERSION_STRING, po.lambda != 0 ? " + lambda u" : "", po.degree, po.dim,
-           (long long)((int64_t)po.coarse << po.refine), po.dim, (long long)n, (long long)total,
-           format_bytes(need, buf, sizeof buf));
+    printf("hpmg %s: -Laplace u%s = f, Q%d, %dD, %s cells, %lld unknowns (%lld with boundary), ~%s\n",
+           HPMG_VERSION_STRING, po.lambda != 0 ? " + lambda u" : "", po.degree, po.dim, cells_s, (long long)n,
+           (long long)total, format_bytes(need, buf, sizeof buf));
   }
   if ((e = hpmg_solver_create(prob, &so, &solver))) {
     fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
@@ -357,13 +384,14 @@ static int solve_fe(int argc, char **argv) {
   hpmg_error se = hpmg_solver_solve(solver, NULL, x);
   hpmg_stats st;
   hpmg_solver_get_stats(solver, &st);
-  int status = se == HPMG_SUCCESS ? 0 : se == HPMG_ERR_NOT_CONVERGED ? EXIT_FAILED : EXIT_FAILED;
+  /* an incompatible right-hand side with --no-project is bad input */
+  int status = se == HPMG_SUCCESS ? 0 : se == HPMG_ERR_ARG ? EXIT_BAD_INPUT : EXIT_FAILED;
   if (se) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
   double l2 = NAN, maxerr = NAN;
   if (se == HPMG_SUCCESS || se == HPMG_ERR_NOT_CONVERGED) hpmg_problem_error(prob, x, &l2, &maxerr);
   if (po.rhs != HPMG_RHS_SINE) l2 = maxerr = NAN; /* no closed-form solution for f = 1 or b = 1 */
   if (json) {
-    hpmg_cli_report r = {.po = po, .so = so, .st = st, .n = (int64_t)po.coarse << po.refine, .dofs_total = total,
+    hpmg_cli_report r = {.po = po, .so = so, .st = st, .n = cells[0], .dofs_total = total,
                          .l2_error = l2, .max_error = maxerr, .rms_error = NAN, .solve_s = st.t_solve,
                          .solve_mean_s = st.t_solve, .repeat = 1, .dofs_per_s = st.t_solve > 0 ? total / st.t_solve : 0.0,
                          .bytes_host = so.device == HPMG_DEVICE_CPU ? need : NAN,
@@ -384,6 +412,7 @@ static int solve_fe(int argc, char **argv) {
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,
            st.converged ? "converged" : "NOT converged", st.residual0 > 0 ? st.residual / st.residual0 : 0.0, st.rate);
     if (po.rhs == HPMG_RHS_SINE) printf("  error               L2 %.6e   max (nodal) %.6e\n", l2, maxerr);
+    if (st.compat_defect != 0) printf("  compatibility       defect %.3e (the mean of f removed by the projection)\n", st.compat_defect);
     printf("  time [s]            setup %.4f | operator %.4f smoother %.4f transfer %.4f coarse %.4f krylov %.4f\n",
            st.t_setup, st.t_operator, st.t_smoother, st.t_transfer, st.t_coarse, st.t_krylov);
     printf("  time to solution    %.4f s   (%.4g DoF/s, %lld operator applications)\n", st.t_solve,

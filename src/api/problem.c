@@ -8,6 +8,7 @@
 #include "la/vec.h"
 #include "disc/qk/transfer.h"
 #include "disc/fd/fd_box.h"
+#include "disc/qk/qk_box.h"
 #include "fd.h"
 #include "p1.h"
 #include "sem.h"
@@ -50,7 +51,11 @@ hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
                  "unknown discretization %d (fe, fd, p1 or sem)", (int)o->disc);
   if (o->disc == HPMG_DISC_FD) return hpmg_fd_problem_check(o);
   if (o->disc == HPMG_DISC_SEM) return hpmg_sem_problem_check(o);
-  HPMG_CALL(box_defaults_only(o));
+  if (o->disc == HPMG_DISC_FE && qk_box_needed(o)) { /* the box itself is checked by hpmg_box_init */
+    HPMG_CHECK_ARG(o->fd_layout == HPMG_FD_VERTEX, "--fd-layout applies to finite differences (--disc fd) only");
+    HPMG_CHECK_ARG(o->project_rhs == 0 || o->project_rhs == 1, "project_rhs must be 0 or 1 (got %d)", o->project_rhs);
+    HPMG_CHECK_ARG(o->rhs != HPMG_RHS_VECTOR_ONE, "the vector of ones as right-hand side is for the default Q_k mesh only");
+  } else HPMG_CALL(box_defaults_only(o));
   if (o->disc == HPMG_DISC_P1) return hpmg_p1_problem_check(o);
   HPMG_CHECK_ARG(!o->mesh && !o->num_sigma && !o->sigma_cells && !o->num_p1_bc,
                  "mesh, sigma and the P1 boundary conditions apply to P1 problems only (disc p1)");
@@ -123,6 +128,21 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
     *out = p;
     return HPMG_SUCCESS;
   }
+  if (o->disc == HPMG_DISC_FE && qk_box_needed(o)) {
+    hpmg_error e = hpmg_box_init(o, &p->box);
+    if (!e) {
+      for (int d = 0; d < 3; d++) p->o.spacing[d].nodes = NULL; /* the nodes are the box's */
+      p->qkbox = 1;
+      e = hpmg_grid_init_box(&p->box, o->degree, &p->g);
+      if (e) hpmg_box_destroy(&p->box);
+    }
+    if (e) {
+      free(p);
+      return e;
+    }
+    *out = p;
+    return HPMG_SUCCESS;
+  }
   int64_t c = (int64_t)o->coarse << o->refine, cells[3] = {c, c, c};
   /* the FD grid's points are the nodes of Q1 on its 2^refine intervals */
   hpmg_error e = hpmg_grid_init(o->dim, o->disc == HPMG_DISC_FD ? 1 : o->degree, cells, o->box, &p->g);
@@ -137,7 +157,7 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
 void hpmg_problem_destroy(hpmg_problem *p) {
   if (*p) hpmg_p1_problem_destroy(&(*p)->p1);
   if (*p) hpmg_sem_problem_destroy(&(*p)->sem);
-  if (*p && (*p)->fdbox) hpmg_box_destroy(&(*p)->box);
+  if (*p && ((*p)->fdbox || (*p)->qkbox)) hpmg_box_destroy(&(*p)->box);
   free(*p);
   *p = NULL;
 }
@@ -271,32 +291,7 @@ hpmg_error hpmg_problem_load_vector(hpmg_problem p, hpmg_function f, void *user,
   if (p->o.disc == HPMG_DISC_FD) return hpmg_fd_point_values(p->o.dim, p->o.refine, f, user, b);
   if (p->p1) return hpmg_p1_problem_load_vector(p->p1, f, user, b);
   if (p->sem) return hpmg_sem_problem_load_vector(p->sem, f, user, b);
-  const hpmg_grid *g = &p->g;
-  quad3 q;
-  hpmg_kron3 T = {0};
-  double *F = NULL;
-  hpmg_error e = quad3_init(g, g->k + 1, &q);
-  const int64_t nq0 = q.nq[0], nq1 = q.nq[1], nq2 = q.nq[2];
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(nq0 * nq1 * nq2), &F);
-  for (int d = 0; d < 3 && !e; d++) e = hpmg_sp1d_transpose(&q.B[d], &T.A[d]);
-  if (!e) {
-    int64_t bad = 0;
-#pragma omp parallel for collapse(2) reduction(+ : bad) schedule(static)
-    for (int64_t a2 = 0; a2 < nq2; a2++)
-      for (int64_t a1 = 0; a1 < nq1; a1++)
-        for (int64_t a0 = 0; a0 < nq0; a0++) {
-          double x[3] = {q.xq[0][a0], q.xq[1][a1], g->dim == 3 ? q.xq[2][a2] : 0.0};
-          double v = f(x, user);
-          bad += !isfinite(v);
-          F[(a2 * nq1 + a1) * nq0 + a0] = v * q.wq[0][a0] * q.wq[1][a1] * q.wq[2][a2];
-        }
-    if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "the right-hand side function returned %lld non-finite values", (long long)bad);
-    else hpmg_kron3_apply(&T, HPMG_REAL_DOUBLE, F, b, 0);
-  }
-  hpmg_free(&F);
-  hpmg_kron3_destroy(&T);
-  quad3_free(&q);
-  return e;
+  return qk_box_load(&p->g, f, user, b);
 }
 
 hpmg_error hpmg_problem_error(hpmg_problem p, const double *x, double *l2, double *maxerr) {
@@ -308,6 +303,7 @@ hpmg_error hpmg_problem_error(hpmg_problem p, const double *x, double *l2, doubl
   }
   if (p->p1) return hpmg_p1_problem_error(p->p1, x, l2, maxerr);
   if (p->sem) return hpmg_sem_problem_error(p->sem, x, l2, maxerr);
+  if (p->qkbox) return qk_box_error(&p->o, &p->box, &p->g, x, l2, maxerr);
   const hpmg_grid *g = &p->g;
   const hpmg_problem_options *o = &p->o;
   const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
@@ -391,7 +387,7 @@ hpmg_error hpmg_problem_write_vtu(hpmg_problem p, const double *x, const char *p
   HPMG_CHECK_ARG(p && x && path, "write_vtu: problem, solution and path must be non-NULL");
   if (p->p1) return hpmg_p1_problem_write_vtu(p->p1, x, path);
   if (p->sem) return hpmg_sem_problem_write_vtu(p->sem, x, path);
-  HPMG_CHECK_ARG(!p->fdbox, "write_vtu: VTU output of finite differences on a general box is not implemented");
+  HPMG_CHECK_ARG(!p->fdbox && !p->qkbox, "write_vtu: VTU output on a general box is not implemented");
   int cells[3] = {(int)p->g.cells[0], (int)p->g.cells[1], (int)p->g.cells[2]};
   return hpmg_vtu_write(path, p->g.dim, p->g.k, cells, p->o.box, x, "u");
 }

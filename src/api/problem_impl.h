@@ -14,6 +14,9 @@ struct hpmg_problem_s {
   /* FD problems that need more than the unit box with 2^refine cells and
    * homogeneous Dirichlet faces (fd_box_needed): the box, nodes copied */
   int fdbox;
+  /* Q_k problems beyond the 2^refine homogeneous-Dirichlet mesh
+   * (qk_box_needed): the box (nodes copied); g is its finest level */
+  int qkbox;
   hpmg_box box;
 };
 

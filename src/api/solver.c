@@ -8,6 +8,8 @@
 #include "fd.h"
 #include "p1.h"
 #include "sem.h"
+#include "disc/fd/fd_box.h"
+#include "disc/qk/qk_box.h"
 #include "disc/qk/qk_host.h"
 #include "la/krylov.h"
 #include "mg/solve.h"
@@ -25,6 +27,10 @@ struct hpmg_solver_s {
   hpmg_mg mg;             /* the Q_k levels on the host */
   hpmg_mg_solver drv;     /* the outer iteration over them */
   hpmg_stats st;
+  /* Q_k on a general box with a singular operator (no Dirichlet face,
+   * lambda = 0): the weights m = M 1 and their sum (qk_box_weights) */
+  int singular;
+  double *w, sumw;
 };
 
 void hpmg_solver_options_default(hpmg_solver_options *o) {
@@ -153,6 +159,18 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
   return HPMG_SUCCESS;
 }
 
+/* Q_k on a general box (problem->qkbox): what its levels do not take yet.
+ * The vertex-patch smoother needs uniform cells and Dirichlet faces until it
+ * takes general grids (one check, here); AUTO picks Chebyshev there. */
+static hpmg_error qk_box_check(const struct hpmg_problem_s *prob, hpmg_solver_options *o) {
+  if (!prob->qkbox) return HPMG_SUCCESS;
+  HPMG_CHECK_ARG(o->device == HPMG_DEVICE_CPU,
+                 "--device cuda: Q_k on a general box (--cells, --bc, --grid, --grid-file) runs on the CPU only");
+  HPMG_CHECK_ARG(o->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC,
+                 "--gs-order cellwise needs the default mesh (--coarse/--refine), not a general box (--cells, --bc, --grid)");
+  return HPMG_SUCCESS;
+}
+
 static void qk_options(const hpmg_solver_options *o, int dim, int degree, hpmg_qk_smoother_options *m,
                        hpmg_cycle_options *c, hpmg_mg_solve_options *d) {
   memset(m, 0, sizeof *m);
@@ -175,6 +193,11 @@ static void qk_options(const hpmg_solver_options *o, int dim, int degree, hpmg_q
   d->maxit = o->maxit;
   d->restart = o->restart;
   d->verbose = o->verbose;
+}
+
+static double smoother_work_vectors_bytes(const hpmg_qk_smoother_options *m, hpmg_real real, double n) {
+  return (m->smoother == HPMG_SMOOTHER_CHEBYSHEV ? 2 : m->smoother == HPMG_SMOOTHER_JACOBI ? 1 : 0) * n *
+         (double)hpmg_real_size(real);
 }
 
 hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
@@ -214,6 +237,21 @@ hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solve
   const hpmg_real real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
   const hpmg_real kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   double n = pow((double)po->coarse * ldexp(1.0, po->refine) * po->degree - 1, po->dim);
+  if (qk_box_needed(po)) { /* general box: the levels of hpmg_qk_host_create_box (k*cells+1 nodes, from above) */
+    double cells[3] = {1, 1, 1}, total = 0;
+    for (int i = 0; i < po->dim; i++) cells[i] = po->cells[i] ? (double)po->cells[i] : po->coarse * ldexp(1.0, po->refine);
+    for (int any = 1, level = 0; any; level++) {
+      double nl = 1;
+      for (int i = 0; i < po->dim; i++) nl *= po->degree * cells[i] + 1;
+      if (level == 0) n = nl;
+      total += hpmg_mg_level_bytes(real, nl, !(level == 0 && aliases), 1) + smoother_work_vectors_bytes(&m, real, nl);
+      any = 0;
+      for (int i = 0; i < po->dim; i++)
+        if (fmod(cells[i], 2) == 0 && cells[i] >= (po->bc[2 * i].kind == HPMG_BC_PERIODIC ? 4 : 2)) cells[i] /= 2, any = 1;
+    }
+    *bytes = total + hpmg_mg_solver_memory(n, kreal, &d) + 3 * n * 8.0 /* b, x, the weights */;
+    return HPMG_SUCCESS;
+  }
   *bytes = hpmg_qk_host_memory(po->dim, po->degree, po->coarse, po->refine, real, &m, aliases) +
            hpmg_mg_solver_memory(n, kreal, &d) + 2 * n * 8.0 /* caller's b and x */;
   return HPMG_SUCCESS;
@@ -226,6 +264,7 @@ hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o
   if (prob->o.disc == HPMG_DISC_P1) return hpmg_p1_options_resolve(o);
   if (prob->sem) return hpmg_sem_options_resolve(o);
   hpmg_solver_options r = resolved_solver(o, prob->o.dim, prob->o.degree);
+  HPMG_CALL(qk_box_check(prob, &r));
   HPMG_CALL(solver_options_check(&r, prob->o.dim, prob->o.degree));
   r.smoother = resolved_smoother(&r, prob->o.dim, prob->o.degree);
   *o = r;
@@ -275,7 +314,8 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
     *out = f;
     return HPMG_SUCCESS;
   }
-  const hpmg_solver_options ro = resolved_solver(o, prob->o.dim, prob->o.degree);
+  hpmg_solver_options ro = resolved_solver(o, prob->o.dim, prob->o.degree);
+  HPMG_CALL(qk_box_check(prob, &ro));
   o = &ro; /* from here on the solver is concrete */
   HPMG_CALL(solver_options_check(o, prob->o.dim, prob->o.degree));
   if (o->device == HPMG_DEVICE_CUDA) { /* the GPU backend checks GPU memory itself */
@@ -316,8 +356,21 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
   qk_options(o, prob->o.dim, prob->o.degree, &m, &c, &d);
   const hpmg_real real = o->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
   const hpmg_real kreal = o->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
-  hpmg_error e = hpmg_qk_host_create(prob->o.dim, prob->o.degree, prob->o.coarse, prob->o.refine, prob->o.box,
-                                     prob->o.lambda, real, &m, &c, o->precision != HPMG_PREC_MIXED, &s->mg);
+  hpmg_error e = HPMG_SUCCESS;
+  if (prob->qkbox) {
+    s->singular = qk_box_singular(&prob->g, prob->o.lambda);
+    if (s->singular) { /* the constants are A's null space: projections in CG and in the coarse solve */
+      d.project = qk_box_project_mean;
+      e = hpmg_malloc(sizeof(double) * (size_t)prob->g.N, &s->w);
+      if (!e) e = qk_box_weights(&prob->g, s->w);
+      for (int64_t i = 0; i < prob->g.N && !e; i++) s->sumw += s->w[i];
+    }
+    e = e ? e : hpmg_qk_host_create_box(&prob->g, prob->o.lambda, s->singular, real, &m, &c,
+                                        o->precision != HPMG_PREC_MIXED, &s->mg);
+  } else {
+    e = hpmg_qk_host_create(prob->o.dim, prob->o.degree, prob->o.coarse, prob->o.refine, prob->o.box, prob->o.lambda,
+                            real, &m, &c, o->precision != HPMG_PREC_MIXED, &s->mg);
+  }
   const int64_t n = e ? 0 : s->mg.lv[s->mg.nlevels - 1].n;
   if (!e) e = hpmg_mg_solver_create(&s->drv, &s->mg, hpmg_qk_host_linop(&s->mg), hpmg_backend_host(), n, kreal, &d);
   if (e) {
@@ -360,6 +413,7 @@ void hpmg_solver_destroy(hpmg_solver *sp) {
   }
   hpmg_mg_solver_destroy(&s->drv);
   hpmg_mg_destroy(&s->mg);
+  hpmg_free(&s->w);
   free(s);
   *sp = NULL;
 }
@@ -379,6 +433,45 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   if (s->cuda) return hpmg_cuda_solver_solve(s->cuda, b, x, 0);
   const int64_t n = s->drv.n;
   double *bb = NULL;
+  if (s->prob->qkbox) { /* the boundary data join b (docs/bc.md) */
+    const hpmg_problem_options *po = &s->prob->o;
+    if (!b && po->rhs == HPMG_RHS_SINE)
+      for (int f = 0; f < 2 * po->dim; f++)
+        HPMG_CHECK_ARG(po->bc[f].value == 0 && !po->bc[f].fn && !po->bc[f].values,
+                       "the built-in right-hand side (rhs sine: the manufactured solution, docs/bc.md) takes its boundary "
+                       "data from that solution: leave the faces' value, fn and values unset, or pass b");
+    if (b && hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, b))
+      return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the right-hand side",
+                            (long long)hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, b));
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)n, &bb));
+    hpmg_error e = qk_box_rhs(po, &s->prob->box, &s->prob->g, b, bb);
+    double c = 0;
+    if (!e && s->singular) { /* sum b = 0 is needed: b -= (sum b / sum m) m, a constant removed from f */
+      double sb = 0, sa = 0;
+      for (int64_t i = 0; i < n; i++) sb += bb[i], sa += fabs(bb[i]);
+      c = sb / s->sumw;
+      e = fd_box_compat_check(sb, sa, s->sumw, po->project_rhs);
+      for (int64_t i = 0; i < n && !e; i++) bb[i] -= c * s->w[i];
+      hpmg_vec v = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, bb);
+      if (!e) qk_box_project_mean(NULL, &v); /* its round-off */
+    }
+    if (!e && hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x))
+      e = hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the initial guess",
+                         (long long)hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x));
+    if (!e) {
+      hpmg_vec vb = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, bb);
+      hpmg_vec vx = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, x);
+      e = hpmg_mg_solver_solve(&s->drv, &vb, &vx, &s->st);
+      if (s->singular && (e == HPMG_SUCCESS || e == HPMG_ERR_NOT_CONVERGED)) { /* mean zero: sum m x = 0 */
+        double mx = 0;
+        for (int64_t i = 0; i < n; i++) mx += s->w[i] * x[i];
+        for (int64_t i = 0; i < n; i++) x[i] -= mx / s->sumw;
+        s->st.compat_defect = c;
+      }
+    }
+    hpmg_free(&bb);
+    return e;
+  }
   if (!b) {
     HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)n, &bb));
     hpmg_error e = hpmg_problem_builtin_rhs(s->prob, bb);

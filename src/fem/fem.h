@@ -6,6 +6,7 @@
 #define HPMG_FEM_H
 
 #include "core/core.h"
+#include "hpmg.h"
 
 /* Gauss-Legendre (n points, exact to degree 2n-1) and Gauss-Lobatto (n >= 2
  * points, exact to degree 2n-3) rules on [0,1]; nodes ascending. */
@@ -38,6 +39,8 @@ void hpmg_sp1d_free(hpmg_sp1d *A);
 hpmg_error hpmg_sp1d_from_dense(int nrows, int ncols, const double *D, hpmg_sp1d *A);
 /* Add the diagonal-storage copy used by vectorized kernels (square matrices). */
 hpmg_error hpmg_sp1d_make_banded(hpmg_sp1d *A);
+/* The n x n identity. */
+hpmg_error hpmg_sp1d_identity(int n, hpmg_sp1d *A);
 /* Dense copy (row-major), for tests and coarse solves. */
 void hpmg_sp1d_to_dense(const hpmg_sp1d *A, double *D);
 hpmg_error hpmg_sp1d_transpose(const hpmg_sp1d *A, hpmg_sp1d *T);
@@ -59,5 +62,59 @@ hpmg_error hpmg_quadrature_interpolation_1d(int k, int cells, double h, int nq, 
                                             double *xq, double *wq);
 /* Positions of the interior nodes (k*cells-1 values) for cells of length h. */
 void hpmg_node_positions_1d(int k, int cells, double h, double *x);
+
+/* One direction of a general box (grid/grid.h): `cells` cells with
+ * boundaries xn[0..cells] (NULL: uniform cells of length h), the condition
+ * at each end. Global nodes 0..k*cells; free node i is global node i + off,
+ * off = 1 behind a Dirichlet end; a periodic direction has k*cells free
+ * nodes (global node k*cells is node 0). The plain direction (xn NULL,
+ * Dirichlet both ends) gives the matrices of the functions above. */
+typedef struct {
+  int k;
+  int cells;
+  const double *xn;
+  double h;
+  hpmg_bc_kind lo, hi;
+} hpmg_dir1d;
+
+static inline int hpmg_dir1d_periodic(const hpmg_dir1d *L) { return L->lo == HPMG_BC_PERIODIC; }
+static inline int hpmg_dir1d_off(const hpmg_dir1d *L) { return L->lo == HPMG_BC_DIRICHLET; }
+static inline int hpmg_dir1d_n(const hpmg_dir1d *L) {
+  if (hpmg_dir1d_periodic(L)) return L->k * L->cells;
+  return L->k * L->cells - 1 + (L->lo != HPMG_BC_DIRICHLET) + (L->hi != HPMG_BC_DIRICHLET);
+}
+/* free index of global node gi (0..k*cells), or -1 for an eliminated node */
+static inline int hpmg_dir1d_free(const hpmg_dir1d *L, int gi) {
+  const int last = L->k * L->cells;
+  if (hpmg_dir1d_periodic(L)) return gi == last ? 0 : gi;
+  if ((gi == 0 && L->lo == HPMG_BC_DIRICHLET) || (gi == last && L->hi == HPMG_BC_DIRICHLET)) return -1;
+  return gi - hpmg_dir1d_off(L);
+}
+static inline double hpmg_dir1d_x(const hpmg_dir1d *L, int c) { return L->xn ? L->xn[c] : c * L->h; }
+static inline double hpmg_dir1d_width(const hpmg_dir1d *L, int c) {
+  return L->xn ? L->xn[c + 1] - L->xn[c] : L->h;
+}
+
+/* Assembled 1D mass (stiffness = 0) or stiffness (1) matrix of direction L
+ * on its free nodes, split into A, the band |i - j| <= k (banded storage
+ * added), and W, the couplings that wrap around a periodic direction (row 0
+ * with columns n-k..n-1 and rows n-k..n-1 with column 0, from the last
+ * cell; W is left empty, nrows 0, unless periodic). A + W is the matrix.
+ * Periodic needs cells >= 2. */
+hpmg_error hpmg_assemble_1d(const hpmg_dir1d *L, int stiffness, hpmg_sp1d *A, hpmg_sp1d *W);
+/* Row sums of the stiffness matrix A + W of L: exactly 0 except in rows
+ * coupled to an eliminated Dirichlet node (minus that element entry; no
+ * cancellation). s has hpmg_dir1d_n values. */
+void hpmg_stiffness_row_sums_1d(const hpmg_dir1d *L, double *s);
+/* Prolongation from the coarse direction C to the fine direction F whose
+ * cells halve C's (F.cells = 2 C.cells, the same ends, every other fine
+ * cell boundary a coarse one): the coarse Q_k function interpolated at the
+ * fine free nodes (a periodic direction wraps). */
+hpmg_error hpmg_prolongation_1d_dir(const hpmg_dir1d *C, const hpmg_dir1d *F, hpmg_sp1d *P);
+/* hpmg_quadrature_interpolation_1d for direction L: rows = cells*nq Gauss
+ * points, columns = its free nodes (a periodic direction wraps). */
+hpmg_error hpmg_quadrature_interpolation_1d_dir(const hpmg_dir1d *L, int nq, hpmg_sp1d *B, double *xq, double *wq);
+/* Positions of the free nodes of L (hpmg_dir1d_n values). */
+void hpmg_node_positions_1d_dir(const hpmg_dir1d *L, double *x);
 
 #endif

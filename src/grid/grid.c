@@ -32,6 +32,58 @@ hpmg_error hpmg_grid_init(int dim, int k, const int64_t cells[3], const double b
   return HPMG_SUCCESS;
 }
 
+/* free nodes and the first one's global index from cells, k and the ends */
+static hpmg_error grid_counts(hpmg_grid *g) {
+  g->N = 1;
+  for (int d = 0; d < 3; d++) {
+    if (d >= g->dim) {
+      g->n[d] = 1, g->off[d] = 0;
+      continue;
+    }
+    const hpmg_bc_kind lo = g->bc[2 * d], hi = g->bc[2 * d + 1];
+    HPMG_CHECK_ARG((lo == HPMG_BC_PERIODIC) == (hi == HPMG_BC_PERIODIC), "direction %d: periodic on one end only", d);
+    HPMG_CHECK_ARG(lo != HPMG_BC_PERIODIC || g->cells[d] >= 2,
+                   "direction %d: Q_k needs at least 2 cells in a periodic direction (got %lld)", d, (long long)g->cells[d]);
+    HPMG_CHECK_ARG(g->cells[d] >= 1 && g->cells[d] <= (INT_MAX - 1) / g->k,
+                   "direction %d: %lld cells of degree %d must be in 1 .. 2^31 nodes", d, (long long)g->cells[d], g->k);
+    const int64_t kc = (int64_t)g->k * g->cells[d];
+    g->off[d] = lo == HPMG_BC_DIRICHLET;
+    g->n[d] = lo == HPMG_BC_PERIODIC ? kc : kc - 1 + (lo == HPMG_BC_NEUMANN) + (hi == HPMG_BC_NEUMANN);
+    HPMG_CHECK_ARG(g->n[d] == 0 || g->N <= INT64_MAX / g->n[d], "number of unknowns overflows 64 bits");
+    g->N *= g->n[d];
+  }
+  return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_grid_init_box(const hpmg_box *b, int k, hpmg_grid *g) {
+  int64_t cells[3] = {1, 1, 1};
+  for (int d = 0; d < b->dim; d++) cells[d] = b->cells[d];
+  HPMG_CALL(hpmg_grid_init(b->dim, k, cells, b->len, g));
+  for (int f = 0; f < 2 * b->dim; f++) g->bc[f] = b->bc[f];
+  for (int d = 0; d < b->dim; d++) g->xn[d] = b->uniform[d] ? NULL : b->x[d];
+  return grid_counts(g);
+}
+
+int hpmg_grid_coarsenable(const hpmg_grid *f, int d) {
+  if (d >= f->dim || f->cells[d] % 2) return 0;
+  return f->bc[2 * d] != HPMG_BC_PERIODIC || f->cells[d] >= 4;
+}
+
+hpmg_error hpmg_grid_coarsen(const hpmg_grid *f, const int coarsen[3], double *const xc[3], hpmg_grid *c) {
+  *c = *f;
+  for (int d = 0; d < f->dim; d++) {
+    if (!coarsen[d]) continue; /* the same cells: f's coordinates */
+    HPMG_CHECK_ARG(hpmg_grid_coarsenable(f, d), "direction %d: %lld cells cannot be coarsened", d, (long long)f->cells[d]);
+    c->cells[d] = f->cells[d] / 2;
+    c->h[d] = 2 * f->h[d];
+    if (f->xn[d]) {
+      for (int64_t i = 0; i <= c->cells[d]; i++) xc[d][i] = f->xn[d][2 * i];
+      c->xn[d] = xc[d];
+    }
+  }
+  return grid_counts(c);
+}
+
 /* Cell-local node tables of deal.II's FE_Q on GeometryInfo's reference cell:
  * vertex v at (v & 1, (v >> 1) & 1, v >> 2); lines and faces as in
  * GeometryInfo<dim>::line_to_cell_vertices / face_to_cell_vertices (a line runs

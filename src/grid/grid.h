@@ -5,6 +5,7 @@
 #define HPMG_GRID_H
 
 #include "core/core.h"
+#include "grid/box.h"
 #include "hpmg.h"
 
 /* A level of a general box (grid/box.h) adds, per direction d < dim:
@@ -45,6 +46,21 @@ static inline int hpmg_grid_is_plain(const hpmg_grid *g) {
  * every face; validates sizes and refuses index overflow (64-bit counts;
  * per-direction counts < 2^31). */
 hpmg_error hpmg_grid_init(int dim, int k, const int64_t cells[3], const double box[3], hpmg_grid *g);
+
+/* The finest Q_k level of degree k on box b: its cells and conditions, xn[d]
+ * = b->x[d] (NULL where b->uniform[d]; b must outlive the grid), h[d] the
+ * mean width. Refuses a periodic direction with fewer than 2 cells and what
+ * hpmg_grid_init refuses. */
+hpmg_error hpmg_grid_init_box(const hpmg_box *b, int k, hpmg_grid *g);
+/* 1 when direction d of f can be coarsened: an even cell count, and at
+ * least 2 cells left where periodic. */
+int hpmg_grid_coarsenable(const hpmg_grid *f, int d);
+/* The next coarser level of f: direction d's cells merged in pairs where
+ * coarsen[d] (hpmg_grid_coarsenable), kept otherwise; where f->xn[d] is set
+ * the coarse boundaries (every other fine one) go to xc[d] (cells/2 + 1
+ * values, the caller's, kept alive with c); a direction not coarsened keeps
+ * f's xn[d] pointer. */
+hpmg_error hpmg_grid_coarsen(const hpmg_grid *f, const int coarsen[3], double *const xc[3], hpmg_grid *c);
 
 static inline int64_t hpmg_grid_index(const hpmg_grid *g, int64_t i0, int64_t i1, int64_t i2) {
   return i0 + g->n[0] * (i1 + g->n[1] * i2);

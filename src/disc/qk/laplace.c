@@ -12,25 +12,15 @@ static hpmg_error diagonal_of(const hpmg_sp1d *A, double **dd, float **df) {
   return HPMG_SUCCESS;
 }
 
-/* Row sums of the restricted stiffness matrix of direction d: the element
- * rows sum to zero, so only the couplings to the two eliminated boundary
- * nodes remain (taken from single element entries, no cancellation). */
+/* Row sums of the stiffness matrix of direction d (hpmg_stiffness_row_sums_1d) */
 static hpmg_error stiffness_row_sums(const hpmg_grid *g, int d, hpmg_laplace *op) {
   const int64_t n = g->n[d];
   HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)n, &op->sK[d]));
   HPMG_CALL(hpmg_calloc(sizeof(float) * (size_t)n, &op->sKf[d]));
   if (d >= g->dim) return HPMG_SUCCESS; /* 2D: K_z = [0] */
-  const int k = g->k, m = k + 1;
-  const int64_t cells = g->cells[d], last = k * cells; /* global index of the right boundary node */
-  double Ke[16 * 16];
-  hpmg_element_stiffness(k, g->h[d], Ke);
-  for (int64_t gi = 1; gi < last; gi++) {
-    double s = 0.0;
-    if (gi <= k) s -= Ke[gi * m + 0];                              /* couples to node 0 in cell 0 */
-    if (gi >= last - k) s -= Ke[(gi - (cells - 1) * k) * m + k];   /* couples to the last node */
-    op->sK[d][gi - 1] = s;
-    op->sKf[d][gi - 1] = (float)s;
-  }
+  const hpmg_dir1d L = hpmg_grid_dir(g, d);
+  hpmg_stiffness_row_sums_1d(&L, op->sK[d]);
+  for (int64_t i = 0; i < n; i++) op->sKf[d][i] = (float)op->sK[d][i];
   return HPMG_SUCCESS;
 }
 
@@ -41,8 +31,10 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
   op->lambda = lambda;
   for (int d = 0; d < 3; d++) {
     if (d < g->dim) {
-      HPMG_CALL(hpmg_assemble_mass_1d(g->k, (int)g->cells[d], g->h[d], &op->M[d]));
-      HPMG_CALL(hpmg_assemble_stiffness_1d(g->k, (int)g->cells[d], g->h[d], &op->K[d]));
+      const hpmg_dir1d L = hpmg_grid_dir(g, d);
+      HPMG_CALL(hpmg_assemble_1d(&L, 0, &op->M[d], &op->Mw[d]));
+      HPMG_CALL(hpmg_assemble_1d(&L, 1, &op->K[d], &op->Kw[d]));
+      op->wrap |= op->Mw[d].nrows > 0;
     } else { /* 2D: z factor is the 1x1 identity (mass) and zero (stiffness) */
       double one = 1.0, zero = 0.0;
       HPMG_CALL(hpmg_sp1d_from_dense(1, 1, &one, &op->M[d]));
@@ -58,6 +50,12 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
     HPMG_CALL(diagonal_of(&op->K[d], &op->dK[d], &op->dKf[d]));
     HPMG_CALL(stiffness_row_sums(g, d, op));
   }
+  if (op->wrap) { /* the wrap pass's five slab arrays (the largest slab) */
+    int64_t mx = 0;
+    for (int d = 0; d < g->dim; d++)
+      if (op->Mw[d].nrows > 0) mx = g->N / g->n[d] * (g->k + 1) > mx ? g->N / g->n[d] * (g->k + 1) : mx;
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(5 * mx), &op->wbuf));
+  }
   /* y-tile: keep the z window of 2k+1 input tiles near 1 MiB per thread */
   int64_t nx = g->n[0], ny = g->n[1], bwy = op->M[1].bw;
   int64_t ty = g->dim == 3 ? (int64_t)(1 << 20) / (8 * (2 * g->k + 1) * nx) - 2 * bwy : 16;
@@ -69,8 +67,8 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
   /* tiles of equal height: the threads split (tile, plane) items in static
    * blocks, so a short last tile would leave a thread idle (2 threads on
    * 127 lines in tiles of 106 + 21: one thread did 5/6 of the work) */
-  const int64_t ntiles = (ny + ty - 1) / ty;
-  ty = (ny + ntiles - 1) / ntiles;
+  const int64_t ntiles = ny > 0 ? (ny + ty - 1) / ty : 1;
+  ty = ny > 0 ? (ny + ntiles - 1) / ntiles : 1;
   op->tile = (int)ty;
   return HPMG_SUCCESS;
 }
@@ -85,12 +83,189 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
     hpmg_free(&op->dKf[d]);
     hpmg_free(&op->sK[d]);
     hpmg_free(&op->sKf[d]);
+    hpmg_sp1d_free(&op->Mw[d]);
+    hpmg_sp1d_free(&op->Kw[d]);
+  }
+  hpmg_free(&op->wbuf);
+}
+
+/* ------------------------------------------- the periodic wrap (laplace.h) */
+
+/* One direction's (M, K) for a row formula: the sum of up to two CSR parts,
+ * K in difference form around the row with row sums s (NULL: 0). */
+typedef struct {
+  const hpmg_sp1d *M[2], *K[2];
+  int parts;
+  const double *s;
+} pair1d;
+
+static inline double ld(hpmg_real r, const void *x, int64_t i) {
+  return r == HPMG_REAL_DOUBLE ? ((const double *)x)[i] : (double)((const float *)x)[i];
+}
+
+/* x-direction sums of line `base`: sm = (M x)_i0, sk = (K x)_i0 (difference form) */
+static void row_x(const pair1d *S, hpmg_real r, const void *x, int64_t base, int64_t i0, double *sm, double *sk) {
+  const double xc = ld(r, x, base + i0);
+  double m = 0, kk = 0;
+  for (int p = 0; p < S->parts; p++) {
+    const hpmg_sp1d *M = S->M[p], *K = S->K[p];
+    for (int q = M->rowptr[i0]; q < M->rowptr[i0 + 1]; q++) m += M->val[q] * ld(r, x, base + M->col[q]);
+    for (int q = K->rowptr[i0]; q < K->rowptr[i0 + 1]; q++) kk += K->val[q] * (ld(r, x, base + K->col[q]) - xc);
+  }
+  *sm = m;
+  *sk = kk + (S->s ? S->s[i0] * xc : 0.0);
+}
+
+/* plane j2: ym = (My Mx x), ykm = (My Kx x), yky = (Ky Mx x) at (i0, i1) */
+static void row_y(const hpmg_laplace *op, const pair1d S[3], hpmg_real r, const void *x, int64_t i0, int64_t i1,
+                  int64_t j2, double *ym, double *ykm, double *yky) {
+  const int64_t nx = op->g.n[0], ny = op->g.n[1];
+  double smc, skc, sm, sk, a = 0, b = 0, c = 0;
+  row_x(&S[0], r, x, (j2 * ny + i1) * nx, i0, &smc, &skc);
+  for (int p = 0; p < S[1].parts; p++) {
+    const hpmg_sp1d *M = S[1].M[p], *K = S[1].K[p];
+    for (int q = M->rowptr[i1]; q < M->rowptr[i1 + 1]; q++) {
+      row_x(&S[0], r, x, (j2 * ny + M->col[q]) * nx, i0, &sm, &sk);
+      a += M->val[q] * sm;
+      b += M->val[q] * sk;
+    }
+    for (int q = K->rowptr[i1]; q < K->rowptr[i1 + 1]; q++) {
+      row_x(&S[0], r, x, (j2 * ny + K->col[q]) * nx, i0, &sm, &sk);
+      c += K->val[q] * (sm - smc);
+    }
+  }
+  *ym = a;
+  *ykm = b;
+  *yky = c + (S[1].s ? S[1].s[i1] * smc : 0.0);
+}
+
+/* (A(S0,S1,S2) x)_i of one row, sum-factorized */
+static double kron_row(const hpmg_laplace *op, const pair1d S[3], hpmg_real r, const void *x, int64_t i0, int64_t i1,
+                       int64_t i2) {
+  double ymc, t1, t2, ym, ykm, yky, out = 0;
+  row_y(op, S, r, x, i0, i1, i2, &ymc, &t1, &t2);
+  for (int p = 0; p < S[2].parts; p++) {
+    const hpmg_sp1d *M = S[2].M[p], *K = S[2].K[p];
+    for (int q = M->rowptr[i2]; q < M->rowptr[i2 + 1]; q++) {
+      row_y(op, S, r, x, i0, i1, M->col[q], &ym, &ykm, &yky);
+      out += M->val[q] * (ykm + yky + op->lambda * ym);
+    }
+    for (int q = K->rowptr[i2]; q < K->rowptr[i2 + 1]; q++) {
+      row_y(op, S, r, x, i0, i1, K->col[q], &ym, &ykm, &yky);
+      out += K->val[q] * (ym - ymc);
+    }
+  }
+  return out + (S[2].s ? S[2].s[i2] * ymc : 0.0);
+}
+
+enum { PAIR_BAND, PAIR_WRAP, PAIR_FULL };
+static pair1d pair_of(const hpmg_laplace *op, int d, int kind) {
+  pair1d S = {{&op->M[d], &op->Mw[d]}, {&op->K[d], &op->Kw[d]}, 1, op->sK[d]};
+  if (kind == PAIR_WRAP) S.M[0] = &op->Mw[d], S.K[0] = &op->Kw[d], S.s = NULL;
+  if (kind == PAIR_FULL && op->Mw[d].nrows > 0) S.parts = 2;
+  return S;
+}
+
+double hpmg_laplace_row(const hpmg_laplace *op, hpmg_real r, const void *x, int64_t i0, int64_t i1, int64_t i2) {
+  const pair1d S[3] = {pair_of(op, 0, PAIR_FULL), pair_of(op, 1, PAIR_FULL), pair_of(op, 2, PAIR_FULL)};
+  return kron_row(op, S, r, x, i0, i1, i2);
+}
+
+static inline void st_add(hpmg_real r, void *y, int64_t i, double v) {
+  if (r == HPMG_REAL_DOUBLE) ((double *)y)[i] += v;
+  else ((float *)y)[i] += (float)v;
+}
+
+#define APPLY_DIR_BODY(T)                                                                                     \
+  do {                                                                                                        \
+    const T *src = (const T *)in;                                                                             \
+    _Pragma("omp parallel for collapse(2) schedule(static)")                                                  \
+    for (int64_t iv = 0; iv < dout[v]; iv++)                                                                  \
+      for (int64_t iu = 0; iu < dout[u]; iu++) {                                                              \
+        const T *line = src + iu * sin_[u] + iv * sin_[v];                                                    \
+        double *o = out + iu * sout[u] + iv * sout[v];                                                        \
+        for (int64_t q = 0; q < nrows; q++) {                                                                 \
+          const int64_t i = rows ? rows[q] : q;                                                               \
+          const double xc = (double)line[i * sd];                                                             \
+          double acc = 0;                                                                                     \
+          for (int p = 0; p < S->parts; p++) {                                                                \
+            const hpmg_sp1d *A = stiff ? S->K[p] : S->M[p];                                                   \
+            for (int e = A->rowptr[i]; e < A->rowptr[i + 1]; e++)                                             \
+              acc += A->val[e] * ((double)line[A->col[e] * sd] - (stiff ? xc : 0.0));                         \
+          }                                                                                                   \
+          o[q * sout[d]] = acc + (stiff && S->s ? S->s[i] * xc : 0.0);                                        \
+        }                                                                                                     \
+      }                                                                                                       \
+  } while (0)
+
+/* out = S in along direction d (M part, or K in difference form with row sums
+ * s): in has dims din (x fastest), out the same except din[d] -> the rows
+ * `rows` (NULL: all rows, nrows = din[d]); in is of type r */
+static void apply_dir(const pair1d *S, int stiff, int d, const int64_t din[3], hpmg_real r, const void *in,
+                      const int64_t *rows, int64_t nrows, double *out) {
+  int64_t dout[3] = {din[0], din[1], din[2]};
+  dout[d] = nrows;
+  const int64_t sin_[3] = {1, din[0], din[0] * din[1]}, sout[3] = {1, dout[0], dout[0] * dout[1]}, sd = sin_[d];
+  const int u = d == 0 ? 1 : 0, v = d == 2 ? 1 : 2; /* the two other directions */
+  if (r == HPMG_REAL_DOUBLE) APPLY_DIR_BODY(double);
+  else APPLY_DIR_BODY(float);
+}
+#undef APPLY_DIR_BODY
+
+/* the wrap rows of every periodic direction, added to the kernel's output:
+ * term p = A(P..P, Q_p, F..F) on the rows 0, n-k..n-1 of direction p, sum-
+ * factorized: XM = Qm x, XK = Qk x along p, then with the other directions
+ * a < b: M_a M_b XK + (K_a M_b + M_a K_b + lambda M_a M_b) XM */
+static void laplace_wrap(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a) {
+  const hpmg_grid *g = &op->g;
+  const int k = g->k;
+  for (int p = 0; p < g->dim; p++) {
+    if (op->Mw[p].nrows == 0) continue;
+    pair1d S[3];
+    for (int d = 0; d < 3; d++) S[d] = pair_of(op, d, d < p ? PAIR_BAND : d == p ? PAIR_WRAP : PAIR_FULL);
+    const int da = p == 0 ? 1 : 0, db = p == 2 ? 1 : 2;
+    const int64_t np = g->n[p];
+    int64_t rows[17], dims[3] = {g->n[0], g->n[1], g->n[2]};
+    rows[0] = 0;
+    for (int w = 1; w <= k; w++) rows[w] = np - k + (w - 1);
+    int64_t ds[3] = {dims[0], dims[1], dims[2]};
+    ds[p] = k + 1;
+    const int64_t ns = ds[0] * ds[1] * ds[2];
+    double *buf = op->wbuf, *XM = buf, *XK = buf + ns, *T1 = buf + 2 * ns, *T2 = buf + 3 * ns, *T3 = buf + 4 * ns;
+    apply_dir(&S[p], 0, p, dims, r, a->x, rows, k + 1, XM);
+    apply_dir(&S[p], 1, p, dims, r, a->x, rows, k + 1, XK);
+    apply_dir(&S[db], 0, db, ds, HPMG_REAL_DOUBLE, XM, NULL, ds[db], T1);
+    apply_dir(&S[db], 1, db, ds, HPMG_REAL_DOUBLE, XM, NULL, ds[db], T2);
+    apply_dir(&S[db], 0, db, ds, HPMG_REAL_DOUBLE, XK, NULL, ds[db], T3);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < ns; i++) T3[i] += T2[i] + op->lambda * T1[i];
+    apply_dir(&S[da], 0, da, ds, HPMG_REAL_DOUBLE, T3, NULL, ds[da], XM); /* XM, XK reused for the result */
+    apply_dir(&S[da], 1, da, ds, HPMG_REAL_DOUBLE, T1, NULL, ds[da], XK);
+    const int64_t ss[3] = {1, ds[0], ds[0] * ds[1]};
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t i2 = 0; i2 < ds[2]; i2++)
+      for (int64_t i1 = 0; i1 < ds[1]; i1++)
+        for (int64_t i0 = 0; i0 < ds[0]; i0++) {
+          int64_t idx[3] = {i0, i1, i2};
+          const int64_t j = i0 * ss[0] + i1 * ss[1] + i2 * ss[2];
+          idx[p] = rows[idx[p]];
+          const double c = XM[j] + XK[j];
+          const int64_t i = hpmg_grid_index(g, idx[0], idx[1], idx[2]);
+          if (a->mode == HPMG_KERNEL_APPLY) st_add(r, a->y, i, c);
+          else if (a->mode == HPMG_KERNEL_RESIDUAL) st_add(r, a->y, i, -c);
+          else {
+            const double dc = a->c2 * c / hpmg_laplace_diagonal(op, idx[0], idx[1], idx[2]);
+            st_add(r, a->y, i, -dc);
+            if (a->d) st_add(r, a->d, i, -dc);
+          }
+        }
   }
 }
 
 void hpmg_laplace_kernel(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a) {
   if (op->g.N == 0) return;
   hpmg_laplace_kernels_select()->kernel[r](op, a);
+  if (op->wrap) laplace_wrap(op, r, a);
 }
 
 void hpmg_laplace_apply(const hpmg_laplace *op, hpmg_real r, const void *x, void *y) {
@@ -129,6 +304,10 @@ hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A) {
     HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(g->n[d] * g->n[d]), &D[2 * d + 1]));
     hpmg_sp1d_to_dense(&op->M[d], D[2 * d]);
     hpmg_sp1d_to_dense(&op->K[d], D[2 * d + 1]);
+    const hpmg_sp1d *W[2] = {&op->Mw[d], &op->Kw[d]}; /* periodic: the wrap couplings */
+    for (int t = 0; t < 2; t++)
+      for (int i = 0; i < W[t]->nrows; i++)
+        for (int q = W[t]->rowptr[i]; q < W[t]->rowptr[i + 1]; q++) D[2 * d + t][i * g->n[d] + W[t]->col[q]] += W[t]->val[q];
   }
   const double *Mx = D[0], *Kx = D[1], *My = D[2], *Ky = D[3], *Mz = D[4], *Kz = D[5];
 #pragma omp parallel for

@@ -12,7 +12,25 @@
  * about 9k+12 multiply-adds per unknown, no scatter conflicts (every output
  * line is written by one thread) and one pass over x and y in memory.
  * The per-line epilogue fuses the vector updates of residuals, Jacobi and
- * Chebyshev steps into the same pass. */
+ * Chebyshev steps into the same pass.
+ *
+ * General boxes (grid.h: stretched cells, Neumann and periodic ends): the 1D
+ * matrices are assembled cell by cell (hpmg_assemble_1d) and the kernel above
+ * runs unchanged on their band. A periodic direction's matrices also couple
+ * row 0 to columns n-k..n-1 and rows n-k..n-1 to column 0 (the last cell wraps
+ * to node 0): those wrap parts Mw, Kw stay out of the band and out of the
+ * kernel. Since A is linear in each direction's pair (M_d, K_d), with P_d the
+ * band (what the kernel applies), Q_d the wrap part and F_d = P_d + Q_d,
+ *     A(F,F,F) - A(P,P,P) = A(Q,F,F) + A(P,Q,F) + A(P,P,Q)
+ * (periodic directions only), and each term has nonzero rows only where the
+ * Q direction's index is 0 or n-k..n-1: a boundary slab of k+1 node layers.
+ * hpmg_laplace_kernel adds these rows after the kernel (laplace_wrap in
+ * laplace.c: the Q direction applied to x first, giving k+1 layers, then the
+ * other two directions' 1D matrices on those layers); the fused modes are linear in
+ * (Ax), so with c = the correction: APPLY y += c; RESIDUAL y -= c; SMOOTH
+ * y -= c2 D^-1 c and d -= c2 D^-1 c. K is applied in difference form in both
+ * parts (below), the wrap part with row sum 0, so A 1 = 0 holds to the last
+ * bit on a periodic or Neumann box with lambda = 0. */
 #ifndef HPMG_OPS_LAPLACE_H
 #define HPMG_OPS_LAPLACE_H
 
@@ -35,8 +53,19 @@ typedef struct {
    * otherwise limits the attainable accuracy to ~ eps/h^2 relative. */
   double *sK[3];
   float *sKf[3];
+  /* periodic directions: the wrap couplings (hpmg_assemble_1d's W; empty,
+   * nrows 0, elsewhere), and whether any direction has them */
+  hpmg_sp1d Mw[3], Kw[3];
+  int wrap;
+  double *wbuf; /* the wrap pass's scratch: five arrays of the largest boundary slab */
   int tile;                /* x-lines per y-tile of the plane kernel */
 } hpmg_laplace;
+
+/* Direction d of grid g as a 1D description (fem.h). */
+static inline hpmg_dir1d hpmg_grid_dir(const hpmg_grid *g, int d) {
+  hpmg_dir1d L = {g->k, (int)g->cells[d], g->xn[d], g->h[d], g->bc[2 * d], g->bc[2 * d + 1]};
+  return L;
+}
 
 hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *op);
 void hpmg_laplace_destroy(hpmg_laplace *op);
@@ -81,6 +110,9 @@ double hpmg_laplace_diagonal(const hpmg_laplace *op, int64_t i0, int64_t i1, int
  * ord is NULL; forward (reverse = 0) or backward. */
 void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *b, void *x, const int64_t *ord,
                                int reverse);
+/* (A x)_i of row (i0,i1,i2) with every coupling, the periodic wrap included
+ * (Gauss-Seidel on a periodic grid). */
+double hpmg_laplace_row(const hpmg_laplace *op, hpmg_real r, const void *x, int64_t i0, int64_t i1, int64_t i2);
 /* Dense assembled matrix (N x N, row-major), for coarse solves and tests. */
 hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A);
 /* Flops of one application (multiply-add = 2), for performance reports. */

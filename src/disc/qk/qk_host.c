@@ -17,6 +17,8 @@ typedef struct {
   int symmetric;
   double *chol;     /* coarsest: dense Cholesky factor of the operator, or NULL (CG) */
   double *cwork[6]; /* coarsest: double scratch of the coarse solve (b, x, and CG's r z p q) */
+  double *xn[3];    /* general box: this level's cell boundaries where coarsened (owned) */
+  int singular;     /* coarsest of a singular problem: the constants removed from b */
 } qk_level;
 
 static int smoother_work_vectors(hpmg_smoother_kind s) {
@@ -76,6 +78,11 @@ static hpmg_error coarse_setup(qk_level *q) {
   if (n > HPMG_DENSE_COARSE_MAX) return HPMG_SUCCESS;
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(n * n), &q->chol));
   HPMG_CALL(hpmg_laplace_dense(&q->op, q->chol));
+  if (q->singular) { /* A + a 1 1^T (a = mean diagonal / n): regular, the same on 1-perp */
+    double a = 0;
+    for (int64_t i = 0; i < n; i++) a += q->chol[i * n + i] / (double)n;
+    for (int64_t i = 0; i < n * n; i++) q->chol[i] += a / (double)n;
+  }
   int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, q->chol, (lapack_int)n);
   if (info != 0)
     return hpmg_error_set(HPMG_ERR_NUMERIC, "coarse Cholesky factorization failed (info %d)", info);
@@ -100,6 +107,11 @@ static hpmg_error coarse_solve(hpmg_level *L) {
   const hpmg_backend *H = hpmg_backend_host();
   hpmg_vec cb = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[0]), cx = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, n, q->cwork[1]);
   HPMG_CALL(hpmg_v_convert(&L->b, &cb));
+  if (q->singular) { /* the compatible part of b (1 spans the null space) */
+    double m = 0, *v = cb.data;
+    for (int64_t i = 0; i < n; i++) m += v[i];
+    for (int64_t i = 0; i < n; i++) v[i] -= m / (double)n;
+  }
   if (q->chol) {
     memcpy(cx.data, cb.data, sizeof(double) * (size_t)n);
     LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, cx.data, 1);
@@ -121,6 +133,7 @@ static void destroy(hpmg_level *L) {
   hpmg_kron3_destroy(&q->R);
   hpmg_free(&q->chol);
   for (int i = 0; i < 6; i++) hpmg_free(&q->cwork[i]);
+  for (int d = 0; d < 3; d++) hpmg_free(&q->xn[d]);
   free(q);
   L->ctx = NULL;
 }
@@ -135,6 +148,29 @@ static const hpmg_level_ops qk_ops = {
 };
 
 /* ------------------------------------------------------------- creation */
+
+static hpmg_error level_smoother(qk_level *q, hpmg_real real, const hpmg_qk_smoother_options *so, int64_t coarse) {
+  switch (so->smoother) {
+  case HPMG_SMOOTHER_CHEBYSHEV:
+    HPMG_CALL(hpmg_smoother_chebyshev(&q->op, real, so->cheby_degree, so->cheby_range, so->cheby_eig_iters,
+                                        &q->smoother));
+    break;
+  case HPMG_SMOOTHER_JACOBI:
+    HPMG_CALL(hpmg_smoother_jacobi(&q->op, real, so->jacobi_omega, &q->smoother));
+    break;
+  case HPMG_SMOOTHER_GS:
+  case HPMG_SMOOTHER_SGS:
+    HPMG_CALL(hpmg_smoother_gauss_seidel(&q->op, real, so->smoother == HPMG_SMOOTHER_SGS, so->gs_order, coarse,
+                                           &q->smoother));
+    break;
+  case HPMG_SMOOTHER_PATCH:
+    HPMG_CALL(hpmg_smoother_patch(&q->op, real, &so->patch, &q->smoother));
+    break;
+  default:
+    return hpmg_error_set(HPMG_ERR_ARG, "unknown smoother %d", (int)so->smoother);
+  }
+  return HPMG_SUCCESS;
+}
 
 hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const double box[3], double lambda,
                                hpmg_real real, const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co,
@@ -163,25 +199,67 @@ hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const dou
       HPMG_CALL(coarse_setup(q));
       continue;
     }
-    switch (so->smoother) {
-    case HPMG_SMOOTHER_CHEBYSHEV:
-      HPMG_CALL(hpmg_smoother_chebyshev(&q->op, real, so->cheby_degree, so->cheby_range, so->cheby_eig_iters,
-                                        &q->smoother));
-      break;
-    case HPMG_SMOOTHER_JACOBI:
-      HPMG_CALL(hpmg_smoother_jacobi(&q->op, real, so->jacobi_omega, &q->smoother));
-      break;
-    case HPMG_SMOOTHER_GS:
-    case HPMG_SMOOTHER_SGS:
-      HPMG_CALL(hpmg_smoother_gauss_seidel(&q->op, real, so->smoother == HPMG_SMOOTHER_SGS, so->gs_order, coarse,
-                                           &q->smoother));
-      break;
-    case HPMG_SMOOTHER_PATCH:
-      HPMG_CALL(hpmg_smoother_patch(&q->op, real, &so->patch, &q->smoother));
-      break;
-    default:
-      return hpmg_error_set(HPMG_ERR_ARG, "unknown smoother %d", (int)so->smoother);
+    HPMG_CALL(level_smoother(q, real, so, coarse));
+  }
+  return hpmg_mg_setup(mg, NULL);
+}
+
+#define QK_BOX_MAX_LEVELS 64
+
+hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int singular, hpmg_real real,
+                                   const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co, int fine_aliases,
+                                   hpmg_mg *mg) {
+  HPMG_CHECK_ARG(fine->N > 0, "the grid has no unknowns");
+  /* the coarsening per level (counts only: no coordinates needed) */
+  int flags[QK_BOX_MAX_LEVELS][3], nl = 1;
+  hpmg_grid g = *fine;
+  double *none[3] = {NULL, NULL, NULL};
+  for (int d = 0; d < 3; d++) g.xn[d] = NULL;
+  while (nl < QK_BOX_MAX_LEVELS) {
+    int *f = flags[nl], any = 0;
+    for (int d = 0; d < 3; d++) any |= f[d] = hpmg_grid_coarsenable(&g, d);
+    if (!any) break;
+    hpmg_grid c;
+    HPMG_CALL(hpmg_grid_coarsen(&g, f, none, &c));
+    if (c.N == 0) break;
+    g = c;
+    nl++;
+  }
+  HPMG_CALL(hpmg_mg_init(mg, nl, real, co, fine_aliases));
+  for (int i = nl - 1; i >= 0; i--) { /* the grids, finest first; flags[j]: level nl-j from nl-j+1 */
+    hpmg_level *L = &mg->lv[i];
+    qk_level *q = calloc(1, sizeof *q);
+    if (!q) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate a level");
+    L->ops = &qk_ops;
+    L->ctx = q;
+    L->be = hpmg_backend_host();
+    q->symmetric = so->symmetric;
+    if (i == nl - 1) {
+      q->g = *fine;
+      continue;
     }
+    const hpmg_grid *gf = &Q(&mg->lv[i + 1])->g;
+    const int *f = flags[nl - 1 - i];
+    for (int d = 0; d < 3; d++)
+      if (f[d] && gf->xn[d]) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(gf->cells[d] / 2 + 1), &q->xn[d]));
+    HPMG_CALL(hpmg_grid_coarsen(gf, f, q->xn, &q->g));
+  }
+  for (int i = 0; i < nl; i++) {
+    hpmg_level *L = &mg->lv[i];
+    qk_level *q = Q(L);
+    HPMG_CALL(hpmg_laplace_create(&q->g, lambda, &q->op));
+    L->n = q->g.N;
+    if (i > 0) {
+      HPMG_CALL(hpmg_transfer_create_grids(&Q(&mg->lv[i - 1])->g, &q->g, &q->P, &q->R));
+      hpmg_kron3_reserve(&q->P);
+      hpmg_kron3_reserve(&q->R);
+    }
+    if (i == 0) { /* the coarsest level is solved exactly */
+      q->singular = singular;
+      HPMG_CALL(coarse_setup(q));
+      continue;
+    }
+    HPMG_CALL(level_smoother(q, real, so, 1));
   }
   return hpmg_mg_setup(mg, NULL);
 }

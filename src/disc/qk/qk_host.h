@@ -27,6 +27,19 @@ typedef struct {
 hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const double box[3], double lambda,
                                hpmg_real real, const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co,
                                int fine_aliases, hpmg_mg *mg);
+/* The levels of a general box (grid.h) from its finest grid `fine` (whose
+ * xn must outlive mg): each coarser level merges pairs of cells in every
+ * direction with an even count (hpmg_grid_coarsenable; a periodic one keeps
+ * at least 2 cells), down to the level where no direction can be halved or
+ * the next would have no unknowns; a direction with an odd count keeps its
+ * cells from there on. The coarsest level is solved exactly (dense Cholesky
+ * up to 3000 unknowns, else Jacobi-CG to 1e-14). singular: the operator's
+ * null space is the constants (no Dirichlet face, lambda = 0): the coarse
+ * solve takes the compatible part of its right-hand side and factors
+ * A + a 1 1^T. Smoothers: Chebyshev, Jacobi, Gauss-Seidel (lexicographic). */
+hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int singular, hpmg_real real,
+                                   const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co, int fine_aliases,
+                                   hpmg_mg *mg);
 /* Bytes hpmg_qk_host_create allocates, without allocating. */
 double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,
                            int fine_aliases);

@@ -35,17 +35,24 @@ void hpmg_kron3_destroy(hpmg_kron3 *T) {
   T->scratch_threads = 0;
 }
 
-hpmg_error hpmg_transfer_create(const hpmg_grid *coarse, hpmg_kron3 *P, hpmg_kron3 *R) {
+hpmg_error hpmg_transfer_create_grids(const hpmg_grid *coarse, const hpmg_grid *fine, hpmg_kron3 *P, hpmg_kron3 *R) {
   memset(P, 0, sizeof *P);
   memset(R, 0, sizeof *R);
   for (int d = 0; d < 3; d++) {
-    if (d < coarse->dim) {
-      HPMG_CALL(hpmg_prolongation_1d(coarse->k, (int)coarse->cells[d], &P->A[d]));
-    } else {
-      double one = 1.0;
-      HPMG_CALL(hpmg_sp1d_from_dense(1, 1, &one, &P->A[d]));
+    if (d < coarse->dim && fine->cells[d] != coarse->cells[d]) {
+      const hpmg_dir1d C = hpmg_grid_dir(coarse, d), F = hpmg_grid_dir(fine, d);
+      HPMG_CALL(hpmg_prolongation_1d_dir(&C, &F, &P->A[d]));
+    } else { /* not coarsened (2D: z): the identity */
+      HPMG_CALL(hpmg_sp1d_identity((int)fine->n[d], &P->A[d]));
     }
     HPMG_CALL(hpmg_sp1d_transpose(&P->A[d], &R->A[d]));
   }
   return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_transfer_create(const hpmg_grid *coarse, hpmg_kron3 *P, hpmg_kron3 *R) {
+  HPMG_CHECK_ARG(hpmg_grid_is_plain(coarse), "hpmg_transfer_create: a plain grid is needed (else hpmg_transfer_create_grids)");
+  hpmg_grid fine = *coarse;
+  for (int d = 0; d < coarse->dim; d++) fine.cells[d] *= 2, fine.h[d] /= 2, fine.n[d] = fine.k * fine.cells[d] - 1;
+  return hpmg_transfer_create_grids(coarse, &fine, P, R);
 }

@@ -36,5 +36,9 @@ HPMG_ISA_TABLE(hpmg_transfer_kernels, hpmg_transfer_kernels)
 /* Prolongation from the level `coarse` (cells c) to `fine` (cells 2c, same k)
  * and its transpose. */
 hpmg_error hpmg_transfer_create(const hpmg_grid *coarse, hpmg_kron3 *P, hpmg_kron3 *R);
+/* The same between any two levels of a general box (hpmg_grid_coarsen):
+ * per direction the BC-aware interpolation on the coarse cells
+ * (hpmg_prolongation_1d_dir) where coarsened, the identity elsewhere. */
+hpmg_error hpmg_transfer_create_grids(const hpmg_grid *coarse, const hpmg_grid *fine, hpmg_kron3 *P, hpmg_kron3 *R);
 
 #endif

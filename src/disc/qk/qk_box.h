@@ -1,0 +1,38 @@
+/* Q_k on a general box (docs/bc.md): the problem's data beyond the operator.
+ * The right-hand side is the load vector of f plus the boundary data:
+ * Dirichlet values enter by lifting (b -= A_{free,boundary} g, g the nodal
+ * interpolant of the data on the Dirichlet faces), Neumann fluxes by face
+ * integrals (b_i += integral over the face of g phi_i, (k+1)-point Gauss per
+ * cell). Manufactured solutions: fd_box_manufactured (the FD box's). */
+#ifndef HPMG_DISC_QK_BOX_H
+#define HPMG_DISC_QK_BOX_H
+
+#include "grid/box.h"
+#include "grid/grid.h"
+#include "la/vec.h"
+
+/* 1 when a Q_k problem needs the general box path (cells, spacing or BCs
+ * beyond the default unit-free homogeneous Dirichlet 2^refine mesh). */
+int qk_box_needed(const hpmg_problem_options *o);
+/* 1 for a singular operator: no Dirichlet face and lambda = 0. */
+int qk_box_singular(const hpmg_grid *g, double lambda);
+/* b_i = integral of f phi_i over the box ((k+1)-point Gauss per cell). */
+hpmg_error qk_box_load(const hpmg_grid *g, hpmg_function f, void *user, double *b);
+/* rhs = load + lifting + fluxes. load: the caller's load vector, BC data
+ * from o->bc; NULL: the built-in problem (HPMG_RHS_SINE: f, Dirichlet values
+ * and fluxes of the manufactured solution; ONE: f = 1, BC data from o->bc).
+ * HPMG_ERR_NUMERIC for non-finite boundary data. */
+hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *load,
+                      double *rhs);
+/* L2 error ((k+2)-point Gauss) and max error at the nodes against the
+ * manufactured solution, boundary nodes included with their lifted values
+ * (singular problems: of the error minus its mean). */
+hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *x,
+                        double *l2, double *mx);
+/* m_i = integral of phi_i (m = M 1): the weights of the singular case's
+ * projection b -= (sum b / sum m) m and of the mean of a solution. */
+hpmg_error qk_box_weights(const hpmg_grid *g, double *m);
+/* v -= mean(v) (the Krylov methods' null-space projection, any precision) */
+hpmg_error qk_box_project_mean(void *ctx, hpmg_vec *v);
+
+#endif
