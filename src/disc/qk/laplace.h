@@ -83,7 +83,14 @@ void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *
                                int reverse);
 /* Dense assembled matrix (N x N, row-major), for coarse solves and tests. */
 hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A);
-/* Flops of one application (multiply-add = 2), for performance reports. */
+/* Flops of one application (multiply-add = 2), for performance reports:
+ * the y and z stages over the rows' nonzeros; the x stage over the full band
+ * 2k+1 of every row (what the GPU kernel executes), or, _cpu, over each row's
+ * structural band (hpmg_laplace_xband: what the CPU kernel executes). */
 double hpmg_laplace_flops(const hpmg_laplace *op);
+double hpmg_laplace_flops_cpu(const hpmg_laplace *op);
+/* Row i of the x direction couples the columns j0 .. j0+n-1 (the union of
+ * the 1D mass and stiffness rows: k+1 in a cell's interior, 2k+1 at a vertex). */
+void hpmg_laplace_xband(const hpmg_laplace *op, int64_t i, int *j0, int *n);
 
 #endif
