@@ -8,8 +8,9 @@
  * the whole tensor grid, output plane by output plane:
  *     t1 = Mz x, t2 = Kz x  (z window of 2k+1 input planes, tiled in y)
  *     a  = My t1, b = Ky t1 + My t2 + lambda a          (per x-line)
- *     y  = Kx a + Mx b                                   (banded, vectorized)
- * about 9k+12 multiply-adds per unknown, no scatter conflicts (every output
+ *     y  = Kx a + Mx b      (banded; SIMD across a group of y-lines held
+ *                            transposed, over each row's structural band)
+ * about 7k+15 multiply-adds per unknown, no scatter conflicts (every output
  * line is written by one thread) and one pass over x and y in memory.
  * The per-line epilogue fuses the vector updates of residuals, Jacobi and
  * Chebyshev steps into the same pass. */
