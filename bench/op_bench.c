@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", hpmg_last_error());
     return 1;
   }
-  const double flops = hpmg_laplace_flops(&op);
+  const double flops = hpmg_laplace_flops_cpu(&op); /* what the CPU kernel executes */
   printf("dim %d k %d cells %lld^%d unknowns %lld flops/unknown %.1f tile %d isa %s (%d-byte vectors)\n", dim, k,
          (long long)c, dim, (long long)g.N, flops / g.N, op.tile, hpmg_cpu_isa(), hpmg_cpu_simd_bytes());
   for (int ri = 0; ri < 2; ri++) {

@@ -324,15 +324,40 @@ hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A) {
   return HPMG_SUCCESS;
 }
 
-double hpmg_laplace_flops(const hpmg_laplace *op) {
+void hpmg_laplace_xband(const hpmg_laplace *op, int64_t i, int *j0, int *n) {
+  int lo = (int)i, hi = (int)i;
+  for (int m = 0; m < 2; m++) {
+    const hpmg_sp1d *A = m ? &op->K[0] : &op->M[0];
+    for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+      lo = A->col[p] < lo ? A->col[p] : lo;
+      hi = A->col[p] > hi ? A->col[p] : hi;
+    }
+  }
+  *j0 = lo;
+  *n = hi - lo + 1;
+}
+
+static double flops(const hpmg_laplace *op, int xband) {
   const hpmg_grid *g = &op->g;
   double f = 0.0; /* multiply-adds per unknown, averaged over rows of each 1D matrix */
   for (int d = 0; d < 3; d++) {
     double nnzM = op->M[d].rowptr[op->M[d].nrows] / (double)g->n[d];
     double nnzK = op->K[d].rowptr[op->K[d].nrows] / (double)g->n[d];
-    if (d == 0) f += 2.0 * (2 * op->M[0].bw + 1);
+    if (d == 0 && !xband) f += 2.0 * (2 * op->M[0].bw + 1);
+    else if (d == 0) {
+      double nb = 0.0;
+      for (int64_t i = 0; i < g->n[0]; i++) {
+        int j0, n;
+        hpmg_laplace_xband(op, i, &j0, &n);
+        nb += n;
+      }
+      f += 2.0 * nb / (double)g->n[0];
+    }
     else if (d == 1) f += (g->dim == 3 ? 2 * nnzM : nnzM) + nnzK + (op->lambda != 0);
     else if (g->dim == 3) f += nnzM + nnzK;
   }
   return 2.0 * f * (double)g->N;
 }
+
+double hpmg_laplace_flops(const hpmg_laplace *op) { return flops(op, 0); }
+double hpmg_laplace_flops_cpu(const hpmg_laplace *op) { return flops(op, 1); }

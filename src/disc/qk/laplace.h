@@ -8,8 +8,9 @@
  * the whole tensor grid, output plane by output plane:
  *     t1 = Mz x, t2 = Kz x  (z window of 2k+1 input planes, tiled in y)
  *     a  = My t1, b = Ky t1 + My t2 + lambda a          (per x-line)
- *     y  = Kx a + Mx b                                   (banded, vectorized)
- * about 9k+12 multiply-adds per unknown, no scatter conflicts (every output
+ *     y  = Kx a + Mx b      (banded; SIMD across a group of y-lines held
+ *                            transposed, over each row's structural band)
+ * about 7k+15 multiply-adds per unknown, no scatter conflicts (every output
  * line is written by one thread) and one pass over x and y in memory.
  * The per-line epilogue fuses the vector updates of residuals, Jacobi and
  * Chebyshev steps into the same pass.
@@ -115,7 +116,14 @@ void hpmg_laplace_gauss_seidel(const hpmg_laplace *op, hpmg_real r, const void *
 double hpmg_laplace_row(const hpmg_laplace *op, hpmg_real r, const void *x, int64_t i0, int64_t i1, int64_t i2);
 /* Dense assembled matrix (N x N, row-major), for coarse solves and tests. */
 hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A);
-/* Flops of one application (multiply-add = 2), for performance reports. */
+/* Flops of one application (multiply-add = 2), for performance reports:
+ * the y and z stages over the rows' nonzeros; the x stage over the full band
+ * 2k+1 of every row (what the GPU kernel executes), or, _cpu, over each row's
+ * structural band (hpmg_laplace_xband: what the CPU kernel executes). */
 double hpmg_laplace_flops(const hpmg_laplace *op);
+double hpmg_laplace_flops_cpu(const hpmg_laplace *op);
+/* Row i of the x direction couples the columns j0 .. j0+n-1 (the union of
+ * the 1D mass and stiffness rows: k+1 in a cell's interior, 2k+1 at a vertex). */
+void hpmg_laplace_xband(const hpmg_laplace *op, int64_t i, int *j0, int *n);
 
 #endif

@@ -10,8 +10,14 @@
 #ifndef LAP_NB
 #define LAP_NB 4
 #endif
+/* vectors of y-lines per x-stage group (laplace_kernels.inc) */
+#ifndef LAP_XV
+#define LAP_XV 4
+#endif
 
 #define REAL double
+#define RSIZE 8 /* sizeof(REAL) for the preprocessor */
+#define IREAL int64_t
 #define SFX(name) name##_d
 #define V val
 #define DIA dia
@@ -20,6 +26,8 @@
 #define SK sK
 #include "laplace_kernels.inc"
 #define REAL float
+#define RSIZE 4
+#define IREAL int32_t
 #define SFX(name) name##_f
 #define V valf
 #define DIA diaf
