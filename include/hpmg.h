@@ -356,6 +356,10 @@ typedef struct {
                                     HPMG_SPLIT_AUTO (default) */
   int fft_measure;               /* solver FFT on the CPU: plan with FFTW_MEASURE
                                     (slower setup, faster solve); default 0 */
+  /* Spectral-element problems only (docs/sem.md): */
+  int sweeps_doubling;           /* 1: the p-multigrid's pre and post sweeps times
+                                    2^(L-l) on level l of L (paper 001's kvMG);
+                                    default 0 */
 } hpmg_solver_options;
 
 /* Constants of the FD split model (seconds, bytes/s), measured at setup for
