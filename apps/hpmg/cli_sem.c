@@ -254,7 +254,7 @@ int hpmg_cli_sem(int argc, char **argv) {
     hpmg_solver_options_resolve(prob, &r);
     hpmg_cli_report rep = {.po = po, .so = r, .st = st, .n = po.cells[0], .dofs_total = n, .l2_error = l2,
                            .max_error = maxerr, .rms_error = NAN, .solve_s = st.t_solve, .solve_mean_s = st.t_solve,
-                           .repeat = 1, .dofs_per_s = st.t_solve > 0 ? n / st.t_solve : 0.0, .bytes_host = need,
+                           .repeat = 1, .dofs_per_s = st.t_solve > 0 ? n / st.t_solve : 0.0, .bytes_host = st.bytes_host,
                            .bytes_device = 0.0, .status = status};
     rep.nhistory = hpmg_solver_history(solver, &rep.history);
     hpmg_cli_print_json(&rep);
@@ -286,8 +286,8 @@ int hpmg_cli_sem(int argc, char **argv) {
            st.t_solve - st.t_krylov);
     printf("  time to solution    %.4f s   (%.4g s per GLL node, %.4g DoF/s)\n", st.t_solve, n > 0 ? st.t_solve / n : 0.0,
            st.t_solve > 0 ? n / st.t_solve : 0.0);
-    printf("  memory              ~%s (%.1f bytes per GLL node)\n", hpmg_format_bytes(need, buf, sizeof buf),
-           n > 0 ? need / n : 0.0);
+    printf("  memory              ~%s (%.1f bytes per GLL node)\n", hpmg_format_bytes(st.bytes_host, buf, sizeof buf),
+           n > 0 ? st.bytes_host / n : 0.0);
   }
   if (vtu && status == 0) {
     if ((e = hpmg_problem_write_vtu(prob, x, vtu))) {
