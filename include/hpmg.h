@@ -108,8 +108,10 @@ typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2, HPM
  * box (docs/bc.md), WAVES, paper 001's eq. 27, both with their boundary data
  * (bc value/fn unset); ONE, f = 1 with the data of bc[]. The solve starts
  * from zero (x is not read). hpmg_problem_write_vtu writes one Lagrange
- * cell of degree p per element. Solver AUTO or CG (dCG); the p-multigrid
- * solvers are not implemented yet. */
+ * cell of degree p per element. Solvers (paper 001's names): AUTO or CG
+ * with smoother AUTO/JACOBI (dCG); VCYCLE (MG: the p-multigrid's V-cycle
+ * iteration with the star smoother); CG with smoother PATCH (kMG: flexible
+ * CG, one V-cycle per iteration), plus sweeps_doubling (kvMG). */
 typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1, HPMG_DISC_P1 = 2, HPMG_DISC_SEM = 3 } hpmg_disc;
 #define HPMG_SEM_MAX_API_DEGREE 32
 #define HPMG_FD_MAX_REFINE_2D 15
