@@ -111,8 +111,10 @@ typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2, HPM
  * box (docs/bc.md), WAVES, paper 001's eq. 27, both with their boundary data
  * (bc value/fn unset); ONE, f = 1 with the data of bc[]. The solve starts
  * from zero (x is not read). hpmg_problem_write_vtu writes one Lagrange
- * cell of degree p per element. Solver AUTO or CG (dCG); the p-multigrid
- * solvers are not implemented yet. */
+ * cell of degree p per element. Solvers (paper 001's names): AUTO or CG
+ * with smoother AUTO/JACOBI (dCG); VCYCLE (MG: the p-multigrid's V-cycle
+ * iteration with the star smoother); CG with smoother PATCH (kMG: flexible
+ * CG, one V-cycle per iteration), plus sweeps_doubling (kvMG). */
 typedef enum { HPMG_DISC_FE = 0, HPMG_DISC_FD = 1, HPMG_DISC_P1 = 2, HPMG_DISC_SEM = 3 } hpmg_disc;
 #define HPMG_SEM_MAX_API_DEGREE 32
 #define HPMG_FD_MAX_REFINE_2D 15
@@ -360,6 +362,10 @@ typedef struct {
                                     HPMG_SPLIT_AUTO (default) */
   int fft_measure;               /* solver FFT on the CPU: plan with FFTW_MEASURE
                                     (slower setup, faster solve); default 0 */
+  /* Spectral-element problems only (docs/sem.md): */
+  int sweeps_doubling;           /* 1: the p-multigrid's pre and post sweeps times
+                                    2^(L-l) on level l of L (paper 001's kvMG);
+                                    default 0 */
 } hpmg_solver_options;
 
 /* Constants of the FD split model (seconds, bytes/s), measured at setup for

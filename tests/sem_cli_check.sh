@@ -2,8 +2,7 @@
 # hpmg solve --disc sem: small solves exit 0 and report the error; bad input
 # (degree out of range, a periodic direction with fewer than 3 elements, a
 # vanishing element width, incompatible Neumann data without projection, the
-# p-multigrid solvers that do not exist yet, options of other
-# discretizations) exits 2 with a message naming what was wrong.
+# an unknown solver, options of other discretizations) exits 2 with a message naming what was wrong.
 # usage: sem_cli_check.sh path/to/hpmg
 hpmg=$1
 fail=0
@@ -35,9 +34,11 @@ expect 2 "at least 3 elements" --dim 2 --cells 2,4 --bc x=periodic
 printf 'x: 0 0.5 0.5 1\n' > "$dir/zero.grid"
 expect 2 "increase" --dim 2 --grid-file "$dir/zero.grid"
 expect 2 "compatibility" --dim 2 --cells 3 --bc x=neumann,y=neumann --rhs one --no-project
-expect 2 "not implemented yet" --solver mg
-expect 2 "not implemented yet" --solver kmg
-expect 2 "not implemented yet" --solver kvmg
+expect 0 "mg: V-cycle iteration" --dim 2 --degree 6 --cells 3,4 --solver mg
+expect 0 "kmg: flexible CG" --dim 3 --degree 4 --cells 3 --bc x=periodic,ymin=neumann --grid z=geometric:1.5 --solver kmg
+expect 0 "kvmg: flexible CG" --dim 3 --degree 5 --cells 3 --solver kvmg --rhs waves
+expect 0 "projected out" --dim 2 --degree 8 --cells 3 --bc x=neumann,y=neumann --rhs one --solver kvmg
+expect 2 "allowed: dcg, mg, kmg, kvmg" --solver gmres
 expect 2 "needs --rhs one" --dim 2 --bc xmin=dirichlet:1
 expect 2 "unknown option" --smoother patch
 expect 2 "--rhs" --rhs vector-one

@@ -233,10 +233,20 @@ static void check_refusals(void) {
   CHECK(hpmg_problem_create(&po, &prob) == HPMG_SUCCESS, "valid options refused: %s", hpmg_last_error());
   hpmg_solver_options so;
   hpmg_solver_options_default(&so);
-  so.solver = HPMG_SOLVER_VCYCLE;
+  so.solver = HPMG_SOLVER_GMRES;
   hpmg_solver s = NULL;
-  CHECK(hpmg_solver_create(prob, &so, &s) == HPMG_ERR_ARG && strstr(hpmg_last_error(), "dCG"), "vcycle: %s",
+  CHECK(hpmg_solver_create(prob, &so, &s) == HPMG_ERR_ARG && strstr(hpmg_last_error(), "dCG"), "gmres: %s",
         hpmg_last_error());
+  so.solver = HPMG_SOLVER_VCYCLE;
+  so.smoother = HPMG_SMOOTHER_JACOBI;
+  CHECK(hpmg_solver_create(prob, &so, &s) == HPMG_ERR_ARG && strstr(hpmg_last_error(), "star smoother"),
+        "vcycle with jacobi: %s", hpmg_last_error());
+  so.solver = HPMG_SOLVER_CG;
+  so.smoother = HPMG_SMOOTHER_JACOBI;
+  so.sweeps_doubling = 1;
+  CHECK(hpmg_solver_create(prob, &so, &s) == HPMG_ERR_ARG && strstr(hpmg_last_error(), "kvMG"), "dcg doubling: %s",
+        hpmg_last_error());
+  CHECK(s == NULL, "a refused solver was created");
   hpmg_problem_destroy(&prob);
 }
 

@@ -55,6 +55,10 @@ typedef struct {
  * created). 0, or 2 after a message on stderr. */
 int hpmg_cli_box_apply(const hpmg_cli_box_args *a, hpmg_problem_options *po, double *nodes[3]);
 
+/* paper 001's name of the spectral-element solver resolved options select:
+ * dcg, mg, kmg or kvmg (cli_sem.c) */
+const char *hpmg_cli_sem_solver(const hpmg_solver_options *so);
+
 /* library internals the command line reports (src/api) */
 int hpmg_solver_history(hpmg_solver s, const double **h);
 void hpmg_solver_set_verbose(hpmg_solver s, int verbose);

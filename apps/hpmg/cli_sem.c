@@ -36,8 +36,10 @@ static void usage(FILE *f) {
           "  --rhs sine|waves|one    manufactured solution: the box's (docs/bc.md; matches every BC mix)\n"
           "                          or paper 001's eq. 27 (a product of five waves, k = 5), or f = 1 with\n"
           "                          the --bc values (dirichlet:G, neumann:G; no exact solution) [sine]\n"
-          "  --solver dcg|auto       Jacobi-preconditioned CG on the condensed system [dcg];\n"
-          "                          mg, kmg and kvmg (the p-multigrid) are not implemented yet\n"
+          "  --solver dcg|mg|kmg|kvmg  dcg: Jacobi-preconditioned CG on the condensed system; the\n"
+          "                          p-multigrid (p = 2, 4, 8, ..., P) with the star smoother: mg: V-cycle\n"
+          "                          iteration, kmg: flexible CG with one V-cycle, kvmg: kmg with the\n"
+          "                          sweeps doubled per coarser level (paper 001) [dcg; auto = dcg]\n"
           "  --tol T                 relative residual reduction of the condensed system [1e-10]\n"
           "  --maxit N               iteration limit [100000]\n"
           "  --threads N             OpenMP threads, 0 = runtime default [0]\n"
@@ -73,6 +75,12 @@ static int integer(const char *opt, const char *s, int *v) {
   }
   *v = (int)x;
   return 0;
+}
+
+const char *hpmg_cli_sem_solver(const hpmg_solver_options *so) {
+  if (so->solver == HPMG_SOLVER_VCYCLE) return "mg";
+  if (so->solver == HPMG_SOLVER_CG && so->smoother == HPMG_SMOOTHER_PATCH) return so->sweeps_doubling ? "kvmg" : "kmg";
+  return "dcg";
 }
 
 int hpmg_cli_sem(int argc, char **argv) {
@@ -118,13 +126,16 @@ int hpmg_cli_sem(int argc, char **argv) {
       else rc = bad("--rhs: unknown value '%s' (allowed: sine, waves, one)", optarg);
       break;
     case O_SOLVER:
+      so.sweeps_doubling = 0;
+      so.smoother = HPMG_SMOOTHER_AUTO;
       if (!strcmp(optarg, "dcg") || !strcmp(optarg, "cg")) so.solver = HPMG_SOLVER_CG;
       else if (!strcmp(optarg, "auto")) so.solver = HPMG_SOLVER_AUTO;
-      else if (!strcmp(optarg, "mg") || !strcmp(optarg, "kmg") || !strcmp(optarg, "kvmg"))
-        rc = bad("--solver %s: the p-multigrid solvers (mg, kmg, kvmg) of spectral elements are not implemented yet; "
-                 "what exists is dcg (Jacobi-preconditioned CG on the condensed system)",
-                 optarg);
-      else rc = bad("--solver: unknown value '%s' (allowed: dcg, auto)", optarg);
+      else if (!strcmp(optarg, "mg")) so.solver = HPMG_SOLVER_VCYCLE;
+      else if (!strcmp(optarg, "kmg") || !strcmp(optarg, "kvmg")) {
+        so.solver = HPMG_SOLVER_CG;
+        so.smoother = HPMG_SMOOTHER_PATCH;
+        so.sweeps_doubling = !strcmp(optarg, "kvmg");
+      } else rc = bad("--solver: unknown value '%s' (allowed: dcg, mg, kmg, kvmg, auto)", optarg);
       break;
     case O_TOL:
       if (!num(optarg, &so.tol)) rc = bad("--tol: '%s' is not a finite number", optarg);
@@ -243,26 +254,40 @@ int hpmg_cli_sem(int argc, char **argv) {
     hpmg_solver_options_resolve(prob, &r);
     hpmg_cli_report rep = {.po = po, .so = r, .st = st, .n = po.cells[0], .dofs_total = n, .l2_error = l2,
                            .max_error = maxerr, .rms_error = NAN, .solve_s = st.t_solve, .solve_mean_s = st.t_solve,
-                           .repeat = 1, .dofs_per_s = st.t_solve > 0 ? n / st.t_solve : 0.0, .bytes_host = need,
+                           .repeat = 1, .dofs_per_s = st.t_solve > 0 ? n / st.t_solve : 0.0, .bytes_host = st.bytes_host,
                            .bytes_device = 0.0, .status = status};
     rep.nhistory = hpmg_solver_history(solver, &rep.history);
     hpmg_cli_print_json(&rep);
   } else {
     char buf[32];
     printf("summary\n");
-    printf("  method              dcg: Jacobi-preconditioned CG on the condensed system, double precision\n");
+    {
+      hpmg_solver_options r = so;
+      hpmg_solver_options_resolve(prob, &r);
+      const char *name = hpmg_cli_sem_solver(&r);
+      if (!strcmp(name, "dcg"))
+        printf("  method              dcg: Jacobi-preconditioned CG on the condensed system, double precision\n");
+      else
+        printf("  method              %s: %s, p-multigrid of %d levels (star smoother, coarse CG at p = 2), double "
+               "precision\n",
+               name,
+               !strcmp(name, "mg") ? "V-cycle iteration" : !strcmp(name, "kmg") ? "flexible CG with one V-cycle"
+                                                                                 : "flexible CG with one V-cycle, "
+                                                                                   "sweeps 2^(L-l)",
+               st.levels);
+    }
     printf("  unknowns            %lld GLL nodes, %lld condensed (skeleton), %d threads\n", (long long)n,
            (long long)st.dofs_condensed, omp_get_max_threads());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,
            st.converged ? "converged" : "NOT converged", st.residual0 > 0 ? st.residual / st.residual0 : 0.0, st.rate);
     if (po.rhs != HPMG_RHS_ONE) printf("  error               L2 %.6e   max (nodal) %.6e\n", l2, maxerr);
     if (st.compat_defect != 0) printf("  compatibility       f had mean %.3e (projected out)\n", st.compat_defect);
-    printf("  time [s]            setup %.4f | CG %.4f (load, recovery and the rest %.4f)\n", st.t_setup, st.t_krylov,
+    printf("  time [s]            setup %.4f | iterations %.4f (load, recovery and the rest %.4f)\n", st.t_setup, st.t_krylov,
            st.t_solve - st.t_krylov);
     printf("  time to solution    %.4f s   (%.4g s per GLL node, %.4g DoF/s)\n", st.t_solve, n > 0 ? st.t_solve / n : 0.0,
            st.t_solve > 0 ? n / st.t_solve : 0.0);
-    printf("  memory              ~%s (%.1f bytes per GLL node)\n", hpmg_format_bytes(need, buf, sizeof buf),
-           n > 0 ? need / n : 0.0);
+    printf("  memory              ~%s (%.1f bytes per GLL node)\n", hpmg_format_bytes(st.bytes_host, buf, sizeof buf),
+           n > 0 ? st.bytes_host / n : 0.0);
   }
   if (vtu && status == 0) {
     if ((e = hpmg_problem_write_vtu(prob, x, vtu))) {

@@ -38,7 +38,7 @@ void hpmg_cli_print_json(const hpmg_cli_report *r) {
   const int fe = po->disc == HPMG_DISC_FE, fd = po->disc == HPMG_DISC_FD, p1 = po->disc == HPMG_DISC_P1,
             sem = po->disc == HPMG_DISC_SEM, grid = fe || fd;
   const hpmg_smoother_kind sm = so->smoother;
-  const int patch = sm == HPMG_SMOOTHER_PATCH, gs = sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS;
+  const int patch = sm == HPMG_SMOOTHER_PATCH && !sem, gs = sm == HPMG_SMOOTHER_GS || sm == HPMG_SMOOTHER_SGS;
   /* Q_k on the GPU times phases and levels only with --profile: null there, not 0 */
   const int timed = fd || so->device == HPMG_DEVICE_CPU || so->profile;
   printf("{\"disc\":\"%s\",\"device\":\"%s\",\"dim\":%d", fe ? "fe" : fd ? "fd" : sem ? "sem" : "p1",
@@ -55,7 +55,7 @@ void hpmg_cli_print_json(const hpmg_cli_report *r) {
   printf(",\"lambda\":%g", po->lambda);
   str("mesh", p1, r->mesh);
   str("rhs", 1, hpmg_cli_rhss[po->rhs]);
-  str("solver", 1, sem ? "dcg" : hpmg_cli_solvers[so->solver]);
+  str("solver", 1, sem ? hpmg_cli_sem_solver(so) : hpmg_cli_solvers[so->solver]);
   num("restart", "%.0f", fe, so->restart);
   str("smoother", 1, hpmg_cli_smoothers[sm]);
   str("patch_mode", 1, patch ? hpmg_cli_patch_modes[so->patch_mode] : "none");

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "disc/fd/fd_box.h"
+#include "disc/sem/sem_pmg.h"
 #include "disc/sem/sem_system.h"
 #include "grid/box.h"
 
@@ -24,6 +25,8 @@ struct hpmg_sem_problem_s {
 struct hpmg_sem_solver_s {
   hpmg_sem_problem p;
   hpmg_solver_options o;
+  int pmg_on;      /* MG, kMG or kvMG: the p-multigrid below */
+  hpmg_sem_pmg pmg;
   double *hist;
   int nhist, cap;
   hpmg_stats st;
@@ -183,25 +186,53 @@ double hpmg_sem_memory_estimate(const hpmg_problem_options *o) {
 
 /* ------------------------------------------------------------------ solver */
 
+/* The solvers of paper 001 in hpmg_solver_options terms: dCG = CG with the
+ * point-Jacobi preconditioner (AUTO); MG = VCYCLE with the star smoother;
+ * kMG = CG with the star smoother (PATCH: the star is the vertex patch of the
+ * condensed system), a V-cycle as flexible CG's preconditioner; kvMG = kMG
+ * with sweeps_doubling. */
+static int sem_uses_pmg(const hpmg_solver_options *so) {
+  return so->solver == HPMG_SOLVER_VCYCLE || (so->solver == HPMG_SOLVER_CG && so->smoother == HPMG_SMOOTHER_PATCH);
+}
+
 hpmg_error hpmg_sem_options_resolve(hpmg_solver_options *so) {
-  HPMG_CHECK_ARG(so->solver == HPMG_SOLVER_AUTO || so->solver == HPMG_SOLVER_CG,
-                 "spectral elements (--disc sem) are solved by dCG, Jacobi-preconditioned CG on the condensed system "
-                 "(--solver dcg or auto); the p-multigrid solvers (mg, kmg, kvmg) are not implemented yet");
-  HPMG_CHECK_ARG(so->smoother == HPMG_SMOOTHER_AUTO || so->smoother == HPMG_SMOOTHER_JACOBI,
-                 "spectral elements: dCG's preconditioner is point Jacobi (--smoother jacobi or auto)");
+  HPMG_CHECK_ARG(so->solver == HPMG_SOLVER_AUTO || so->solver == HPMG_SOLVER_CG || so->solver == HPMG_SOLVER_VCYCLE,
+                 "spectral elements (--disc sem) are solved by dCG (Jacobi-preconditioned CG on the condensed system), "
+                 "MG (V-cycle iteration of the p-multigrid), kMG or kvMG (flexible CG with one V-cycle): --solver "
+                 "dcg|mg|kmg|kvmg");
+  if (so->solver == HPMG_SOLVER_AUTO) so->solver = HPMG_SOLVER_CG;
+  if (so->solver == HPMG_SOLVER_VCYCLE) {
+    HPMG_CHECK_ARG(so->smoother == HPMG_SMOOTHER_AUTO || so->smoother == HPMG_SMOOTHER_PATCH,
+                   "spectral elements: the p-multigrid smooths with the star smoother (--smoother patch or auto)");
+    so->smoother = HPMG_SMOOTHER_PATCH;
+  } else {
+    HPMG_CHECK_ARG(so->smoother == HPMG_SMOOTHER_AUTO || so->smoother == HPMG_SMOOTHER_JACOBI ||
+                       so->smoother == HPMG_SMOOTHER_PATCH,
+                   "spectral elements: CG is preconditioned by point Jacobi (dCG: --smoother jacobi or auto) or by a "
+                   "V-cycle with the star smoother (kMG, kvMG: --smoother patch)");
+    if (so->smoother == HPMG_SMOOTHER_AUTO) so->smoother = HPMG_SMOOTHER_JACOBI;
+  }
+  HPMG_CHECK_ARG(so->sweeps_doubling == 0 || so->sweeps_doubling == 1, "sweeps_doubling must be 0 or 1 (got %d)",
+                 so->sweeps_doubling);
+  HPMG_CHECK_ARG(!so->sweeps_doubling || sem_uses_pmg(so),
+                 "spectral elements: sweeps doubled per coarser level (kvMG) needs the p-multigrid (--solver kvmg)");
+  if (sem_uses_pmg(so))
+    HPMG_CHECK_ARG(so->pre >= 0 && so->pre <= 64 && so->post >= 0 && so->post <= 64 && so->pre + so->post >= 1,
+                   "spectral elements: --pre %d and --post %d must be in 0..64, at least one sweep in all", so->pre,
+                   so->post);
+  HPMG_CHECK_ARG(so->cycle == HPMG_CYCLE_STANDARD, "spectral elements: the V-cycle is the standard one (--cycle standard)");
   HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE, "spectral elements are solved in double precision");
   HPMG_CHECK_ARG(so->device == HPMG_DEVICE_CPU, "spectral elements run on the CPU (--device cpu)");
   HPMG_CHECK_ARG(so->tol > 0 && so->tol < 1, "--tol must be in (0,1) (got %g)", so->tol);
   HPMG_CHECK_ARG(so->maxit >= 1 && so->maxit <= 100000000, "--maxit must be in 1..1e8 (got %d)", so->maxit);
   HPMG_CHECK_ARG(so->threads >= 0 && so->threads <= 4096, "--threads must be in 0..4096 (got %d)", so->threads);
-  so->solver = HPMG_SOLVER_CG;
-  so->smoother = HPMG_SMOOTHER_JACOBI;
   return HPMG_SUCCESS;
 }
 
 void hpmg_sem_solver_destroy(hpmg_sem_solver *sp) {
   hpmg_sem_solver s = *sp;
   if (!s) return;
+  if (s->pmg_on) hpmg_sem_pmg_destroy(&s->pmg);
   hpmg_free(&s->hist);
   free(s);
   *sp = NULL;
@@ -227,6 +258,23 @@ hpmg_error hpmg_sem_solver_create(hpmg_sem_problem p, const hpmg_solver_options 
   s->st.levels = 1;
   s->st.t_setup = p->t_setup;
   s->st.bytes_host = hpmg_sem_memory_estimate(&p->o);
+  if (sem_uses_pmg(&o)) {
+    const double t0 = hpmg_wtime();
+    const hpmg_sem_mg_kind kind = o.solver == HPMG_SOLVER_VCYCLE ? HPMG_SEM_SOLVE_MG
+                                  : o.sweeps_doubling            ? HPMG_SEM_SOLVE_KVMG
+                                                                 : HPMG_SEM_SOLVE_KMG;
+    e = hpmg_sem_pmg_create(&p->box, &p->mesh, kind, o.pre, o.post, &s->pmg);
+    if (e) {
+      hpmg_free(&s->hist);
+      free(s);
+      return e;
+    }
+    s->pmg_on = 1;
+    s->st.levels = s->pmg.nlevels;
+    s->st.t_setup += hpmg_wtime() - t0;
+    /* dCG's Jacobi diagonal and two of its vectors are not needed, the hierarchy is */
+    s->st.bytes_host += hpmg_sem_pmg_bytes(&s->pmg) - 3.0 * 8 * (double)p->mesh.ns;
+  }
   *out = s;
   return HPMG_SUCCESS;
 }
@@ -265,7 +313,7 @@ hpmg_error hpmg_sem_solver_solve(hpmg_sem_solver s, const double *b, double *x) 
   s->st.bytes_host = bytes;
   s->st.dofs = N;
   s->st.dofs_condensed = ns;
-  s->st.levels = 1;
+  s->st.levels = s->pmg_on ? s->pmg.nlevels : 1;
   double shift = 0;
   const int singular = hpmg_sem_singular(m);
   if (!e && singular) {
@@ -289,7 +337,7 @@ hpmg_error hpmg_sem_solver_solve(hpmg_sem_solver s, const double *b, double *x) 
     s->nhist = 0;
     memset(xs, 0, sizeof(double) * (size_t)ns);
     const double tk = hpmg_wtime();
-    e = hpmg_sem_dcg(m, rhs, xs, &prm, &info);
+    e = s->pmg_on ? hpmg_sem_pmg_solve(&s->pmg, rhs, xs, &prm, &info) : hpmg_sem_dcg(m, rhs, xs, &prm, &info);
     s->st.t_krylov = hpmg_wtime() - tk;
   }
   if (!e) {

@@ -343,7 +343,7 @@ static hpmg_error dcg_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
 }
 
 /* v -= mean(v): the constants, the null space of a singular condensed system */
-static hpmg_error dcg_project(void *ctx, hpmg_vec *v) {
+hpmg_error hpmg_sem_project_constants(void *ctx, hpmg_vec *v) {
   (void)ctx;
   double *a = v->data, s = 0;
   const int64_t n = v->n;
@@ -377,13 +377,13 @@ hpmg_error hpmg_sem_dcg(const hpmg_sem_mesh *m, const double *rhs, double *x, hp
   if (!e) {
     memcpy(vb.data, rhs, sizeof(double) * (size_t)ns);
     const int singular = hpmg_sem_singular(m);
-    prm->project = singular ? dcg_project : NULL;
+    prm->project = singular ? hpmg_sem_project_constants : NULL;
     prm->pctx = NULL;
-    if (singular) dcg_project(NULL, &vb);
+    if (singular) hpmg_sem_project_constants(NULL, &vb);
     hpmg_linop A = {&c, dcg_apply, NULL, NULL}, M = {&c, dcg_jacobi, NULL, NULL};
     hpmg_vec vx = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, ns, x);
     e = hpmg_pcg(&A, &M, &vb, &vx, w, 0, prm, info);
-    if (!e && singular) dcg_project(NULL, &vx);
+    if (!e && singular) hpmg_sem_project_constants(NULL, &vx);
   }
   for (int i = 0; i < 4; i++) hpmg_vec_destroy(&w[i]);
   hpmg_vec_destroy(&vb);

@@ -68,6 +68,11 @@ hpmg_error hpmg_sem_error(const hpmg_sem_mesh *m, double *const xl[3], const dou
 hpmg_error hpmg_sem_dcg(const hpmg_sem_mesh *m, const double *rhs, double *x, hpmg_krylov_params *prm,
                         hpmg_krylov_info *info);
 
+/* v -= mean(v) (the arithmetic mean of the skeleton entries): removes the
+ * constants, the null space of a singular condensed system (the project
+ * hook of hpmg_krylov_params; ctx unused). */
+hpmg_error hpmg_sem_project_constants(void *ctx, hpmg_vec *v);
+
 /* Write the full field u (lattice) as VTK XML with one Lagrange cell of
  * degree p per element (types 70/72; sem_vtu.c) to path (via path.tmp, no
  * partial file on failure). HPMG_ERR_IO naming the path. */

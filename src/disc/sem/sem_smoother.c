@@ -1,0 +1,178 @@
+/* The star smoother over a mesh (paper 001, Algorithm 2); see sem_smoother.h. */
+#include "sem_smoother.h"
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* side kind of vertex position J in direction d, side s (0: left, 1: right) */
+static int side_kind(const hpmg_sem_mesh *m, int d, int64_t J, int s) {
+  if (m->periodic[d]) return HPMG_SEM_SIDE_ELEMENT;
+  const int at_end = s == 0 ? J == 0 : J == m->nv[d] - 1;
+  if (!at_end) return HPMG_SEM_SIDE_ELEMENT;
+  return m->bc[2 * d + s] == HPMG_BC_NEUMANN ? HPMG_SEM_SIDE_NEUMANN : HPMG_SEM_SIDE_DIRICHLET;
+}
+
+void hpmg_sem_smoother_destroy(hpmg_sem_smoother *s) {
+  for (int d = 0; d < 3; d++) {
+    if (s->blk[d])
+      for (int64_t J = 0; J < s->m->nv[d]; J++) hpmg_sem_block1d_free(&s->blk[d][J]);
+    free(s->blk[d]);
+  }
+  free(s->color_ptr);
+  free(s->color_verts);
+  hpmg_free(&s->work);
+  memset(s, 0, sizeof *s);
+}
+
+/* colour of a vertex index J in direction d: J mod 2, the last vertex of a
+ * periodic direction with an odd count 2 */
+static int vcolor(const hpmg_sem_mesh *m, int d, int64_t J) {
+  if (m->periodic[d] && (m->nv[d] & 1) && J == m->nv[d] - 1) return 2;
+  return (int)(J & 1);
+}
+
+static int vertex_color(const hpmg_sem_mesh *m, int64_t v) {
+  const int64_t nv0 = m->nv[0], nv1 = m->nv[1];
+  const int64_t J[3] = {v % nv0, (v / nv0) % nv1, v / (nv0 * nv1)};
+  int c = 0, f = 1;
+  for (int d = 0; d < m->dim; d++, f *= 3) c += f * vcolor(m, d, J[d]);
+  return c;
+}
+
+hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s) {
+  memset(s, 0, sizeof *s);
+  s->m = m;
+  const int dim = m->dim, p = m->p;
+  hpmg_error e = HPMG_SUCCESS;
+  for (int d = 0; d < dim && !e; d++) {
+    s->blk[d] = calloc((size_t)m->nv[d], sizeof(hpmg_sem_block1d));
+    if (!s->blk[d]) e = hpmg_error_set(HPMG_ERR_MEMORY, "sem smoother: cannot allocate the 1D blocks");
+    const int64_t nc = m->cells[d];
+    for (int64_t J = 0; J < m->nv[d] && !e; J++) {
+      const int side[2] = {side_kind(m, d, J, 0), side_kind(m, d, J, 1)};
+      const int64_t cl = J - 1 >= 0 ? J - 1 : nc - 1, cr = J < nc ? J : 0;
+      const double h[2] = {side[0] == HPMG_SEM_SIDE_ELEMENT ? m->x[d][cl + 1] - m->x[d][cl] : 1.0,
+                           side[1] == HPMG_SEM_SIDE_ELEMENT ? m->x[d][cr + 1] - m->x[d][cr] : 1.0};
+      e = hpmg_sem_block1d_create(&m->el, HPMG_SEM_STAR_VERTEX, h, side, &s->blk[d][J]);
+    }
+  }
+  /* vertices by colour */
+  const int64_t nv0 = m->nv[0], nv1 = m->nv[1], nv2 = dim == 3 ? m->nv[2] : 1, nvt = nv0 * nv1 * nv2;
+  if (!e) {
+    s->ncolors = dim == 3 ? 27 : 9;
+    s->color_ptr = calloc((size_t)s->ncolors + 1, sizeof(int64_t));
+    s->color_verts = malloc(sizeof(int64_t) * (size_t)nvt);
+    if (!s->color_ptr || !s->color_verts) e = hpmg_error_set(HPMG_ERR_MEMORY, "sem smoother: cannot allocate colours");
+  }
+  if (!e) {
+    int64_t *pos = s->color_ptr + 1; /* counts, then the ends while filling */
+    for (int64_t v = 0; v < nvt; v++) pos[vertex_color(m, v)]++;
+    for (int c = 1; c < s->ncolors; c++) pos[c] += pos[c - 1];
+    for (int64_t v = nvt - 1; v >= 0; v--) s->color_verts[--pos[vertex_color(m, v)]] = v;
+    /* pos[c] = color_ptr[c + 1] is now the start of colour c */
+    for (int c = 0; c < s->ncolors; c++) s->color_ptr[c] = s->color_ptr[c + 1];
+    s->color_ptr[s->ncolors] = nvt;
+  }
+  if (!e) {
+    const hpmg_sem_block1d *bp[3] = {&s->blk[0][0], &s->blk[1][0], dim == 3 ? &s->blk[2][0] : NULL};
+    hpmg_sem_star st;
+    e = hpmg_sem_star_init(&st, dim, bp, m->lambda);
+    if (!e) {
+      /* f, u, star scratch, then the indices (int64 in double slots) */
+      s->tsize = 3 * st.size + hpmg_sem_star_work_size(&st) + 8;
+      s->nthreads = omp_get_max_threads();
+      e = hpmg_malloc(sizeof(double) * s->tsize * (size_t)s->nthreads, &s->work);
+    }
+  }
+  (void)p;
+  if (e) hpmg_sem_smoother_destroy(s);
+  return e;
+}
+
+double hpmg_sem_smoother_bytes(const hpmg_sem_smoother *s) {
+  double b = 0;
+  for (int d = 0; d < s->m->dim; d++)
+    for (int64_t J = 0; J < s->m->nv[d]; J++) b += (double)hpmg_sem_block1d_bytes(&s->blk[d][J]);
+  b += 8.0 * (s->ncolors + 1) + 8.0 * (double)(s->color_ptr ? s->color_ptr[s->ncolors] : 0);
+  return b + 8.0 * (double)s->tsize * s->nthreads;
+}
+
+void hpmg_sem_star_indices(const hpmg_sem_mesh *m, int64_t v, int64_t *idx) {
+  const int dim = m->dim, p = m->p, n = 2 * p - 1;
+  const int64_t nv0 = m->nv[0], nv1 = m->nv[1];
+  const int64_t J[3] = {v % nv0, (v / nv0) % nv1, v / (nv0 * nv1)};
+  const size_t fsize = dim == 3 ? (size_t)n * n : (size_t)n;
+  for (int k = 0; k < dim; k++) {
+    int R, C; /* 3D: rows over the higher, columns over the lower tangential direction; 2D: R unused */
+    if (dim == 3) R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
+    else R = -1, C = 1 - k;
+    const int nr = dim == 3 ? n : 1;
+    for (int r = 0; r < nr; r++)
+      for (int c = 0; c < n; c++) {
+        int64_t g[3] = {0, 0, 0};
+        int out = 0;
+        g[k] = J[k] * p;
+        if (R >= 0) g[R] = (J[R] - 1) * p + 1 + r;
+        g[C] = (J[C] - 1) * p + 1 + c;
+        for (int d = 0; d < dim; d++) {
+          if (g[d] < 0) {
+            if (m->periodic[d]) g[d] += m->nlat[d];
+            else out = 1;
+          } else if (g[d] >= m->nlat[d]) {
+            if (m->periodic[d]) g[d] -= m->nlat[d];
+            else out = 1;
+          }
+        }
+        idx[k * fsize + (size_t)r * n + c] = out ? -1 : hpmg_sem_skeleton_index(m, g);
+      }
+  }
+}
+
+void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double *z) {
+  const hpmg_sem_mesh *m = s->m;
+  const int dim = m->dim, p = m->p, n = 2 * p - 1;
+  const int64_t ns = m->ns, nv0 = m->nv[0], nv1 = m->nv[1];
+  const size_t fsize = dim == 3 ? (size_t)n * n : (size_t)n, size = dim * fsize;
+#pragma omp parallel num_threads(s->nthreads)
+  {
+    double *f = s->work + (size_t)omp_get_thread_num() * s->tsize, *u = f + size;
+    int64_t *idx = (int64_t *)(u + size);
+    double *wk = u + 2 * size;
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < ns; i++) z[i] = 0.0;
+    for (int col = 0; col < s->ncolors; col++) {
+#pragma omp for schedule(dynamic, 4)
+      for (int64_t q = s->color_ptr[col]; q < s->color_ptr[col + 1]; q++) {
+        const int64_t v = s->color_verts[q];
+        const int64_t J[3] = {v % nv0, (v / nv0) % nv1, v / (nv0 * nv1)};
+        const hpmg_sem_block1d *bp[3] = {&s->blk[0][J[0]], &s->blk[1][J[1]], dim == 3 ? &s->blk[2][J[2]] : NULL};
+        hpmg_sem_star st;
+        hpmg_sem_star_init(&st, dim, bp, m->lambda);
+        hpmg_sem_star_indices(m, v, idx);
+        for (size_t t = 0; t < size; t++) f[t] = idx[t] >= 0 ? r[idx[t]] : 0.0;
+        hpmg_sem_star_solve(&st, f, u, wk);
+        hpmg_sem_star_weigh(&st, u);
+        /* scatter each point once: from the lowest face that holds it */
+        for (int k = 0; k < dim; k++) {
+          int R, C;
+          if (dim == 3) R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
+          else R = -1, C = 1 - k;
+          const int nr = dim == 3 ? n : 1;
+          for (int rr = 0; rr < nr; rr++) {
+            if (R >= 0 && R < k && rr == p - 1) continue;
+            for (int c = 0; c < n; c++) {
+              if (C < k && c == p - 1) continue;
+              const size_t t = k * fsize + (size_t)rr * n + c;
+              if (idx[t] >= 0) z[idx[t]] += u[t];
+            }
+          }
+        }
+      }
+    }
+    if (m->dirichlet) {
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < ns; i++)
+        if (m->dirichlet[i]) z[i] = 0.0;
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/* The star smoother over a mesh (paper 001, Algorithm 2; docs/sem.md, "The
+ * star smoother over a mesh"): for every vertex of the mesh, the residual
+ * gathered from the skeleton into the star-local layout (sem_star.h), the
+ * exact inverse of the star's condensed operator (hpmg_sem_star_solve,
+ * Algorithm 1), the degree-7 weights (hpmg_sem_star_weigh), and the
+ * scatter-add of the weighted correction into the skeleton:
+ *
+ *   z = sum_v R_v^T W_v Hhat_v^{-1} R_v r.
+ *
+ * Additive: every star reads the same r. The 1D blocks are built once per
+ * vertex position and direction (widths of the two neighbouring elements,
+ * side kinds from the mesh's boundary conditions: an element, Neumann,
+ * Dirichlet, or the periodic wrap) and shared by all stars at that position.
+ * Every vertex has a star, boundary vertices by the identity padding of their
+ * blocks; Dirichlet nodes receive exactly 0.
+ *
+ * The weighting makes the smoother non-symmetric (the paper's remark; a test
+ * measures it), hence flexible CG around the V-cycle (kMG, kvMG).
+ *
+ * Threads: the vertices run in colours (per direction the vertex index mod 2,
+ * the last vertex of a periodic direction with an odd count a third colour):
+ * two stars of one colour share no skeleton node, so the scatter needs no
+ * atomics and the result does not depend on the thread count. */
+#ifndef HPMG_SEM_SMOOTHER_H
+#define HPMG_SEM_SMOOTHER_H
+
+#include "disc/sem/sem_mesh.h"
+#include "disc/sem/sem_star.h"
+
+typedef struct {
+  const hpmg_sem_mesh *m;  /* not owned */
+  hpmg_sem_block1d *blk[3]; /* blk[d][J]: direction d, vertex position J (m->nv[d] each) */
+  int ncolors;
+  int64_t *color_ptr;       /* ncolors+1 offsets into color_verts */
+  int64_t *color_verts;     /* vertex indices J0 + nv0 (J1 + nv1 J2), colour by colour */
+  int nthreads;             /* threads the scratch is sized for */
+  size_t tsize;             /* doubles of scratch per thread */
+  double *work;             /* nthreads * tsize: f, u, star scratch, indices */
+} hpmg_sem_smoother;
+
+/* Blocks, colours and scratch for mesh m (which must outlive the smoother).
+ * HPMG_ERR_NUMERIC if a 1D eigenproblem fails; nothing is kept on failure. */
+hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s);
+void hpmg_sem_smoother_destroy(hpmg_sem_smoother *s);
+/* Bytes the smoother holds (blocks, colours, scratch). */
+double hpmg_sem_smoother_bytes(const hpmg_sem_smoother *s);
+
+/* z = sum_v R_v^T W_v Hhat_v^{-1} R_v r (skeleton vectors, ns values; r and z
+ * must not overlap); z is 0 at Dirichlet nodes. */
+void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double *z);
+
+/* The skeleton indices of vertex v's star in the star-local layout
+ * (hpmg_sem_star.size entries): -1 where the point lies beyond a
+ * non-periodic boundary. */
+void hpmg_sem_star_indices(const hpmg_sem_mesh *m, int64_t v, int64_t *idx);
+
+#endif
