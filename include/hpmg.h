@@ -243,7 +243,8 @@ hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char
 
 /* HPMG_SMOOTHER_AUTO (the default) selects the fastest smoother measured for
  * the dimension, degree and device: see hpmg_default_smoother below and
- * docs/performance.md. */
+ * docs/performance.md. On a Q_k box with a stretched direction (CPU) it is
+ * the vertex patch (hpmg_solver_options_resolve; docs/bc.md). */
 /* FD problems: JACOBI (damped by jacobi_omega), RBGS (red-black Gauss-Seidel)
  * or MCGS (multicolor Gauss-Seidel, 4 colors in 2D, 8 in 3D, post-smoothing in
  * reverse color order; what AUTO stands for there); RBGS and MCGS are for FD

@@ -159,11 +159,23 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
   return HPMG_SUCCESS;
 }
 
-/* Q_k on a general box (problem->qkbox): what its levels do not take yet.
- * The vertex-patch smoother needs uniform cells and Dirichlet faces until it
- * takes general grids (one check, here); AUTO picks Chebyshev there. */
+/* Stretched cells on a Q_k box: AUTO is the vertex patch (exact local
+ * solves on the flat cells; with the semi-coarsened levels of
+ * hpmg_qk_box_coarsening its CG iterations on the tanh channel are within
+ * 1.2-2x of the uniform grid's, Chebyshev's within 1.4-2.6x; docs/bc.md),
+ * where the cycle allows it (CG: pre = post). o: the solver resolved. */
+static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_options *o) {
+  int stretched = 0;
+  for (int d = 0; d < b->dim; d++) stretched |= !b->uniform[d];
+  return o->smoother == HPMG_SMOOTHER_AUTO && stretched && o->device == HPMG_DEVICE_CPU && degree <= HPMG_FDM_MAX_DEGREE &&
+         !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
+}
+
+/* Q_k on a general box (problem->qkbox): what its levels do not take yet,
+ * and the default smoother on stretched cells. */
 static hpmg_error qk_box_check(const struct hpmg_problem_s *prob, hpmg_solver_options *o) {
   if (!prob->qkbox) return HPMG_SUCCESS;
+  if (qk_box_auto_patch(&prob->box, prob->o.degree, o)) o->smoother = HPMG_SMOOTHER_PATCH;
   HPMG_CHECK_ARG(o->device == HPMG_DEVICE_CPU,
                  "--device cuda: Q_k on a general box (--cells, --bc, --grid, --grid-file) runs on the CPU only");
   HPMG_CHECK_ARG(o->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC,
@@ -200,7 +212,10 @@ static double smoother_work_vectors_bytes(const hpmg_qk_smoother_options *m, hpm
          (double)hpmg_real_size(real);
 }
 
-hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
+/* box_grid: the finest grid of a general Q_k box when known (a problem's;
+ * its options keep no node arrays), else NULL (built here from po) */
+static hpmg_error memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, const hpmg_grid *box_grid,
+                                  double *bytes) {
   HPMG_CALL(hpmg_problem_options_check(po));
   HPMG_CHECK_ARG(po && so, "memory estimate: NULL options");
   if (po->disc == HPMG_DISC_P1) { /* built-in meshes; 0 for a file (its size is known after reading) */
@@ -237,24 +252,38 @@ hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solve
   const hpmg_real real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
   const hpmg_real kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   double n = pow((double)po->coarse * ldexp(1.0, po->refine) * po->degree - 1, po->dim);
-  if (qk_box_needed(po)) { /* general box: the levels of hpmg_qk_host_create_box (k*cells+1 nodes, from above) */
-    double cells[3] = {1, 1, 1}, total = 0;
-    for (int i = 0; i < po->dim; i++) cells[i] = po->cells[i] ? (double)po->cells[i] : po->coarse * ldexp(1.0, po->refine);
-    for (int any = 1, level = 0; any; level++) {
-      double nl = 1;
-      for (int i = 0; i < po->dim; i++) nl *= po->degree * cells[i] + 1;
-      if (level == 0) n = nl;
-      total += hpmg_mg_level_bytes(real, nl, !(level == 0 && aliases), 1) + smoother_work_vectors_bytes(&m, real, nl);
-      any = 0;
-      for (int i = 0; i < po->dim; i++)
-        if (fmod(cells[i], 2) == 0 && cells[i] >= (po->bc[2 * i].kind == HPMG_BC_PERIODIC ? 4 : 2)) cells[i] /= 2, any = 1;
+  if (qk_box_needed(po)) { /* general box: the levels of hpmg_qk_host_create_box */
+    int flags[QK_BOX_MAX_LEVELS][3], nl;
+    int64_t N[QK_BOX_MAX_LEVELS];
+    if (box_grid) nl = hpmg_qk_box_coarsening(box_grid, flags, N, QK_BOX_MAX_LEVELS);
+    else {
+      hpmg_box b;
+      hpmg_grid g;
+      HPMG_CALL(hpmg_box_init(po, &b));
+      hpmg_error e = hpmg_grid_init_box(&b, po->degree, &g);
+      nl = e ? 0 : hpmg_qk_box_coarsening(&g, flags, N, QK_BOX_MAX_LEVELS);
+      if (qk_box_auto_patch(&b, po->degree, so)) m.smoother = HPMG_SMOOTHER_PATCH;
+      hpmg_box_destroy(&b);
+      HPMG_CALL(e);
     }
+    double total = 0;
+    n = (double)N[0];
+    for (int level = 0; level < nl; level++)
+      total += hpmg_mg_level_bytes(real, (double)N[level], !(level == 0 && aliases), 1) +
+               smoother_work_vectors_bytes(&m, real, (double)N[level]) +
+               (m.smoother == HPMG_SMOOTHER_PATCH && level < nl - 1
+                    ? hpmg_patch_memory(po->dim, po->degree, real, &m.patch, (double)N[level], omp_get_max_threads())
+                    : 0.0);
     *bytes = total + hpmg_mg_solver_memory(n, kreal, &d) + 3 * n * 8.0 /* b, x, the weights */;
     return HPMG_SUCCESS;
   }
   *bytes = hpmg_qk_host_memory(po->dim, po->degree, po->coarse, po->refine, real, &m, aliases) +
            hpmg_mg_solver_memory(n, kreal, &d) + 2 * n * 8.0 /* caller's b and x */;
   return HPMG_SUCCESS;
+}
+
+hpmg_error hpmg_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so, double *bytes) {
+  return memory_estimate(po, so, NULL, bytes);
 }
 
 hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o) {
@@ -336,7 +365,7 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
     return HPMG_SUCCESS;
   }
   double need;
-  HPMG_CALL(hpmg_memory_estimate(&prob->o, o, &need));
+  HPMG_CALL(memory_estimate(&prob->o, o, prob->qkbox ? &prob->g : NULL, &need));
   uint64_t avail = hpmg_memory_available();
   if (avail > 0 && need > 0.9 * (double)avail) {
     char a[32], b[32];

@@ -204,27 +204,47 @@ hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const dou
   return hpmg_mg_setup(mg, NULL);
 }
 
-#define QK_BOX_MAX_LEVELS 64
+
+/* The thinnest cell of direction d on a level whose cells are stride[d]
+ * cells of the finest grid g0 wide. */
+static double thinnest_cell(const hpmg_grid *g0, const hpmg_grid *g, const int64_t stride[3], int d) {
+  const double *x = g0->xn[d];
+  if (!x) return g->h[d];
+  double m = INFINITY;
+  for (int64_t c = 0; c < g->cells[d]; c++) m = fmin(m, x[(c + 1) * stride[d]] - x[c * stride[d]]);
+  return m;
+}
+
+int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max) {
+  hpmg_grid g = *fine;
+  double *none[3] = {NULL, NULL, NULL};
+  int64_t stride[3] = {1, 1, 1};
+  int nl = 1;
+  for (int d = 0; d < 3; d++) g.xn[d] = NULL; /* counts only: the widths come from fine */
+  if (N) N[0] = fine->N;
+  while (nl < max) {
+    int *f = flags[nl], any = 0;
+    double w[3] = {INFINITY, INFINITY, INFINITY}, wmin = INFINITY;
+    for (int d = 0; d < 3; d++)
+      if ((f[d] = hpmg_grid_coarsenable(&g, d))) w[d] = thinnest_cell(fine, &g, stride, d), wmin = fmin(wmin, w[d]);
+    for (int d = 0; d < 3; d++) any |= f[d] = f[d] && w[d] <= HPMG_QK_SEMI_RATIO * wmin;
+    if (!any) break;
+    hpmg_grid c;
+    if (hpmg_grid_coarsen(&g, f, none, &c) || c.N == 0) break;
+    for (int d = 0; d < 3; d++) stride[d] <<= f[d];
+    g = c;
+    if (N) N[nl] = c.N;
+    nl++;
+  }
+  return nl;
+}
 
 hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int singular, hpmg_real real,
                                    const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co, int fine_aliases,
                                    hpmg_mg *mg) {
   HPMG_CHECK_ARG(fine->N > 0, "the grid has no unknowns");
-  /* the coarsening per level (counts only: no coordinates needed) */
-  int flags[QK_BOX_MAX_LEVELS][3], nl = 1;
-  hpmg_grid g = *fine;
-  double *none[3] = {NULL, NULL, NULL};
-  for (int d = 0; d < 3; d++) g.xn[d] = NULL;
-  while (nl < QK_BOX_MAX_LEVELS) {
-    int *f = flags[nl], any = 0;
-    for (int d = 0; d < 3; d++) any |= f[d] = hpmg_grid_coarsenable(&g, d);
-    if (!any) break;
-    hpmg_grid c;
-    HPMG_CALL(hpmg_grid_coarsen(&g, f, none, &c));
-    if (c.N == 0) break;
-    g = c;
-    nl++;
-  }
+  int flags[QK_BOX_MAX_LEVELS][3];
+  const int nl = hpmg_qk_box_coarsening(fine, flags, NULL, QK_BOX_MAX_LEVELS);
   HPMG_CALL(hpmg_mg_init(mg, nl, real, co, fine_aliases));
   for (int i = nl - 1; i >= 0; i--) { /* the grids, finest first; flags[j]: level nl-j from nl-j+1 */
     hpmg_level *L = &mg->lv[i];

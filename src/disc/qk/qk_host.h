@@ -28,18 +28,28 @@ hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const dou
                                hpmg_real real, const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co,
                                int fine_aliases, hpmg_mg *mg);
 /* The levels of a general box (grid.h) from its finest grid `fine` (whose
- * xn must outlive mg): each coarser level merges pairs of cells in every
- * direction with an even count (hpmg_grid_coarsenable; a periodic one keeps
- * at least 2 cells), down to the level where no direction can be halved or
- * the next would have no unknowns; a direction with an odd count keeps its
- * cells from there on. The coarsest level is solved exactly (dense Cholesky
- * up to 3000 unknowns, else Jacobi-CG to 1e-14). singular: the operator's
- * null space is the constants (no Dirichlet face, lambda = 0): the coarse
- * solve takes the compatible part of its right-hand side and factors
- * A + a 1 1^T. Smoothers: Chebyshev, Jacobi, Gauss-Seidel (lexicographic). */
+ * xn must outlive mg), as hpmg_qk_box_coarsening builds them. The coarsest
+ * level is solved exactly (dense Cholesky up to 3000 unknowns, else
+ * Jacobi-CG to 1e-14). singular: the operator's null space is the constants
+ * (no Dirichlet face, lambda = 0): the coarse solve takes the compatible part
+ * of its right-hand side and factors A + a 1 1^T. Smoothers: Chebyshev,
+ * Jacobi, Gauss-Seidel (lexicographic), the vertex patch. */
 hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int singular, hpmg_real real,
                                    const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co, int fine_aliases,
                                    hpmg_mg *mg);
+#define QK_BOX_MAX_LEVELS 64
+/* Semi-coarsening towards isotropic cells (docs/bc.md, "Q_k on a general
+ * box"): each coarser level merges pairs of cells in the directions that can
+ * be halved (hpmg_grid_coarsenable: an even count; a periodic one keeps at
+ * least 2 cells) and whose thinnest cell is at most HPMG_QK_SEMI_RATIO times
+ * the thinnest cell of all such directions, down to the level where no
+ * direction can be halved or the next would have no unknowns. On cells that
+ * are the same in every direction (within the ratio) this is full coarsening.
+ * Returns the number of levels nl (<= max); flags[j][d] (j = 1..nl-1): level
+ * j from the finest was halved in direction d; N[j] (N may be NULL): its
+ * unknowns (N[0] = fine->N). */
+#define HPMG_QK_SEMI_RATIO 1.4143
+int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max);
 /* Bytes hpmg_qk_host_create allocates, without allocating. */
 double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,
                            int fine_aliases);
