@@ -343,7 +343,7 @@ static double flops(const hpmg_laplace *op, int xband) {
   for (int d = 0; d < 3; d++) {
     double nnzM = op->M[d].rowptr[op->M[d].nrows] / (double)g->n[d];
     double nnzK = op->K[d].rowptr[op->K[d].nrows] / (double)g->n[d];
-    if (d == 0 && !xband) f += 2.0 * (2 * op->M[0].bw + 1);
+    if (d == 0 && (!xband || op->M[0].bw < 3)) f += 2.0 * (2 * op->M[0].bw + 1); /* k <= 2: the full band per line */
     else if (d == 0) {
       double nb = 0.0;
       for (int64_t i = 0; i < g->n[0]; i++) {

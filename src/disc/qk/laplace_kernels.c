@@ -14,6 +14,11 @@
 #ifndef LAP_XV
 #define LAP_XV 4
 #endif
+/* smallest x band width (k) whose x stage runs on transposed line groups;
+ * narrower bands run per line (laplace_kernels.inc) */
+#ifndef LAP_XT_MIN_BW
+#define LAP_XT_MIN_BW 3
+#endif
 
 #define REAL double
 #define RSIZE 8 /* sizeof(REAL) for the preprocessor */
