@@ -41,10 +41,12 @@ demo: build
 sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHPMG_SANITIZE=ON -DHPMG_CUDA=OFF
 	cmake --build $(SAN_BUILD) -j$(JOBS)
-	cd $(SAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -L unit --output-on-failure
+	cd $(SAN_BUILD) && OMP_WAIT_POLICY=passive ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j$(JOBS) -L unit --output-on-failure
 
 test: test-deps build
-	cd $(BUILD) && ctest $(CTEST_ARGS) --output-on-failure
+	# tests run JOBS at a time; OpenMP threads wait passively (spinning threads of two
+	# tests on the same cores slow both by orders of magnitude)
+	cd $(BUILD) && OMP_WAIT_POLICY=passive ctest -j$(JOBS) $(CTEST_ARGS) --output-on-failure
 	$(MAKE) --no-print-directory sanitize
 	$(MAKE) --no-print-directory test-arm
 

@@ -9,34 +9,8 @@
 #include <omp.h>
 #include <string.h>
 #include "check.h"
+#include "sem_test_mesh.h"
 #include "disc/sem/sem_mesh.h"
-
-typedef struct {
-  int dim, p;
-  int64_t cells[3];
-  hpmg_bc_kind bc[3][2];
-  hpmg_spacing_kind sp[3];
-  double param[3], lambda;
-} config;
-
-static hpmg_error make_mesh(const config *c, hpmg_box *box, hpmg_sem_mesh *m) {
-  hpmg_problem_options o;
-  hpmg_problem_options_default(&o);
-  o.disc = HPMG_DISC_SEM;
-  o.dim = c->dim;
-  for (int d = 0; d < c->dim; d++) {
-    o.cells[d] = c->cells[d];
-    o.box[d] = 1.0 + 0.5 * d;
-    o.bc[2 * d].kind = c->bc[d][0];
-    o.bc[2 * d + 1].kind = c->bc[d][1];
-    o.spacing[d].kind = c->sp[d];
-    o.spacing[d].param = c->param[d];
-  }
-  HPMG_CALL(hpmg_box_init(&o, box));
-  hpmg_error e = hpmg_sem_mesh_create(box, c->p, c->lambda, m);
-  if (e) hpmg_box_destroy(box);
-  return e;
-}
 
 /* lattice index of element e's local node r */
 static int64_t lattice_of(const hpmg_sem_mesh *m, int64_t e, int r, int64_t g[3]) {

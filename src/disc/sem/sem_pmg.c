@@ -28,8 +28,7 @@ typedef struct {
   size_t tws;
   int nthreads;
   /* coarse solve (l == 0) */
-  double *invdiag;
-  hpmg_vec cgw[4];
+  hpmg_sem_dcg_solver cg;
 } lvctx;
 
 /* out (rows^dim) = (B (x) B (x) B) in (cols^dim), B rows x cols row-major */
@@ -204,35 +203,18 @@ static hpmg_error apply_op(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
   return HPMG_SUCCESS;
 }
 
-static hpmg_error apply_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
-  const lvctx *c = ctx;
-  const double *rr = r->data, *d = c->invdiag;
-  double *zz = z->data;
-  const int64_t n = r->n;
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; i++) zz[i] = d[i] * rr[i];
-  return HPMG_SUCCESS;
-}
-
 static hpmg_error lv_coarse(hpmg_level *L) {
   lvctx *c = L->ctx;
-  const int singular = hpmg_sem_singular(c->m);
   hpmg_krylov_params prm = {0};
   prm.rtol = c->pm->coarse_rtol;
   prm.maxit = (int)(10 * c->m->ns + 100 < 1000000 ? 10 * c->m->ns + 100 : 1000000);
   prm.x0_zero = 1;
-  if (singular) {
-    prm.project = hpmg_sem_project_constants;
-    HPMG_CALL(hpmg_sem_project_constants(NULL, &L->b));
-  }
-  hpmg_linop A = {c, apply_op, NULL, NULL}, M = {c, apply_jacobi, NULL, NULL};
   hpmg_krylov_info info;
-  HPMG_CALL(hpmg_pcg(&A, &M, &L->b, &L->x, c->cgw, 0, &prm, &info));
+  HPMG_CALL(hpmg_sem_dcg_run(&c->cg, &L->b, &L->x, &prm, &info));
   c->pm->coarse_its += info.iterations;
   if (!info.converged)
     return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "sem p-multigrid: the coarse CG (p = %d) did not converge in %d iterations",
                           c->m->p, info.iterations);
-  if (singular) HPMG_CALL(hpmg_sem_project_constants(NULL, &L->x));
   return HPMG_SUCCESS;
 }
 
@@ -245,8 +227,7 @@ static void lv_destroy(hpmg_level *L) {
   hpmg_free(&c->I1);
   hpmg_free(&c->I1T);
   hpmg_free(&c->twork);
-  hpmg_free(&c->invdiag);
-  for (int i = 0; i < 4; i++) hpmg_vec_destroy(&c->cgw[i]);
+  if (c->cg.m) hpmg_sem_dcg_destroy(&c->cg);
   free(c);
   L->ctx = NULL;
 }
@@ -274,15 +255,7 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   HPMG_CALL(hpmg_malloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)m->ns, &c->tmp));
   if (l == 0) {
-    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)m->ns, &c->invdiag));
-    hpmg_sem_mesh_diagonal(m, c->invdiag, c->work);
-    for (int64_t i = 0; i < m->ns; i++) {
-      if (!(c->invdiag[i] > 0))
-        return hpmg_error_set(HPMG_ERR_NUMERIC, "sem: diagonal entry %lld of the condensed operator (p = %d) is %g",
-                              (long long)i, m->p, c->invdiag[i]);
-      c->invdiag[i] = 1.0 / c->invdiag[i];
-    }
-    for (int i = 0; i < 4; i++) HPMG_CALL(hpmg_vec_create(hpmg_backend_host(), HPMG_REAL_DOUBLE, m->ns, &c->cgw[i]));
+    HPMG_CALL(hpmg_sem_dcg_create(m, &c->cg));
     return HPMG_SUCCESS;
   }
   HPMG_CALL(hpmg_sem_smoother_create(m, &c->sm));

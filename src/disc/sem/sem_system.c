@@ -321,19 +321,14 @@ hpmg_error hpmg_sem_error(const hpmg_sem_mesh *m, double *const xl[3], const dou
 
 /* -------------------------------------------------------------------- dCG */
 
-typedef struct {
-  const hpmg_sem_mesh *m;
-  double *work, *invdiag;
-} dcg_ctx;
-
 static hpmg_error dcg_apply(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
-  const dcg_ctx *c = ctx;
+  const hpmg_sem_dcg_solver *c = ctx;
   hpmg_sem_mesh_apply(c->m, 1, x->data, y->data, c->work);
   return HPMG_SUCCESS;
 }
 
 static hpmg_error dcg_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
-  const dcg_ctx *c = ctx;
+  const hpmg_sem_dcg_solver *c = ctx;
   const double *rr = r->data, *d = c->invdiag;
   double *zz = z->data;
   const int64_t n = r->n;
@@ -355,40 +350,60 @@ hpmg_error hpmg_sem_project_constants(void *ctx, hpmg_vec *v) {
   return HPMG_SUCCESS;
 }
 
+hpmg_error hpmg_sem_dcg_create(const hpmg_sem_mesh *m, hpmg_sem_dcg_solver *s) {
+  memset(s, 0, sizeof *s);
+  s->m = m;
+  const int64_t ns = m->ns;
+  hpmg_error e = hpmg_malloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &s->work);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &s->invdiag);
+  for (int i = 0; i < 4 && !e; i++) e = hpmg_vec_create(hpmg_backend_host(), HPMG_REAL_DOUBLE, ns, &s->w[i]);
+  if (!e) {
+    hpmg_sem_mesh_diagonal(m, s->invdiag, s->work);
+    for (int64_t i = 0; i < ns && !e; i++) {
+      if (!(s->invdiag[i] > 0))
+        e = hpmg_error_set(HPMG_ERR_NUMERIC, "sem: diagonal entry %lld of the condensed operator (p = %d) is %g",
+                           (long long)i, m->p, s->invdiag[i]);
+      else s->invdiag[i] = 1.0 / s->invdiag[i];
+    }
+  }
+  if (e) hpmg_sem_dcg_destroy(s);
+  return e;
+}
+
+void hpmg_sem_dcg_destroy(hpmg_sem_dcg_solver *s) {
+  for (int i = 0; i < 4; i++) hpmg_vec_destroy(&s->w[i]);
+  hpmg_free(&s->work);
+  hpmg_free(&s->invdiag);
+}
+
+hpmg_error hpmg_sem_dcg_run(hpmg_sem_dcg_solver *s, hpmg_vec *b, hpmg_vec *x, hpmg_krylov_params *prm,
+                            hpmg_krylov_info *info) {
+  const int singular = hpmg_sem_singular(s->m);
+  prm->project = singular ? hpmg_sem_project_constants : NULL;
+  prm->pctx = NULL;
+  if (singular) HPMG_CALL(hpmg_sem_project_constants(NULL, b));
+  hpmg_linop A = {s, dcg_apply, NULL, NULL}, M = {s, dcg_jacobi, NULL, NULL};
+  HPMG_CALL(hpmg_pcg(&A, &M, b, x, s->w, 0, prm, info));
+  if (singular) HPMG_CALL(hpmg_sem_project_constants(NULL, x));
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_sem_dcg(const hpmg_sem_mesh *m, const double *rhs, double *x, hpmg_krylov_params *prm,
                         hpmg_krylov_info *info) {
   const int64_t ns = m->ns;
   const hpmg_backend *be = hpmg_backend_host();
-  dcg_ctx c = {m, NULL, NULL};
-  hpmg_vec w[4] = {{0}}, vb = {0};
-  hpmg_error e = hpmg_malloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c.work);
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &c.invdiag);
-  for (int i = 0; i < 4 && !e; i++) e = hpmg_vec_create(be, HPMG_REAL_DOUBLE, ns, &w[i]);
-  if (!e) e = hpmg_vec_create(be, HPMG_REAL_DOUBLE, ns, &vb);
-  if (!e) {
-    hpmg_sem_mesh_diagonal(m, c.invdiag, c.work);
-    for (int64_t i = 0; i < ns && !e; i++) {
-      if (!(c.invdiag[i] > 0))
-        e = hpmg_error_set(HPMG_ERR_NUMERIC, "sem: diagonal entry %lld of the condensed operator is %g", (long long)i,
-                           c.invdiag[i]);
-      else c.invdiag[i] = 1.0 / c.invdiag[i];
-    }
-  }
+  hpmg_sem_dcg_solver c;
+  hpmg_vec vb = {0};
+  hpmg_error e = hpmg_sem_dcg_create(m, &c);
+  if (e) return e;
+  e = hpmg_vec_create(be, HPMG_REAL_DOUBLE, ns, &vb);
   if (!e) {
     memcpy(vb.data, rhs, sizeof(double) * (size_t)ns);
-    const int singular = hpmg_sem_singular(m);
-    prm->project = singular ? hpmg_sem_project_constants : NULL;
-    prm->pctx = NULL;
-    if (singular) hpmg_sem_project_constants(NULL, &vb);
-    hpmg_linop A = {&c, dcg_apply, NULL, NULL}, M = {&c, dcg_jacobi, NULL, NULL};
     hpmg_vec vx = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, ns, x);
-    e = hpmg_pcg(&A, &M, &vb, &vx, w, 0, prm, info);
-    if (!e && singular) hpmg_sem_project_constants(NULL, &vx);
+    e = hpmg_sem_dcg_run(&c, &vb, &vx, prm, info);
   }
-  for (int i = 0; i < 4; i++) hpmg_vec_destroy(&w[i]);
   hpmg_vec_destroy(&vb);
-  hpmg_free(&c.work);
-  hpmg_free(&c.invdiag);
+  hpmg_sem_dcg_destroy(&c);
   return e;
 }
 

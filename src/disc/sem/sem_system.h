@@ -68,6 +68,20 @@ hpmg_error hpmg_sem_error(const hpmg_sem_mesh *m, double *const xl[3], const dou
 hpmg_error hpmg_sem_dcg(const hpmg_sem_mesh *m, const double *rhs, double *x, hpmg_krylov_params *prm,
                         hpmg_krylov_info *info);
 
+/* The same Jacobi-CG as an object (the p-multigrid's coarse solve reuses it):
+ * the inverse diagonal and the CG vectors, made once; run solves Hhat x = b
+ * (b projected in place when singular; x is the initial guess unless
+ * prm->x0_zero). */
+typedef struct {
+  const hpmg_sem_mesh *m;
+  double *work, *invdiag;
+  hpmg_vec w[4];
+} hpmg_sem_dcg_solver;
+hpmg_error hpmg_sem_dcg_create(const hpmg_sem_mesh *m, hpmg_sem_dcg_solver *s);
+void hpmg_sem_dcg_destroy(hpmg_sem_dcg_solver *s);
+hpmg_error hpmg_sem_dcg_run(hpmg_sem_dcg_solver *s, hpmg_vec *b, hpmg_vec *x, hpmg_krylov_params *prm,
+                            hpmg_krylov_info *info);
+
 /* v -= mean(v) (the arithmetic mean of the skeleton entries): removes the
  * constants, the null space of a singular condensed system (the project
  * hook of hpmg_krylov_params; ctx unused). */
