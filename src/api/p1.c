@@ -890,12 +890,7 @@ hpmg_error hpmg_p1_solver_solve(hpmg_p1_solver s, const double *b_in, double *x)
   if (!e) e = s->be->sync();
   s->st.t_krylov = hpmg_wtime() - tk;
   if (!e) e = s->be->to_host(s->x.data, x, sizeof(double) * (size_t)n);
-  s->st.iterations = info.iterations;
-  s->st.converged = info.converged;
-  s->st.residual0 = info.r0;
-  s->st.residual = info.rnorm;
-  s->st.rate = info.iterations > 0 && info.r0 > 0 ? pow(info.rnorm / info.r0, 1.0 / info.iterations) : 0.0;
-  s->st.operator_applications = info.iterations + 1;
+  hpmg_krylov_stats(&info, &s->st);
   s->st.t_solve = hpmg_wtime() - t0;
   if (e) return e;
   if (!info.converged) return hpmg_not_converged(&info, info.r0 > 0 ? info.rnorm / info.r0 : 0.0, s->o.tol);

@@ -149,6 +149,19 @@ int hpmg_stagnation(double ring[HPMG_STAGNATION_WINDOW], int it, double rn) {
   return stag;
 }
 
+double hpmg_krylov_rate(const hpmg_krylov_info *info) {
+  return info->iterations > 0 && info->r0 > 0 ? pow(info->rnorm / info->r0, 1.0 / info->iterations) : 0.0;
+}
+
+void hpmg_krylov_stats(const hpmg_krylov_info *info, hpmg_stats *st) {
+  st->iterations = info->iterations;
+  st->converged = info->converged;
+  st->residual0 = info->r0;
+  st->residual = info->rnorm;
+  st->rate = hpmg_krylov_rate(info);
+  st->operator_applications = info->iterations + 1;
+}
+
 hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, double tol) {
   if (info->stagnated && relres > 1.0)
     return hpmg_error_set(HPMG_ERR_NOT_CONVERGED,

@@ -2,6 +2,7 @@
 #ifndef HPMG_LA_KRYLOV_H
 #define HPMG_LA_KRYLOV_H
 
+#include "hpmg.h"
 #include "la/backend.h"
 #include "la/vec.h"
 
@@ -39,6 +40,12 @@ typedef struct {
 int hpmg_stagnation(double ring[HPMG_STAGNATION_WINDOW], int it, double rn);
 /* The NOT_CONVERGED error of a solve (stagnated or out of iterations). */
 hpmg_error hpmg_not_converged(const hpmg_krylov_info *info, double relres, double tol);
+/* Mean residual reduction per iteration, (rnorm / r0)^(1/iterations); 0 without iterations. */
+double hpmg_krylov_rate(const hpmg_krylov_info *info);
+/* The statistics of a plain Krylov solve (one operator application per
+ * iteration plus the initial residual): iterations, converged, residual0,
+ * residual, rate, operator_applications. */
+void hpmg_krylov_stats(const hpmg_krylov_info *info, hpmg_stats *st);
 
 /* The solvers' residual history (CPU monitor and GPU loops alike): hist[it] = rn
  * while it <= cap - 1, *n = entries kept; verbose: one line per iteration

@@ -216,7 +216,7 @@ hpmg_error hpmg_mg_solver_solve(hpmg_mg_solver *s, const hpmg_vec *b, hpmg_vec *
   st->converged = !e && info.converged && !(true_res > 10.0 * s->o.tol * info.r0);
   info.converged = st->converged;
   info.rnorm = st->residual;
-  st->rate = info.iterations > 0 && info.r0 > 0 ? pow(info.rnorm / info.r0, 1.0 / info.iterations) : 0.0;
+  st->rate = hpmg_krylov_rate(&info);
   double op = s->t_outer_op, sm = 0, tr = 0, comm = 0;
   int64_t apps = s->outer_matvecs + mg->matvecs;
   for (int l = 0; l < mg->nlevels; l++) {
