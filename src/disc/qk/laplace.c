@@ -70,6 +70,27 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
   const int64_t ntiles = ny > 0 ? (ny + ty - 1) / ty : 1;
   ty = ny > 0 ? (ny + ntiles - 1) / ntiles : 1;
   op->tile = (int)ty;
+  if (op->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW) { /* the x rows' structural bands */
+    const int bw = op->M[0].bw;
+    HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xj0));
+    HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xn));
+    HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(nx + 1), &op->xoff));
+    op->xoff[0] = 0;
+    for (int64_t i = 0; i < nx; i++) {
+      hpmg_laplace_xband(op, i, &op->xj0[i], &op->xn[i]);
+      op->xoff[i + 1] = op->xoff[i] + op->xn[i];
+    }
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * op->xoff[nx]), &op->xc));
+    HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)(2 * op->xoff[nx]), &op->xcf));
+    for (int64_t i = 0; i < nx; i++)
+      for (int e = 0; e < op->xn[i]; e++) {
+        const int64_t o = op->xj0[i] + e - i, q = 2 * (op->xoff[i] + e);
+        op->xc[q] = op->K[0].dia[(o + bw) * nx + i];
+        op->xc[q + 1] = op->M[0].dia[(o + bw) * nx + i];
+        op->xcf[q] = op->K[0].diaf[(o + bw) * nx + i];
+        op->xcf[q + 1] = op->M[0].diaf[(o + bw) * nx + i];
+      }
+  }
   return HPMG_SUCCESS;
 }
 
@@ -87,6 +108,11 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
     hpmg_sp1d_free(&op->Kw[d]);
   }
   hpmg_free(&op->wbuf);
+  hpmg_free(&op->xj0);
+  hpmg_free(&op->xn);
+  hpmg_free(&op->xoff);
+  hpmg_free(&op->xc);
+  hpmg_free(&op->xcf);
 }
 
 /* ------------------------------------------- the periodic wrap (laplace.h) */
@@ -343,7 +369,7 @@ static double flops(const hpmg_laplace *op, int xband) {
   for (int d = 0; d < 3; d++) {
     double nnzM = op->M[d].rowptr[op->M[d].nrows] / (double)g->n[d];
     double nnzK = op->K[d].rowptr[op->K[d].nrows] / (double)g->n[d];
-    if (d == 0 && (!xband || op->M[0].bw < 3)) f += 2.0 * (2 * op->M[0].bw + 1); /* k <= 2: the full band per line */
+    if (d == 0 && (!xband || op->M[0].bw < HPMG_LAPLACE_XT_MIN_BW)) f += 2.0 * (2 * op->M[0].bw + 1); /* k <= 2: the full band per line */
     else if (d == 0) {
       double nb = 0.0;
       for (int64_t i = 0; i < g->n[0]; i++) {

@@ -40,6 +40,9 @@
 #include "grid/grid.h"
 
 
+/* smallest x band width (k) whose x stage runs on transposed line groups */
+#define HPMG_LAPLACE_XT_MIN_BW 3
+
 typedef struct {
   hpmg_grid g;
   double lambda;
@@ -60,6 +63,14 @@ typedef struct {
   int wrap;
   double *wbuf; /* the wrap pass's scratch: five arrays of the largest boundary slab */
   int tile;                /* x-lines per y-tile of the plane kernel */
+  /* the x stage's rows (k >= 3: laplace_kernels.inc): structural band of row
+   * i, columns xj0[i] .. xj0[i] + xn[i] - 1, and its (K, M) coefficient pairs
+   * from xc[2 xoff[i]] in band order (xcf: float); NULL below
+   * HPMG_LAPLACE_XT_MIN_BW, where the x stage runs per line */
+  int *xj0, *xn;
+  int64_t *xoff;
+  double *xc;
+  float *xcf;
 } hpmg_laplace;
 
 /* Direction d of grid g as a 1D description (fem.h). */

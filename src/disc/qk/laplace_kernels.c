@@ -14,11 +14,6 @@
 #ifndef LAP_XV
 #define LAP_XV 4
 #endif
-/* smallest x band width (k) whose x stage runs on transposed line groups;
- * narrower bands run per line (laplace_kernels.inc) */
-#ifndef LAP_XT_MIN_BW
-#define LAP_XT_MIN_BW 3
-#endif
 
 #define REAL double
 #define RSIZE 8 /* sizeof(REAL) for the preprocessor */
@@ -29,6 +24,7 @@
 #define DM dM
 #define DK dK
 #define SK sK
+#define XC xc
 #include "laplace_kernels.inc"
 #define REAL float
 #define RSIZE 4
@@ -39,6 +35,7 @@
 #define DM dMf
 #define DK dKf
 #define SK sKf
+#define XC xcf
 #include "laplace_kernels.inc"
 
 const hpmg_laplace_kernels HPMG_ISA_DEFINE(hpmg_laplace_kernels) = {
