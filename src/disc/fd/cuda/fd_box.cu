@@ -16,11 +16,14 @@
  * Line GS along dl: one thread per line, which runs the Thomas recursion
  * (forward elimination, then back substitution) along the line; its
  * eliminated upper diagonal goes to cp and its eliminated right-hand side to
- * dp, both laid out like the grid, so for lines along y or z the threads
- * (consecutive x of the colour) read and write neighbouring addresses at
- * every step of the recursion. Lines along x run the same kernel with
- * consecutive threads on consecutive y lines (strided: the smoother of a
- * grid stretched in x, which the channel does not use).
+ * dp in the colour's compact layout (entry t of the colour's line l at
+ * t * lines + l), so consecutive threads write and read consecutive
+ * addresses there at every step (laid out like the grid, a colour's entries
+ * sit at stride 2 and each write fills half a memory sector). x and b are
+ * read at the colour's points: stride 2 along x for lines along y or z;
+ * lines along x run the same kernel with consecutive threads on every other
+ * y line (the smoother of a grid stretched in x, which the channel does not
+ * use).
  * Reductions (residual norm, mean): fixed blocks and a fixed tree, so the
  * result does not depend on the scheduling (deterministic). */
 #include <cuda_runtime.h>
@@ -158,12 +161,15 @@ __global__ void k_gs(Geom g, Col cx, Col cy, Col cz, double omega, double *__res
   x[c] += omega * r / diag_at(g, i, j, k);
 }
 
-/* one thread per line along dl; (ia, ib) the line's indices in da, db */
+/* one thread per line along dl; (ia, ib) the line's indices in da, db; the
+ * recursion's cp and dp in the colour's compact layout: entry t of the
+ * colour's line l = tb * ca.count + ta at t * lines + l */
 __global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, double *__restrict__ x, const double *__restrict__ b,
                        double *__restrict__ cp, double *__restrict__ dp) {
   const int64_t ta = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tb = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
   if (ta >= ca.count || tb >= cb.count) return;
   const int64_t ia = ca.first + ca.step * ta, ib = cb.first + cb.step * tb;
+  const int64_t nl = ca.count * cb.count, l = tb * ca.count + ta;
   const int64_t n[3] = {g.n0, g.n1, g.n2}, stride[3] = {1, g.n0, g.n0 * g.n1};
   const double *w[3] = {g.w0, g.w1, g.w2}, *lo[3] = {g.lo0, g.lo1, g.lo2}, *hi[3] = {g.hi0, g.hi1, g.hi2};
   const int64_t m = n[dl], base = ia * stride[da] + ib * stride[db], s = stride[dl];
@@ -175,22 +181,20 @@ __global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, double *_
   double pc = 0, pd = 0;
   for (int64_t t = 0; t < m; t++) {
     idx[dl] = t;
-    const int64_t p = base + t * s;
-    const double r = b[p] - ax_at(g, x, idx[0], idx[1], idx[2]);
-    const double l = t > 0 ? -klo[t] * wo : 0.0, h = t < m - 1 ? -khi[t] * wo : 0.0;
-    const double den = diag_at(g, idx[0], idx[1], idx[2]) - l * pc;
+    const double r = b[base + t * s] - ax_at(g, x, idx[0], idx[1], idx[2]);
+    const double lw = t > 0 ? -klo[t] * wo : 0.0, h = t < m - 1 ? -khi[t] * wo : 0.0;
+    const double den = diag_at(g, idx[0], idx[1], idx[2]) - lw * pc;
     pc = h / den;
-    pd = (r - l * pd) / den;
-    cp[p] = pc;
-    dp[p] = pd;
+    pd = (r - lw * pd) / den;
+    cp[t * nl + l] = pc;
+    dp[t * nl + l] = pd;
   }
   /* back substitution, x += d */
   double d = pd;
   x[base + (m - 1) * s] += d;
   for (int64_t t = m - 2; t >= 0; t--) {
-    const int64_t p = base + t * s;
-    d = dp[p] - cp[p] * d;
-    x[p] += d;
+    d = dp[t * nl + l] - cp[t * nl + l] * d;
+    x[base + t * s] += d;
   }
 }
 
