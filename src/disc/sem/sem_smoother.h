@@ -35,7 +35,11 @@ typedef struct {
   int64_t *color_verts;     /* vertex indices J0 + nv0 (J1 + nv1 J2), colour by colour */
   int nthreads;             /* threads the scratch is sized for */
   size_t tsize;             /* doubles of scratch per thread */
-  double *work;             /* nthreads * tsize: f, u, star scratch, indices */
+  double *work;             /* nthreads * tsize: f, u, star scratch */
+  size_t ssize;             /* star-local vector length (hpmg_sem_star.size) */
+  int64_t *idx;             /* ssize per vertex: the star's skeleton indices, coded for the
+                             * scatter (hpmg_sem_star_indices; a copy on a lower face
+                             * that the scatter skips as -2 - index) */
 } hpmg_sem_smoother;
 
 /* Blocks, colours and scratch for mesh m (which must outlive the smoother).
