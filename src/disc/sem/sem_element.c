@@ -297,8 +297,9 @@ void hpmg_sem_recover(const hpmg_sem_element *el, const double *d, const double 
  * other indices are not all interior lies in the boundary entirely (full 1D
  * product with L_S); an interior line meets the boundary at its two ends
  * only (2x2 block of L_S). O(p^dim) in all. */
-static void boundary_block(const hpmg_sem_element *el, const double *d, const double *U, double *Y) {
-  const int n = el->n, p = el->p;
+static inline __attribute__((always_inline)) void boundary_block(const hpmg_sem_element *el, const int m, const double *d, const double *U,
+                                                    double *Y) {
+  const int n = m + 2, p = m + 1;
   const double *M = el->M, *L = el->L;
   const double L00 = L[0], L0p = L[p], Lp0 = L[p * n], Lpp = L[p * n + p];
   for (int k = 0; k < el->nb; k++) Y[el->bmap[k]] = d[0] * el->mb[k] * U[el->bmap[k]];
@@ -403,8 +404,8 @@ static void boundary_block(const hpmg_sem_element *el, const double *d, const do
 }
 
 /* G = c (Sinv (x) Sinv) g for an m x m face block (3D) or c Sinv g (2D). */
-static void face_to_eigen(const hpmg_sem_element *el, double c, const double *g, double *G, double *tmp) {
-  const int m = el->m;
+static inline __attribute__((always_inline)) void face_to_eigen(const hpmg_sem_element *el, const int m, double c, const double *g,
+                                                   double *G, double *tmp) {
   const double *A = el->Sinv;
   if (el->dim == 2) {
     for (int k = 0; k < m; k++) {
@@ -436,8 +437,8 @@ static void face_to_eigen(const hpmg_sem_element *el, double c, const double *g,
 }
 
 /* y -= c (Sinv^T (x) Sinv^T) C for an m x m face block (3D) or c Sinv^T C (2D). */
-static void eigen_to_face(const hpmg_sem_element *el, double c, const double *C, double *y, double *tmp) {
-  const int m = el->m;
+static inline __attribute__((always_inline)) void eigen_to_face(const hpmg_sem_element *el, const int m, double c, const double *C,
+                                                   double *y, double *tmp) {
   const double *A = el->Sinv;
   if (el->dim == 2) {
     for (int i = 0; i < m; i++) {
@@ -464,28 +465,31 @@ static void eigen_to_face(const hpmg_sem_element *el, double c, const double *C,
     }
 }
 
-void hpmg_sem_condensed_apply(const hpmg_sem_element *el, const double *d, const double *uB, double *yB,
-                              double *work) {
-  const int m = el->m, dim = el->dim, mf = ipow(m, dim - 1);
-  double *U = work, *Y = U + el->nloc, *E = Y + el->nloc;
-  double *G0 = E + el->ni, *G1 = G0 + mf, *tmp = G1 + mf;
+/* The condensed apply for m interior points per direction; instantiated
+ * with compile-time m for common degrees (CONDENSED_CASE below). */
+static inline __attribute__((always_inline)) void condensed_apply(const hpmg_sem_element *el, const int m, const double *d,
+                                                     const double *uB, double *yB, double *work) {
+  const int dim = el->dim, mf = dim == 2 ? m : m * m, ni = dim == 2 ? m * m : m * m * m;
+  const int nloc = dim == 2 ? (m + 2) * (m + 2) : (m + 2) * (m + 2) * (m + 2);
+  double *U = work, *Y = U + nloc, *E = Y + nloc;
+  double *G0 = E + ni, *G1 = G0 + mf, *tmp = G1 + mf;
   const double *a0 = el->a[0], *a1 = el->a[1];
 
   /* H_BB */
   for (int k = 0; k < el->nb; k++) U[el->bmap[k]] = uB[k];
-  boundary_block(el, d, U, Y);
+  boundary_block(el, m, d, U, Y);
   for (int k = 0; k < el->nb; k++) yB[k] = Y[el->bmap[k]];
 
   /* - H_BI H_II^{-1} H_IB: into the eigenspace of H_II face pair by face
    * pair (a 2D transform of each face, then a rank-1 expansion in the normal
    * direction), divide by the eigenvalues, and back (contraction in the
    * normal direction, then the 2D transform) */
-  memset(E, 0, sizeof(double) * (size_t)el->ni);
+  memset(E, 0, sizeof(double) * (size_t)ni);
   for (int dir = 0; dir < dim; dir++) {
-    const int inner = ipow(m, dir), outer = ipow(m, dim - 1 - dir);
+    const int inner = dir == 0 ? 1 : dir == 1 ? m : m * m, outer = mf / inner;
     const double *g = uB + el->face_offset + 2 * dir * mf;
-    face_to_eigen(el, d[dir + 1], g, G0, tmp);
-    face_to_eigen(el, d[dir + 1], g + mf, G1, tmp);
+    face_to_eigen(el, m, d[dir + 1], g, G0, tmp);
+    face_to_eigen(el, m, d[dir + 1], g + mf, G1, tmp);
     for (int o = 0; o < outer; o++)
       for (int k = 0; k < m; k++) {
         double *e = E + ((size_t)o * m + k) * inner;
@@ -496,7 +500,7 @@ void hpmg_sem_condensed_apply(const hpmg_sem_element *el, const double *d, const
   }
   divide_eigen(el, d, E);
   for (int dir = 0; dir < dim; dir++) {
-    const int inner = ipow(m, dir), outer = ipow(m, dim - 1 - dir);
+    const int inner = dir == 0 ? 1 : dir == 1 ? m : m * m, outer = mf / inner;
     memset(G0, 0, sizeof(double) * (size_t)(2 * mf));
     for (int o = 0; o < outer; o++)
       for (int k = 0; k < m; k++) {
@@ -509,10 +513,34 @@ void hpmg_sem_condensed_apply(const hpmg_sem_element *el, const double *d, const
         }
       }
     double *y = yB + el->face_offset + 2 * dir * mf;
-    eigen_to_face(el, d[dir + 1], G0, y, tmp);
-    eigen_to_face(el, d[dir + 1], G1, y + mf, tmp);
+    eigen_to_face(el, m, d[dir + 1], G0, y, tmp);
+    eigen_to_face(el, m, d[dir + 1], G1, y + mf, tmp);
   }
 }
+
+#define CONDENSED_CASE(M)                          \
+  case M:                                          \
+    condensed_apply(el, M, d, uB, yB, work); \
+    return;
+
+void hpmg_sem_condensed_apply(const hpmg_sem_element *el, const double *d, const double *uB, double *yB,
+                              double *work) {
+  if (el->dim == 3) {
+    switch (el->m) { /* p = 4, 6, 8, 12, 16, 24, 32 */
+      CONDENSED_CASE(3)
+      CONDENSED_CASE(5)
+      CONDENSED_CASE(7)
+      CONDENSED_CASE(11)
+      CONDENSED_CASE(15)
+      CONDENSED_CASE(23)
+      CONDENSED_CASE(31)
+    default:
+      break;
+    }
+  }
+  condensed_apply(el, el->m, d, uB, yB, work);
+}
+#undef CONDENSED_CASE
 
 /* ------------------------------------------------------------------ batches */
 
