@@ -135,32 +135,13 @@ double hpmg_sem_field_mean(const hpmg_sem_mesh *m, const double *u) {
 hpmg_error hpmg_sem_condensed_rhs(const hpmg_sem_mesh *m, double *const xl[3], const double *f, double shift,
                                   hpmg_sem_bc_fn bc, void *bctx, double *rhs, double *uD) {
   const hpmg_sem_element *el = &m->el;
-  const size_t per = (size_t)el->nloc + (size_t)el->nb + m->ws;
-  double *buf = NULL, *tmp = NULL;
-  HPMG_CALL(hpmg_malloc(sizeof(double) * per * (size_t)omp_get_max_threads(), &buf));
   const int64_t ns = m->ns;
   const int dc = m->dim + 1;
   int64_t bad = 0;
-#pragma omp parallel reduction(+ : bad)
-  {
-    double *Fe = buf + per * (size_t)omp_get_thread_num(), *Fh = Fe + el->nloc, *wk = Fh + el->nb;
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < ns; i++) rhs[i] = uD[i] = 0.0;
-    for (int col = 0; col < m->ncolors; col++) {
-#pragma omp for schedule(static)
-      for (int64_t i = m->color_ptr[col]; i < m->color_ptr[col + 1]; i++) {
-        const int64_t e = m->color_elems[i];
-        bad += element_load(m, xl, f, shift, bc, bctx, e, Fe);
-        hpmg_sem_condense_rhs(el, m->coef + e * dc, Fe, Fh, wk);
-        hpmg_sem_scatter_add(m, e, Fh, rhs);
-      }
-    }
-  }
-  hpmg_free(&buf);
-  if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Neumann boundary values", (long long)bad);
-  if (!m->dirichlet) return HPMG_SUCCESS;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < ns; i++) rhs[i] = uD[i] = 0.0;
   /* Dirichlet values on the lattice planes of the Dirichlet faces */
-  for (int face = 0; face < 2 * m->dim; face++) {
+  for (int face = 0; face < 2 * m->dim && m->dirichlet; face++) {
     if (m->bc[face] != HPMG_BC_DIRICHLET) continue;
     const int k = face / 2, a = k == 0 ? 1 : 0, b = k == 2 ? 1 : 2;
     const int64_t gk = (face & 1) ? m->nlat[k] - 1 : 0, nb_ = m->nlat[b], na = m->nlat[a];
@@ -177,12 +158,38 @@ hpmg_error hpmg_sem_condensed_rhs(const hpmg_sem_mesh *m, double *const xl[3], c
       }
   }
   if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Dirichlet boundary values", (long long)bad);
-  hpmg_error e = hpmg_malloc(sizeof(double) * ((size_t)ns + hpmg_sem_mesh_work_size(m)), &tmp);
-  if (e) return e;
-  hpmg_sem_mesh_apply(m, 0, uD, tmp, tmp + ns);
+  /* per element Fhat_e, minus Hhat_e Q_e uD where the element has Dirichlet
+   * nodes (uD vanishes elsewhere), summed into the skeleton */
+  const size_t per = (size_t)el->nloc + 2 * (size_t)el->nb + m->ws;
+  double *buf = NULL;
+  HPMG_CALL(hpmg_malloc(sizeof(double) * per * (size_t)omp_get_max_threads(), &buf));
+#pragma omp parallel reduction(+ : bad)
+  {
+    double *Fe = buf + per * (size_t)omp_get_thread_num(), *Fh = Fe + el->nloc, *yb = Fh + el->nb,
+           *wk = yb + el->nb;
+    for (int col = 0; col < m->ncolors; col++) {
+#pragma omp for schedule(static)
+      for (int64_t i = m->color_ptr[col]; i < m->color_ptr[col + 1]; i++) {
+        const int64_t e = m->color_elems[i];
+        const double *de = m->coef + e * dc;
+        bad += element_load(m, xl, f, shift, bc, bctx, e, Fe);
+        hpmg_sem_condense_rhs(el, de, Fe, Fh, wk);
+        if (m->edir && m->edir[e]) {
+          hpmg_sem_gather(m, e, uD, Fe);
+          hpmg_sem_condensed_apply(el, de, Fe, yb, wk);
+          for (int k = 0; k < el->nb; k++) Fh[k] -= yb[k];
+        }
+        hpmg_sem_scatter_add(m, e, Fh, rhs);
+      }
+    }
+  }
+  hpmg_free(&buf);
+  if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Neumann boundary values", (long long)bad);
+  if (m->dirichlet) {
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < ns; i++) rhs[i] = m->dirichlet[i] ? 0.0 : rhs[i] - tmp[i];
-  hpmg_free(&tmp);
+    for (int64_t i = 0; i < ns; i++)
+      if (m->dirichlet[i]) rhs[i] = 0.0;
+  }
   return HPMG_SUCCESS;
 }
 
