@@ -42,6 +42,8 @@ static int vertex_color(const hpmg_sem_mesh *m, int64_t v) {
 
 hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s) {
   memset(s, 0, sizeof *s);
+  HPMG_CHECK_ARG(m->ns <= INT32_MAX - 2,
+                 "sem smoother: %lld skeleton nodes exceed the star index lists' 32-bit range", (long long)m->ns);
   s->m = m;
   const int dim = m->dim, p = m->p;
   hpmg_error e = HPMG_SUCCESS;
@@ -84,7 +86,7 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
       s->ssize = st.size;
       s->nthreads = omp_get_max_threads();
       e = hpmg_malloc(sizeof(double) * s->tsize * (size_t)s->nthreads, &s->work);
-      if (!e) e = hpmg_malloc(sizeof(int64_t) * st.size * (size_t)nvt, &s->idx);
+      if (!e) e = hpmg_malloc(sizeof(int32_t) * st.size * (size_t)nvt, &s->idx);
     }
   }
   if (!e) {
@@ -92,9 +94,11 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
      * lowest face that holds it: the other copies coded -2 - index */
     const int n = 2 * p - 1;
     const size_t fsize = dim == 3 ? (size_t)n * n : (size_t)n, size = s->ssize;
+    int64_t *tmp = NULL;
+    e = hpmg_malloc(sizeof(int64_t) * size * (size_t)omp_get_max_threads(), &tmp);
 #pragma omp parallel for schedule(static)
-    for (int64_t v = 0; v < nvt; v++) {
-      int64_t *idx = s->idx + (size_t)v * size;
+    for (int64_t v = 0; v < (e ? 0 : nvt); v++) {
+      int64_t *idx = tmp + size * (size_t)omp_get_thread_num();
       hpmg_sem_star_indices(m, v, idx);
       for (int k = 0; k < dim; k++) {
         int R, C;
@@ -107,7 +111,10 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
             if (idx[t] >= 0 && ((R >= 0 && R < k && rr == p - 1) || (C < k && c == p - 1))) idx[t] = -2 - idx[t];
           }
       }
+      int32_t *out = s->idx + (size_t)v * size;
+      for (size_t t = 0; t < size; t++) out[t] = (int32_t)idx[t];
     }
+    hpmg_free(&tmp);
   }
   if (e) hpmg_sem_smoother_destroy(s);
   return e;
@@ -118,7 +125,7 @@ double hpmg_sem_smoother_bytes(const hpmg_sem_smoother *s) {
   for (int d = 0; d < s->m->dim; d++)
     for (int64_t J = 0; J < s->m->nv[d]; J++) b += (double)hpmg_sem_block1d_bytes(&s->blk[d][J]);
   const double nvt = (double)(s->color_ptr ? s->color_ptr[s->ncolors] : 0);
-  b += 8.0 * (s->ncolors + 1) + 8.0 * nvt + 8.0 * nvt * (double)s->ssize;
+  b += 8.0 * (s->ncolors + 1) + 8.0 * nvt + 4.0 * nvt * (double)s->ssize;
   return b + 8.0 * (double)s->tsize * s->nthreads;
 }
 
@@ -169,12 +176,12 @@ void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double
       for (int64_t q = s->color_ptr[col]; q < s->color_ptr[col + 1]; q++) {
         const int64_t v = s->color_verts[q];
         const int64_t J[3] = {v % nv0, (v / nv0) % nv1, v / (nv0 * nv1)};
-        const int64_t *restrict idx = s->idx + (size_t)v * size;
+        const int32_t *restrict idx = s->idx + (size_t)v * size;
         const hpmg_sem_block1d *bp[3] = {&s->blk[0][J[0]], &s->blk[1][J[1]], dim == 3 ? &s->blk[2][J[2]] : NULL};
         hpmg_sem_star st;
         hpmg_sem_star_init(&st, dim, bp, m->lambda);
         for (size_t t = 0; t < size; t++) {
-          const int64_t i = idx[t];
+          const int32_t i = idx[t];
           f[t] = i >= 0 ? r[i] : i <= -2 ? r[-2 - i] : 0.0;
         }
         hpmg_sem_star_solve(&st, f, u, wk);
