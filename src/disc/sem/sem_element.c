@@ -107,13 +107,13 @@ static void divide_eigen(const hpmg_sem_element *el, const double *d, double *E)
 /* 3D fast diagonalization u = (S (x) S (x) S) D^{-1} (S^T (x) S^T (x) S^T) f
  * of an m^3 interior array as six 1D contractions, each in axpy form
  * (vectorized over the innermost index: rows of S or S^T along x1, lines
- * of m or m^2 values along x2 and x3). FD3_M instantiates it for the m of
+ * of m or m^2 values along x2 and x3). FD3_CASE instantiates it for the m of
  * common degrees (compile-time bounds: unrolled, full SIMD rows), the
  * generic instance takes the rest; all give the same operation order. */
 static inline __attribute__((always_inline)) void fd3(const int m, const double *restrict S,
                                                       const double *restrict ST, const double *restrict lam,
-                                                      const double *d, const double *restrict f,
-                                                      double *restrict u, double *restrict A,
+                                                      const double *d, const double *f,
+                                                      double *u, double *restrict A,
                                                       double *restrict B) {
   const int m2 = m * m;
   /* x1: A[r][i] = sum_j f[r][j] S[j][i] */
