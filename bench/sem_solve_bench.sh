@@ -2,15 +2,17 @@
 # Spectral elements on the condensed system (docs/sem.md): dCG and the
 # p-multigrid solvers MG, kMG, kvMG (paper 001). For each solver, degree and
 # thread count: iterations to a 1e-10 residual reduction, time to solution
-# (condensed load, iterations, recovery; setup apart), time per GLL node and
-# per GLL node and core, the L2 error, and the memory per GLL node (the
+# (solve_s: evaluating f at the GLL nodes, condensed load, iterations,
+# recovery; setup and the error apart), of it the iterations (iter_s), time
+# per GLL node and per GLL node and core, the L2 error, and the memory per
+# GLL node (the
 # library's estimate and the process's peak RSS), on the homogeneous mesh of
 # N^3 elements (Dirichlet box, the manufactured sine solution; --rhs waves on
 # (0, 2 pi)^3 with RHS=waves).
 # usage: sem_solve_bench.sh path/to/hpmg [N] [degrees] [threads] [solvers]
 hpmg=$1
 n=${2:-4}
-degrees=${3:-"4 6 8 12 16"}
+degrees=${3:-"8 12 16 24 32"}
 threads=${4:-"1 2"}
 solvers=${5:-"dcg"}
 rhs=${RHS:-sine}
@@ -19,8 +21,8 @@ export OMP_WAIT_POLICY=passive
 # process's peak resident set (GNU time) per GLL node, libraries included.
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
-printf '%-5s %3s %3s %3s %9s %9s %5s %9s %9s %9s %9s %10s %7s %8s\n' solver p thr lev nodes condensed its setup_s \
-  solve_s us/node us/nd/core L2 B/node RSS/node
+printf '%-5s %3s %3s %3s %9s %9s %5s %9s %9s %9s %9s %9s %10s %7s %8s\n' solver p thr lev nodes condensed its setup_s \
+  solve_s iter_s us/node us/nd/core L2 B/node RSS/node
 for s in $solvers; do
   for p in $degrees; do
     for t in $threads; do
@@ -31,8 +33,9 @@ import json, sys
 d = json.load(sys.stdin)
 s = d["solve_s"]
 rss = 1024.0 * float(open(sys.argv[1]).read().strip() or 0)
-print("%-5s %3d %3d %3d %9d %9d %5d %9.4f %9.4f %9.4f %9.4f %10.2e %7.1f %8.1f" % (d["solver"], d["degree"],
-      d["threads"], d["levels"], d["dofs"], d["dofs_condensed"], d["iterations"], d["setup_s"], s, 1e6 * s / d["dofs"],
+print("%-5s %3d %3d %3d %9d %9d %5d %9.4f %9.4f %9.4f %9.4f %9.4f %10.2e %7.1f %8.1f" % (d["solver"], d["degree"],
+      d["threads"], d["levels"], d["dofs"], d["dofs_condensed"], d["iterations"], d["setup_s"], s, d["krylov_s"],
+      1e6 * s / d["dofs"],
       1e6 * s * d["threads"] / d["dofs"], d["l2_error"], d["bytes_host"] / d["dofs"], rss / d["dofs"]))' "$tmp"
     done
   done

@@ -15,6 +15,7 @@ void hpmg_sem_element_free(hpmg_sem_element *el) {
   hpmg_free(&el->S);
   hpmg_free(&el->Sinv);
   hpmg_free(&el->SinvT);
+  hpmg_free(&el->ST);
   hpmg_free(&el->lam);
   hpmg_free(&el->a[0]);
   hpmg_free(&el->a[1]);
@@ -92,7 +93,10 @@ static hpmg_error interior_eigen(hpmg_sem_element *el) {
                           "sem: generalized eigenproblem of the interior 1D block failed (p=%d, "
                           "LAPACKE_dsygv info=%d)", el->p, (int)info);
   for (int k = 0; k < m; k++)
-    for (int i = 0; i < m; i++) el->Sinv[k * m + i] = el->SinvT[i * m + k] = el->S[i * m + k] * el->M[i + 1];
+    for (int i = 0; i < m; i++) {
+      el->Sinv[k * m + i] = el->SinvT[i * m + k] = el->S[i * m + k] * el->M[i + 1];
+      el->ST[k * m + i] = el->S[i * m + k];
+    }
   for (int s = 0; s < 2; s++) {
     int e = s ? el->p : 0;
     for (int i = 0; i < m; i++) el->lI[s][i] = el->L[(i + 1) * n + e];
@@ -181,6 +185,7 @@ hpmg_error hpmg_sem_element_create(int dim, int p, hpmg_sem_element *el) {
   ALLOC(el->S, m * m);
   ALLOC(el->Sinv, m * m);
   ALLOC(el->SinvT, m * m);
+  ALLOC(el->ST, m * m);
   ALLOC(el->lam, m);
   ALLOC(el->a[0], m);
   ALLOC(el->a[1], m);

@@ -104,23 +104,125 @@ static void divide_eigen(const hpmg_sem_element *el, const double *d, double *E)
     }
 }
 
+/* 3D fast diagonalization u = (S (x) S (x) S) D^{-1} (S^T (x) S^T (x) S^T) f
+ * of an m^3 interior array as six 1D contractions, each in axpy form
+ * (vectorized over the innermost index: rows of S or S^T along x1, lines
+ * of m or m^2 values along x2 and x3). FD3_CASE instantiates it for the m of
+ * common degrees (compile-time bounds: unrolled, full SIMD rows), the
+ * generic instance takes the rest; all give the same operation order. */
+static inline __attribute__((always_inline)) void fd3(const int m, const double *restrict S,
+                                                      const double *restrict ST, const double *restrict lam,
+                                                      const double *d, const double *f,
+                                                      double *u, double *restrict A,
+                                                      double *restrict B) {
+  const int m2 = m * m;
+  /* x1: A[r][i] = sum_j f[r][j] S[j][i] */
+  for (int r = 0; r < m2; r++) {
+    double *restrict o = A + r * m;
+    const double *restrict x = f + r * m;
+    for (int i = 0; i < m; i++) o[i] = 0.0;
+    for (int j = 0; j < m; j++) {
+      const double a = x[j];
+      const double *restrict sr = S + j * m;
+      for (int i = 0; i < m; i++) o[i] += a * sr[i];
+    }
+  }
+  /* x2: B[k3][i][t] = sum_j S[j][i] A[k3][j][t] */
+  for (int k3 = 0; k3 < m; k3++)
+    for (int i = 0; i < m; i++) {
+      double *restrict o = B + (k3 * m + i) * m;
+      for (int t = 0; t < m; t++) o[t] = 0.0;
+      for (int j = 0; j < m; j++) {
+        const double a = S[j * m + i];
+        const double *restrict x = A + (k3 * m + j) * m;
+        for (int t = 0; t < m; t++) o[t] += a * x[t];
+      }
+    }
+  /* x3: A[i][t] = sum_j S[j][i] B[j][t], then / D */
+  for (int i = 0; i < m; i++) {
+    double *restrict o = A + i * m2;
+    for (int t = 0; t < m2; t++) o[t] = 0.0;
+    for (int j = 0; j < m; j++) {
+      const double a = S[j * m + i];
+      const double *restrict x = B + j * m2;
+      for (int t = 0; t < m2; t++) o[t] += a * x[t];
+    }
+  }
+  for (int k3 = 0; k3 < m; k3++)
+    for (int k2 = 0; k2 < m; k2++) {
+      const double c = d[0] + d[2] * lam[k2] + d[3] * lam[k3];
+      double *restrict e = A + (k3 * m + k2) * m;
+      for (int k1 = 0; k1 < m; k1++) e[k1] /= c + d[1] * lam[k1];
+    }
+  /* back: x3 with S, x2 with S, x1 with S (rows of S^T) */
+  for (int i = 0; i < m; i++) {
+    double *restrict o = B + i * m2;
+    for (int t = 0; t < m2; t++) o[t] = 0.0;
+    for (int j = 0; j < m; j++) {
+      const double a = S[i * m + j];
+      const double *restrict x = A + j * m2;
+      for (int t = 0; t < m2; t++) o[t] += a * x[t];
+    }
+  }
+  for (int k3 = 0; k3 < m; k3++)
+    for (int i = 0; i < m; i++) {
+      double *restrict o = A + (k3 * m + i) * m;
+      for (int t = 0; t < m; t++) o[t] = 0.0;
+      for (int j = 0; j < m; j++) {
+        const double a = S[i * m + j];
+        const double *restrict x = B + (k3 * m + j) * m;
+        for (int t = 0; t < m; t++) o[t] += a * x[t];
+      }
+    }
+  for (int r = 0; r < m2; r++) {
+    double *restrict o = u + r * m;
+    const double *restrict x = A + r * m;
+    for (int i = 0; i < m; i++) o[i] = 0.0;
+    for (int j = 0; j < m; j++) {
+      const double a = x[j];
+      const double *restrict sr = ST + j * m;
+      for (int i = 0; i < m; i++) o[i] += a * sr[i];
+    }
+  }
+}
+
+#define FD3_CASE(M)                                                 \
+  case M:                                                           \
+    fd3(M, el->S, el->ST, el->lam, d, fI, uI, work, work + el->ni); \
+    return;
+
 void hpmg_sem_interior_solve(const hpmg_sem_element *el, const double *d, const double *fI, double *uI,
                              double *work) {
   const int dim = el->dim, m = el->m;
+  if (dim == 3) {
+    switch (m) { /* p = 4, 6, 8, 12, 16, 24, 32 */
+      FD3_CASE(3)
+      FD3_CASE(5)
+      FD3_CASE(7)
+      FD3_CASE(11)
+      FD3_CASE(15)
+      FD3_CASE(23)
+      FD3_CASE(31)
+    default:
+      fd3(m, el->S, el->ST, el->lam, d, fI, uI, work, work + el->ni);
+      return;
+    }
+  }
   double *B[2] = {work, work + el->ni};
   const double *in = fI;
   int k = 0;
-  for (int dir = 0; dir < dim; dir++, k ^= 1) { /* (S^T (x) ... (x) S^T) */
+  for (int dir = 0; dir < dim; dir++, k ^= 1) { /* (S^T (x) S^T) */
     tensor_dir(dim, m, el->S, 1, dir, in, B[k]);
     in = B[k];
   }
   divide_eigen(el, d, B[k ^ 1]);
-  for (int dir = 0; dir < dim; dir++, k ^= 1) { /* (S (x) ... (x) S) */
+  for (int dir = 0; dir < dim; dir++, k ^= 1) { /* (S (x) S) */
     double *out = dir == dim - 1 ? uI : B[k];
     tensor_dir(dim, m, el->S, 0, dir, in, out);
     in = out;
   }
 }
+#undef FD3_CASE
 
 /* ------------------------------------------------- face coupling H_IB, H_BI */
 
@@ -195,8 +297,9 @@ void hpmg_sem_recover(const hpmg_sem_element *el, const double *d, const double 
  * other indices are not all interior lies in the boundary entirely (full 1D
  * product with L_S); an interior line meets the boundary at its two ends
  * only (2x2 block of L_S). O(p^dim) in all. */
-static void boundary_block(const hpmg_sem_element *el, const double *d, const double *U, double *Y) {
-  const int n = el->n, p = el->p;
+static inline __attribute__((always_inline)) void boundary_block(const hpmg_sem_element *el, const int m, const double *d, const double *U,
+                                                    double *Y) {
+  const int n = m + 2, p = m + 1;
   const double *M = el->M, *L = el->L;
   const double L00 = L[0], L0p = L[p], Lp0 = L[p * n], Lpp = L[p * n + p];
   for (int k = 0; k < el->nb; k++) Y[el->bmap[k]] = d[0] * el->mb[k] * U[el->bmap[k]];
@@ -301,8 +404,8 @@ static void boundary_block(const hpmg_sem_element *el, const double *d, const do
 }
 
 /* G = c (Sinv (x) Sinv) g for an m x m face block (3D) or c Sinv g (2D). */
-static void face_to_eigen(const hpmg_sem_element *el, double c, const double *g, double *G, double *tmp) {
-  const int m = el->m;
+static inline __attribute__((always_inline)) void face_to_eigen(const hpmg_sem_element *el, const int m, double c, const double *g,
+                                                   double *G, double *tmp) {
   const double *A = el->Sinv;
   if (el->dim == 2) {
     for (int k = 0; k < m; k++) {
@@ -334,8 +437,8 @@ static void face_to_eigen(const hpmg_sem_element *el, double c, const double *g,
 }
 
 /* y -= c (Sinv^T (x) Sinv^T) C for an m x m face block (3D) or c Sinv^T C (2D). */
-static void eigen_to_face(const hpmg_sem_element *el, double c, const double *C, double *y, double *tmp) {
-  const int m = el->m;
+static inline __attribute__((always_inline)) void eigen_to_face(const hpmg_sem_element *el, const int m, double c, const double *C,
+                                                   double *y, double *tmp) {
   const double *A = el->Sinv;
   if (el->dim == 2) {
     for (int i = 0; i < m; i++) {
@@ -362,28 +465,31 @@ static void eigen_to_face(const hpmg_sem_element *el, double c, const double *C,
     }
 }
 
-void hpmg_sem_condensed_apply(const hpmg_sem_element *el, const double *d, const double *uB, double *yB,
-                              double *work) {
-  const int m = el->m, dim = el->dim, mf = ipow(m, dim - 1);
-  double *U = work, *Y = U + el->nloc, *E = Y + el->nloc;
-  double *G0 = E + el->ni, *G1 = G0 + mf, *tmp = G1 + mf;
+/* The condensed apply for m interior points per direction; instantiated
+ * with compile-time m for common degrees (CONDENSED_CASE below). */
+static inline __attribute__((always_inline)) void condensed_apply(const hpmg_sem_element *el, const int m, const double *d,
+                                                     const double *uB, double *yB, double *work) {
+  const int dim = el->dim, mf = dim == 2 ? m : m * m, ni = dim == 2 ? m * m : m * m * m;
+  const int nloc = dim == 2 ? (m + 2) * (m + 2) : (m + 2) * (m + 2) * (m + 2);
+  double *U = work, *Y = U + nloc, *E = Y + nloc;
+  double *G0 = E + ni, *G1 = G0 + mf, *tmp = G1 + mf;
   const double *a0 = el->a[0], *a1 = el->a[1];
 
   /* H_BB */
   for (int k = 0; k < el->nb; k++) U[el->bmap[k]] = uB[k];
-  boundary_block(el, d, U, Y);
+  boundary_block(el, m, d, U, Y);
   for (int k = 0; k < el->nb; k++) yB[k] = Y[el->bmap[k]];
 
   /* - H_BI H_II^{-1} H_IB: into the eigenspace of H_II face pair by face
    * pair (a 2D transform of each face, then a rank-1 expansion in the normal
    * direction), divide by the eigenvalues, and back (contraction in the
    * normal direction, then the 2D transform) */
-  memset(E, 0, sizeof(double) * (size_t)el->ni);
+  memset(E, 0, sizeof(double) * (size_t)ni);
   for (int dir = 0; dir < dim; dir++) {
-    const int inner = ipow(m, dir), outer = ipow(m, dim - 1 - dir);
+    const int inner = dir == 0 ? 1 : dir == 1 ? m : m * m, outer = mf / inner;
     const double *g = uB + el->face_offset + 2 * dir * mf;
-    face_to_eigen(el, d[dir + 1], g, G0, tmp);
-    face_to_eigen(el, d[dir + 1], g + mf, G1, tmp);
+    face_to_eigen(el, m, d[dir + 1], g, G0, tmp);
+    face_to_eigen(el, m, d[dir + 1], g + mf, G1, tmp);
     for (int o = 0; o < outer; o++)
       for (int k = 0; k < m; k++) {
         double *e = E + ((size_t)o * m + k) * inner;
@@ -394,7 +500,7 @@ void hpmg_sem_condensed_apply(const hpmg_sem_element *el, const double *d, const
   }
   divide_eigen(el, d, E);
   for (int dir = 0; dir < dim; dir++) {
-    const int inner = ipow(m, dir), outer = ipow(m, dim - 1 - dir);
+    const int inner = dir == 0 ? 1 : dir == 1 ? m : m * m, outer = mf / inner;
     memset(G0, 0, sizeof(double) * (size_t)(2 * mf));
     for (int o = 0; o < outer; o++)
       for (int k = 0; k < m; k++) {
@@ -407,10 +513,34 @@ void hpmg_sem_condensed_apply(const hpmg_sem_element *el, const double *d, const
         }
       }
     double *y = yB + el->face_offset + 2 * dir * mf;
-    eigen_to_face(el, d[dir + 1], G0, y, tmp);
-    eigen_to_face(el, d[dir + 1], G1, y + mf, tmp);
+    eigen_to_face(el, m, d[dir + 1], G0, y, tmp);
+    eigen_to_face(el, m, d[dir + 1], G1, y + mf, tmp);
   }
 }
+
+#define CONDENSED_CASE(M)                          \
+  case M:                                          \
+    condensed_apply(el, M, d, uB, yB, work); \
+    return;
+
+void hpmg_sem_condensed_apply(const hpmg_sem_element *el, const double *d, const double *uB, double *yB,
+                              double *work) {
+  if (el->dim == 3) {
+    switch (el->m) { /* p = 4, 6, 8, 12, 16, 24, 32 */
+      CONDENSED_CASE(3)
+      CONDENSED_CASE(5)
+      CONDENSED_CASE(7)
+      CONDENSED_CASE(11)
+      CONDENSED_CASE(15)
+      CONDENSED_CASE(23)
+      CONDENSED_CASE(31)
+    default:
+      break;
+    }
+  }
+  condensed_apply(el, el->m, d, uB, yB, work);
+}
+#undef CONDENSED_CASE
 
 /* ------------------------------------------------------------------ batches */
 

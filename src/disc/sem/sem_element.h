@@ -39,6 +39,7 @@ typedef struct {
    * S^T M_II S = I (LAPACKE_dsygv); Sinv = S^{-1} = S^T M_II */
   double *S, *Sinv, *lam; /* m x m, m x m, m */
   double *SinvT;          /* Sinv transposed (row access in the face transforms) */
+  double *ST;             /* S transposed (row access in the interior solve) */
   double *a[2];           /* a_s = S^T L_{I,s} for the end nodes s = 0 (index 0) and 1 (index p), m each */
   double *lI[2];          /* L_{I,s}: column of L_S at end node s, interior rows (m) */
   int *bmap;              /* boundary position -> element-local node (nb) */

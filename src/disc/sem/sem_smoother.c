@@ -21,6 +21,7 @@ void hpmg_sem_smoother_destroy(hpmg_sem_smoother *s) {
   free(s->color_ptr);
   free(s->color_verts);
   hpmg_free(&s->work);
+  hpmg_free(&s->idx);
   memset(s, 0, sizeof *s);
 }
 
@@ -41,6 +42,8 @@ static int vertex_color(const hpmg_sem_mesh *m, int64_t v) {
 
 hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s) {
   memset(s, 0, sizeof *s);
+  HPMG_CHECK_ARG(m->ns <= INT32_MAX - 2,
+                 "sem smoother: %lld skeleton nodes exceed the star index lists' 32-bit range", (long long)m->ns);
   s->m = m;
   const int dim = m->dim, p = m->p;
   hpmg_error e = HPMG_SUCCESS;
@@ -78,13 +81,41 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
     hpmg_sem_star st;
     e = hpmg_sem_star_init(&st, dim, bp, m->lambda);
     if (!e) {
-      /* f, u, star scratch, then the indices (int64 in double slots) */
-      s->tsize = 3 * st.size + hpmg_sem_star_work_size(&st) + 8;
+      /* f, u, star scratch */
+      s->tsize = 2 * st.size + hpmg_sem_star_work_size(&st) + 8;
+      s->ssize = st.size;
       s->nthreads = omp_get_max_threads();
       e = hpmg_malloc(sizeof(double) * s->tsize * (size_t)s->nthreads, &s->work);
+      if (!e) e = hpmg_malloc(sizeof(int32_t) * st.size * (size_t)nvt, &s->idx);
     }
   }
-  (void)p;
+  if (!e) {
+    /* the stars' skeleton indices once, each point scattered from the
+     * lowest face that holds it: the other copies coded -2 - index */
+    const int n = 2 * p - 1;
+    const size_t fsize = dim == 3 ? (size_t)n * n : (size_t)n, size = s->ssize;
+    int64_t *tmp = NULL;
+    e = hpmg_malloc(sizeof(int64_t) * size * (size_t)omp_get_max_threads(), &tmp);
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < (e ? 0 : nvt); v++) {
+      int64_t *idx = tmp + size * (size_t)omp_get_thread_num();
+      hpmg_sem_star_indices(m, v, idx);
+      for (int k = 0; k < dim; k++) {
+        int R, C;
+        if (dim == 3) R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
+        else R = -1, C = 1 - k;
+        const int nr = dim == 3 ? n : 1;
+        for (int rr = 0; rr < nr; rr++)
+          for (int c = 0; c < n; c++) {
+            const size_t t = k * fsize + (size_t)rr * n + c;
+            if (idx[t] >= 0 && ((R >= 0 && R < k && rr == p - 1) || (C < k && c == p - 1))) idx[t] = -2 - idx[t];
+          }
+      }
+      int32_t *out = s->idx + (size_t)v * size;
+      for (size_t t = 0; t < size; t++) out[t] = (int32_t)idx[t];
+    }
+    hpmg_free(&tmp);
+  }
   if (e) hpmg_sem_smoother_destroy(s);
   return e;
 }
@@ -93,7 +124,8 @@ double hpmg_sem_smoother_bytes(const hpmg_sem_smoother *s) {
   double b = 0;
   for (int d = 0; d < s->m->dim; d++)
     for (int64_t J = 0; J < s->m->nv[d]; J++) b += (double)hpmg_sem_block1d_bytes(&s->blk[d][J]);
-  b += 8.0 * (s->ncolors + 1) + 8.0 * (double)(s->color_ptr ? s->color_ptr[s->ncolors] : 0);
+  const double nvt = (double)(s->color_ptr ? s->color_ptr[s->ncolors] : 0);
+  b += 8.0 * (s->ncolors + 1) + 8.0 * nvt + 4.0 * nvt * (double)s->ssize;
   return b + 8.0 * (double)s->tsize * s->nthreads;
 }
 
@@ -130,14 +162,13 @@ void hpmg_sem_star_indices(const hpmg_sem_mesh *m, int64_t v, int64_t *idx) {
 
 void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double *z) {
   const hpmg_sem_mesh *m = s->m;
-  const int dim = m->dim, p = m->p, n = 2 * p - 1;
+  const int dim = m->dim;
   const int64_t ns = m->ns, nv0 = m->nv[0], nv1 = m->nv[1];
-  const size_t fsize = dim == 3 ? (size_t)n * n : (size_t)n, size = dim * fsize;
+  const size_t size = s->ssize;
 #pragma omp parallel num_threads(s->nthreads)
   {
     double *f = s->work + (size_t)omp_get_thread_num() * s->tsize, *u = f + size;
-    int64_t *idx = (int64_t *)(u + size);
-    double *wk = u + 2 * size;
+    double *wk = u + size;
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < ns; i++) z[i] = 0.0;
     for (int col = 0; col < s->ncolors; col++) {
@@ -145,28 +176,19 @@ void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double
       for (int64_t q = s->color_ptr[col]; q < s->color_ptr[col + 1]; q++) {
         const int64_t v = s->color_verts[q];
         const int64_t J[3] = {v % nv0, (v / nv0) % nv1, v / (nv0 * nv1)};
+        const int32_t *restrict idx = s->idx + (size_t)v * size;
         const hpmg_sem_block1d *bp[3] = {&s->blk[0][J[0]], &s->blk[1][J[1]], dim == 3 ? &s->blk[2][J[2]] : NULL};
         hpmg_sem_star st;
         hpmg_sem_star_init(&st, dim, bp, m->lambda);
-        hpmg_sem_star_indices(m, v, idx);
-        for (size_t t = 0; t < size; t++) f[t] = idx[t] >= 0 ? r[idx[t]] : 0.0;
+        for (size_t t = 0; t < size; t++) {
+          const int32_t i = idx[t];
+          f[t] = i >= 0 ? r[i] : i <= -2 ? r[-2 - i] : 0.0;
+        }
         hpmg_sem_star_solve(&st, f, u, wk);
         hpmg_sem_star_weigh(&st, u);
         /* scatter each point once: from the lowest face that holds it */
-        for (int k = 0; k < dim; k++) {
-          int R, C;
-          if (dim == 3) R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
-          else R = -1, C = 1 - k;
-          const int nr = dim == 3 ? n : 1;
-          for (int rr = 0; rr < nr; rr++) {
-            if (R >= 0 && R < k && rr == p - 1) continue;
-            for (int c = 0; c < n; c++) {
-              if (C < k && c == p - 1) continue;
-              const size_t t = k * fsize + (size_t)rr * n + c;
-              if (idx[t] >= 0) z[idx[t]] += u[t];
-            }
-          }
-        }
+        for (size_t t = 0; t < size; t++)
+          if (idx[t] >= 0) z[idx[t]] += u[t];
       }
     }
     if (m->dirichlet) {

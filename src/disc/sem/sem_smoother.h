@@ -35,11 +35,18 @@ typedef struct {
   int64_t *color_verts;     /* vertex indices J0 + nv0 (J1 + nv1 J2), colour by colour */
   int nthreads;             /* threads the scratch is sized for */
   size_t tsize;             /* doubles of scratch per thread */
-  double *work;             /* nthreads * tsize: f, u, star scratch, indices */
+  double *work;             /* nthreads * tsize: f, u, star scratch */
+  size_t ssize;             /* star-local vector length (hpmg_sem_star.size) */
+  int32_t *idx;             /* ssize per vertex: the star's skeleton indices, coded for the
+                             * scatter (hpmg_sem_star_indices; -1 absent, a copy on a lower
+                             * face that the scatter skips as -2 - index); 32 bits, so the
+                             * smoother takes skeletons of at most INT32_MAX - 2 nodes */
 } hpmg_sem_smoother;
 
-/* Blocks, colours and scratch for mesh m (which must outlive the smoother).
- * HPMG_ERR_NUMERIC if a 1D eigenproblem fails; nothing is kept on failure. */
+/* Blocks, colours, star index lists and scratch for mesh m (which must
+ * outlive the smoother). HPMG_ERR_NUMERIC if a 1D eigenproblem fails,
+ * HPMG_ERR_ARG for a skeleton beyond the 32-bit index lists; nothing is kept
+ * on failure. */
 hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s);
 void hpmg_sem_smoother_destroy(hpmg_sem_smoother *s);
 /* Bytes the smoother holds (blocks, colours, scratch). */

@@ -29,25 +29,37 @@ static inline int64_t lat_index(const hpmg_sem_mesh *m, const int64_t c[3], cons
   return g[0] + m->nlat[0] * (g[1] + m->nlat[1] * g[2]);
 }
 
+/* lattice offsets of element c's local nodes, per direction: off[d][i] =
+ * ((c_d p + i) mod nlat_d) * stride_d (0 beyond dim) */
+static void elem_offsets(const hpmg_sem_mesh *m, const int64_t c[3], int64_t off[3][HPMG_SEM_MAX_DEGREE + 1]) {
+  int64_t stride = 1;
+  for (int d = 0; d < 3; d++) {
+    for (int i = 0; i <= m->p; i++) off[d][i] = d < m->dim ? ((c[d] * m->p + i) % m->nlat[d]) * stride : 0;
+    stride *= m->nlat[d];
+  }
+}
+
 /* F_e of element e: J_e M f at the nodes, plus the Neumann fluxes of its
  * domain faces; returns the number of non-finite boundary values */
 static int64_t element_load(const hpmg_sem_mesh *m, double *const xl[3], const double *f, double shift, hpmg_sem_bc_fn bc,
                             void *bctx, int64_t e, double *Fe) {
   const hpmg_sem_element *el = &m->el;
-  const int n = el->n, p = m->p, dim = m->dim;
+  const int n = el->n, p = m->p, dim = m->dim, n3 = dim == 3 ? n : 1;
   const double *M = el->M;
-  int64_t c[3];
+  int64_t c[3], off[3][HPMG_SEM_MAX_DEGREE + 1];
   double h[3];
   hpmg_sem_element_coords(m, e, c);
   hpmg_sem_element_widths(m, e, h);
+  elem_offsets(m, c, off);
   double jac = 1;
   for (int d = 0; d < dim; d++) jac *= 0.5 * h[d];
-  for (int r = 0; r < el->nloc; r++) {
-    const int i[3] = {r % n, (r / n) % n, dim == 3 ? r / (n * n) : 0};
-    int64_t gu[3];
-    const int64_t id = lat_index(m, c, i, gu);
-    Fe[r] = jac * M[i[0]] * M[i[1]] * (dim == 3 ? M[i[2]] : 1.0) * (f[id] - shift);
-  }
+  for (int i3 = 0; i3 < n3; i3++)
+    for (int i2 = 0; i2 < n; i2++) {
+      const double c23 = jac * M[i2] * (dim == 3 ? M[i3] : 1.0);
+      const double *fr = f + off[2][i3] + off[1][i2];
+      double *Fr = Fe + (i3 * n + i2) * n;
+      for (int i1 = 0; i1 < n; i1++) Fr[i1] = c23 * M[i1] * (fr[off[0][i1]] - shift);
+    }
   int64_t bad = 0;
   for (int k = 0; k < dim; k++)
     for (int s = 0; s < 2; s++) {
@@ -123,32 +135,13 @@ double hpmg_sem_field_mean(const hpmg_sem_mesh *m, const double *u) {
 hpmg_error hpmg_sem_condensed_rhs(const hpmg_sem_mesh *m, double *const xl[3], const double *f, double shift,
                                   hpmg_sem_bc_fn bc, void *bctx, double *rhs, double *uD) {
   const hpmg_sem_element *el = &m->el;
-  const size_t per = (size_t)el->nloc + (size_t)el->nb + m->ws;
-  double *buf = NULL, *tmp = NULL;
-  HPMG_CALL(hpmg_malloc(sizeof(double) * per * (size_t)omp_get_max_threads(), &buf));
   const int64_t ns = m->ns;
   const int dc = m->dim + 1;
   int64_t bad = 0;
-#pragma omp parallel reduction(+ : bad)
-  {
-    double *Fe = buf + per * (size_t)omp_get_thread_num(), *Fh = Fe + el->nloc, *wk = Fh + el->nb;
-#pragma omp for schedule(static)
-    for (int64_t i = 0; i < ns; i++) rhs[i] = uD[i] = 0.0;
-    for (int col = 0; col < m->ncolors; col++) {
-#pragma omp for schedule(static)
-      for (int64_t i = m->color_ptr[col]; i < m->color_ptr[col + 1]; i++) {
-        const int64_t e = m->color_elems[i];
-        bad += element_load(m, xl, f, shift, bc, bctx, e, Fe);
-        hpmg_sem_condense_rhs(el, m->coef + e * dc, Fe, Fh, wk);
-        hpmg_sem_scatter_add(m, e, Fh, rhs);
-      }
-    }
-  }
-  hpmg_free(&buf);
-  if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Neumann boundary values", (long long)bad);
-  if (!m->dirichlet) return HPMG_SUCCESS;
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < ns; i++) rhs[i] = uD[i] = 0.0;
   /* Dirichlet values on the lattice planes of the Dirichlet faces */
-  for (int face = 0; face < 2 * m->dim; face++) {
+  for (int face = 0; face < 2 * m->dim && m->dirichlet; face++) {
     if (m->bc[face] != HPMG_BC_DIRICHLET) continue;
     const int k = face / 2, a = k == 0 ? 1 : 0, b = k == 2 ? 1 : 2;
     const int64_t gk = (face & 1) ? m->nlat[k] - 1 : 0, nb_ = m->nlat[b], na = m->nlat[a];
@@ -165,19 +158,45 @@ hpmg_error hpmg_sem_condensed_rhs(const hpmg_sem_mesh *m, double *const xl[3], c
       }
   }
   if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Dirichlet boundary values", (long long)bad);
-  hpmg_error e = hpmg_malloc(sizeof(double) * ((size_t)ns + hpmg_sem_mesh_work_size(m)), &tmp);
-  if (e) return e;
-  hpmg_sem_mesh_apply(m, 0, uD, tmp, tmp + ns);
+  /* per element Fhat_e, minus Hhat_e Q_e uD where the element has Dirichlet
+   * nodes (uD vanishes elsewhere), summed into the skeleton */
+  const size_t per = (size_t)el->nloc + 2 * (size_t)el->nb + m->ws;
+  double *buf = NULL;
+  HPMG_CALL(hpmg_malloc(sizeof(double) * per * (size_t)omp_get_max_threads(), &buf));
+#pragma omp parallel reduction(+ : bad)
+  {
+    double *Fe = buf + per * (size_t)omp_get_thread_num(), *Fh = Fe + el->nloc, *yb = Fh + el->nb,
+           *wk = yb + el->nb;
+    for (int col = 0; col < m->ncolors; col++) {
+#pragma omp for schedule(static)
+      for (int64_t i = m->color_ptr[col]; i < m->color_ptr[col + 1]; i++) {
+        const int64_t e = m->color_elems[i];
+        const double *de = m->coef + e * dc;
+        bad += element_load(m, xl, f, shift, bc, bctx, e, Fe);
+        hpmg_sem_condense_rhs(el, de, Fe, Fh, wk);
+        if (m->edir && m->edir[e]) {
+          hpmg_sem_gather(m, e, uD, Fe);
+          hpmg_sem_condensed_apply(el, de, Fe, yb, wk);
+          for (int k = 0; k < el->nb; k++) Fh[k] -= yb[k];
+        }
+        hpmg_sem_scatter_add(m, e, Fh, rhs);
+      }
+    }
+  }
+  hpmg_free(&buf);
+  if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Neumann boundary values", (long long)bad);
+  if (m->dirichlet) {
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < ns; i++) rhs[i] = m->dirichlet[i] ? 0.0 : rhs[i] - tmp[i];
-  hpmg_free(&tmp);
+    for (int64_t i = 0; i < ns; i++)
+      if (m->dirichlet[i]) rhs[i] = 0.0;
+  }
   return HPMG_SUCCESS;
 }
 
 hpmg_error hpmg_sem_recover_field(const hpmg_sem_mesh *m, double *const xl[3], const double *f, double shift,
                                   hpmg_sem_bc_fn bc, void *bctx, const double *us, double *u) {
   const hpmg_sem_element *el = &m->el;
-  const int n = el->n, dim = m->dim, dc = dim + 1;
+  const int n = el->n, p = m->p, dim = m->dim, dc = dim + 1;
   const size_t per = 2 * (size_t)el->nloc + (size_t)el->nb + m->ws;
   double *buf = NULL;
   HPMG_CALL(hpmg_malloc(sizeof(double) * per * (size_t)omp_get_max_threads(), &buf));
@@ -187,28 +206,28 @@ hpmg_error hpmg_sem_recover_field(const hpmg_sem_mesh *m, double *const xl[3], c
     double *Fe = buf + per * (size_t)omp_get_thread_num(), *ue = Fe + el->nloc, *ub = ue + el->nloc, *wk = ub + el->nb;
 #pragma omp for schedule(static)
     for (int64_t e = 0; e < m->ne; e++) {
-      int64_t c[3];
+      int64_t c[3], off[3][HPMG_SEM_MAX_DEGREE + 1];
       hpmg_sem_element_coords(m, e, c);
+      elem_offsets(m, c, off);
       hpmg_sem_gather(m, e, us, ub);
       bad += element_load(m, xl, f, shift, bc, bctx, e, Fe);
       hpmg_sem_recover(el, m->coef + e * dc, Fe, ub, ue, wk);
-      for (int k = 0; k < el->ni; k++) { /* interiors are the element's own */
-        const int r = el->imap[k], i[3] = {r % n, (r / n) % n, dim == 3 ? r / (n * n) : 0};
-        int64_t gu[3];
-        u[lat_index(m, c, i, gu)] = ue[r];
-      }
+      /* each element writes the nodes it owns: local index < p per
+       * direction, and p on the last cell of a non-periodic direction, a
+       * partition of the lattice (the boundary values are copies of us) */
+      int hi[3];
+      for (int d = 0; d < 3; d++)
+        hi[d] = d >= dim ? 1 : (c[d] == m->cells[d] - 1 && !m->periodic[d]) ? n : p;
+      for (int i3 = 0; i3 < hi[2]; i3++)
+        for (int i2 = 0; i2 < hi[1]; i2++) {
+          double *ur = u + off[2][i3] + off[1][i2];
+          const double *er = ue + (i3 * n + i2) * n;
+          for (int i1 = 0; i1 < hi[0]; i1++) ur[off[0][i1]] = er[i1];
+        }
     }
   }
   hpmg_free(&buf);
   if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Neumann boundary values", (long long)bad);
-  const int64_t n0 = m->nlat[0], n1 = m->nlat[1], n2 = m->nlat[2];
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t g2 = 0; g2 < n2; g2++)
-    for (int64_t g1 = 0; g1 < n1; g1++)
-      for (int64_t g0 = 0; g0 < n0; g0++) {
-        const int64_t g[3] = {g0, g1, g2}, s = hpmg_sem_skeleton_index(m, g);
-        if (s >= 0) u[g0 + n0 * (g1 + n1 * g2)] = us[s];
-      }
   return HPMG_SUCCESS;
 }
 
