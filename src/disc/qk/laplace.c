@@ -216,6 +216,8 @@ struct hpmg_laplace_wrap {
   hpmg_laplace op;
   int set, perm[3];
   int64_t *off[3];       /* off[e][j]: offset in the grid's arrays of index j along e */
+  int ord[3];            /* the directions e by decreasing stride in the grid: the gather's loops */
+  int64_t ss[3];         /* strides of op's arrays */
   double *dm[3], *dk[3]; /* the grid's 1D diagonals at those indices (the smoothing step's D) */
   void *xs, *ys;         /* gathered x and the term (doubles; float uses their first half) */
 };
@@ -286,6 +288,14 @@ static hpmg_error wrap_term(const hpmg_laplace *op, int set, struct hpmg_laplace
     HPMG_CALL(hpmg_calloc(sizeof(float) * (size_t)m, &s->sKf[e]));
   }
   s->g.N = s->g.n[0] * s->g.n[1] * s->g.n[2];
+  t->ss[0] = 1, t->ss[1] = s->g.n[0], t->ss[2] = s->g.n[0] * s->g.n[1];
+  for (int e = 0; e < 3; e++) t->ord[e] = e;
+  for (int i = 0; i < 3; i++) /* sort by the grid's stride, largest first */
+    for (int j = i + 1; j < 3; j++)
+      if (stride[t->perm[t->ord[j]]] > stride[t->perm[t->ord[i]]]) {
+        const int tmp = t->ord[i];
+        t->ord[i] = t->ord[j], t->ord[j] = tmp;
+      }
   set_tile(s);
   if (!(set & 1)) { /* x not in set, first: the grid's x band tables */
     s->xj0 = op->xj0, s->xn = op->xn, s->xoff = op->xoff, s->xc = op->xc, s->xcf = op->xcf;
@@ -338,26 +348,35 @@ static void wrap_destroy(hpmg_laplace *op) {
   op->nwt = 0;
 }
 
+/* The gather and the update loop over the term's layers in the grid's
+ * memory order (t->ord: outer u, middle v, inner w), so each grid line is
+ * read or updated in one visit (the layers of x: the k+1 values of each
+ * x-line, written to k+1 streams of xs). */
+#define WRAP_LOOPS                                                                     \
+  const int e0 = t->ord[0], e1 = t->ord[1], e2 = t->ord[2];                            \
+  const int64_t mu = t->op.g.n[e0], mv = t->op.g.n[e1], mw = t->op.g.n[e2];            \
+  const int64_t *ou = t->off[e0], *ov = t->off[e1], *ow = t->off[e2];                  \
+  const int64_t su = t->ss[e0], sv = t->ss[e1], sw = t->ss[e2];                        \
+  const int contiguous = e2 == 0 && !(t->set & 1) /* the whole x-line */
+
 /* xs = x on the term's layers (inside a parallel region) */
 #define WRAP_GATHER(T)                                                                   \
   do {                                                                                   \
     const T *src = (const T *)x;                                                         \
     T *dst = (T *)t->xs;                                                                 \
     _Pragma("omp for collapse(2) schedule(static) nowait")                               \
-    for (int64_t j2 = 0; j2 < m2; j2++)                                                  \
-      for (int64_t j1 = 0; j1 < m1; j1++) {                                              \
-        const T *sl = src + o2[j2] + o1[j1];                                             \
-        T *dl = dst + (j2 * m1 + j1) * m0;                                               \
-        if (contiguous) memcpy(dl, sl, sizeof(T) * (size_t)m0);                          \
+    for (int64_t u = 0; u < mu; u++)                                                     \
+      for (int64_t v = 0; v < mv; v++) {                                                 \
+        const T *sl = src + ou[u] + ov[v];                                               \
+        T *dl = dst + u * su + v * sv;                                                   \
+        if (contiguous) memcpy(dl, sl, sizeof(T) * (size_t)mw);                          \
         else                                                                             \
-          for (int64_t j0 = 0; j0 < m0; j0++) dl[j0] = sl[o0[j0]];                       \
+          for (int64_t w = 0; w < mw; w++) dl[w * sw] = sl[ow[w]];                       \
       }                                                                                  \
   } while (0)
 
 static void wrap_gather(const struct hpmg_laplace_wrap *t, hpmg_real r, const void *x) {
-  const int64_t m0 = t->op.g.n[0], m1 = t->op.g.n[1], m2 = t->op.g.n[2];
-  const int64_t *o0 = t->off[0], *o1 = t->off[1], *o2 = t->off[2];
-  const int contiguous = !(t->set & 1); /* x first, all of it */
+  WRAP_LOOPS;
   if (r == HPMG_REAL_DOUBLE) WRAP_GATHER(double);
   else WRAP_GATHER(float);
 }
@@ -365,54 +384,58 @@ static void wrap_gather(const struct hpmg_laplace_wrap *t, hpmg_real r, const vo
 
 /* the term ys added to the kernel's output as its mode says (inside a
  * parallel region; the worksharing loop ends with a barrier, as the next
- * term may update the same rows) */
+ * term may update the same rows); SMOOTH: D from the grid's 1D diagonals */
 #define WRAP_SCATTER(T)                                                                                  \
   do {                                                                                                   \
     const T *c = (const T *)t->ys;                                                                       \
     T *y = (T *)a->y, *dv = (T *)a->d;                                                                   \
     _Pragma("omp for collapse(2) schedule(static)")                                                      \
-    for (int64_t j2 = 0; j2 < m2; j2++)                                                                  \
-      for (int64_t j1 = 0; j1 < m1; j1++) {                                                              \
-        const T *cl = c + (j2 * m1 + j1) * m0;                                                           \
-        const int64_t base = o2[j2] + o1[j1];                                                            \
+    for (int64_t u = 0; u < mu; u++)                                                                     \
+      for (int64_t v = 0; v < mv; v++) {                                                                 \
+        const T *cl = c + u * su + v * sv;                                                               \
+        T *yl = y + ou[u] + ov[v];                                                                       \
         if (a->mode == HPMG_KERNEL_APPLY) {                                                              \
-          _Pragma("omp simd") for (int64_t j0 = 0; j0 < m0; j0++) y[base + o0[j0]] += cl[j0];            \
+          _Pragma("omp simd") for (int64_t w = 0; w < mw; w++) yl[ow[w]] += cl[w * sw];                  \
         } else if (a->mode == HPMG_KERNEL_RESIDUAL) {                                                    \
-          _Pragma("omp simd") for (int64_t j0 = 0; j0 < m0; j0++) y[base + o0[j0]] -= cl[j0];            \
+          _Pragma("omp simd") for (int64_t w = 0; w < mw; w++) yl[ow[w]] -= cl[w * sw];                  \
         } else {                                                                                         \
-          const double ma = dm[1][j1] * dm[2][j2];                                                       \
-          const double mb = dk[1][j1] * dm[2][j2] + dm[1][j1] * dk[2][j2] + lambda * ma;                 \
-          for (int64_t j0 = 0; j0 < m0; j0++) {                                                          \
-            const T dc = (T)(c2 * (double)cl[j0] / (dk[0][j0] * ma + dm[0][j0] * mb));                   \
-            y[base + o0[j0]] -= dc;                                                                      \
-            if (dv) dv[base + o0[j0]] -= dc;                                                             \
+          T *dl = dv ? dv + ou[u] + ov[v] : NULL;                                                        \
+          const double pm = t->dm[e0][u] * t->dm[e1][v];                                                 \
+          const double pk = t->dk[e0][u] * t->dm[e1][v] + t->dm[e0][u] * t->dk[e1][v] + lambda * pm;     \
+          for (int64_t w = 0; w < mw; w++) {                                                             \
+            const T dc = (T)(c2 * (double)cl[w * sw] / (t->dk[e2][w] * pm + t->dm[e2][w] * pk));         \
+            yl[ow[w]] -= dc;                                                                             \
+            if (dl) dl[ow[w]] -= dc;                                                                     \
           }                                                                                              \
         }                                                                                                \
       }                                                                                                  \
   } while (0)
 
 static void wrap_scatter(const struct hpmg_laplace_wrap *t, hpmg_real r, const hpmg_kernel_args *a) {
-  const int64_t m0 = t->op.g.n[0], m1 = t->op.g.n[1], m2 = t->op.g.n[2];
-  const int64_t *o0 = t->off[0], *o1 = t->off[1], *o2 = t->off[2];
-  double *const *dm = t->dm, *const *dk = t->dk;
+  WRAP_LOOPS;
+  (void)contiguous;
   const double c2 = a->c2, lambda = t->op.lambda;
   if (r == HPMG_REAL_DOUBLE) WRAP_SCATTER(double);
   else WRAP_SCATTER(float);
 }
 #undef WRAP_SCATTER
+#undef WRAP_LOOPS
 
 /* the wrap terms of every periodic direction set, added to the kernel's
  * output: one parallel gather, the kernel on each term's layers, one
  * parallel update */
+#define WRAP_PAR_MIN (1 << 15) /* layer values below which gather and update run on one thread */
 static void laplace_wrap(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a) {
-#pragma omp parallel
+  int64_t len = 0; /* small layers (coarse levels): one thread, no wake-up */
+  for (int i = 0; i < op->nwt; i++) len += op->wt[i].op.g.N;
+#pragma omp parallel if (len >= WRAP_PAR_MIN)
   for (int i = 0; i < op->nwt; i++) wrap_gather(&op->wt[i], r, a->x);
   const hpmg_laplace_kernels *kt = hpmg_laplace_kernels_select();
   for (int i = 0; i < op->nwt; i++) {
     const hpmg_kernel_args s = {.mode = HPMG_KERNEL_APPLY, .x = op->wt[i].xs, .y = op->wt[i].ys};
     kt->kernel[r](&op->wt[i].op, &s);
   }
-#pragma omp parallel
+#pragma omp parallel if (len >= WRAP_PAR_MIN)
   for (int i = 0; i < op->nwt; i++) wrap_scatter(&op->wt[i], r, a);
 }
 
