@@ -352,6 +352,7 @@ static void wrap_destroy(hpmg_laplace *op) {
  * memory order (t->ord: outer u, middle v, inner w), so each grid line is
  * read or updated in one visit (the layers of x: the k+1 values of each
  * x-line, written to k+1 streams of xs). */
+#define WRAP_AHEAD 16 /* lines ahead whose layer values the strided gather and update prefetch */
 #define WRAP_LOOPS                                                                     \
   const int e0 = t->ord[0], e1 = t->ord[1], e2 = t->ord[2];                            \
   const int64_t mu = t->op.g.n[e0], mv = t->op.g.n[e1], mw = t->op.g.n[e2];            \
@@ -370,8 +371,13 @@ static void wrap_destroy(hpmg_laplace *op) {
         const T *sl = src + ou[u] + ov[v];                                               \
         T *dl = dst + u * su + v * sv;                                                   \
         if (contiguous) memcpy(dl, sl, sizeof(T) * (size_t)mw);                          \
-        else                                                                             \
+        else {                                                                           \
+          if (v + WRAP_AHEAD < mv) { /* the layers of a later line: latency, not bandwidth */ \
+            __builtin_prefetch(src + ou[u] + ov[v + WRAP_AHEAD] + ow[0]);                \
+            __builtin_prefetch(src + ou[u] + ov[v + WRAP_AHEAD] + ow[mw - 1]);           \
+          }                                                                              \
           for (int64_t w = 0; w < mw; w++) dl[w * sw] = sl[ow[w]];                       \
+        }                                                                                \
       }                                                                                  \
   } while (0)
 
@@ -394,6 +400,12 @@ static void wrap_gather(const struct hpmg_laplace_wrap *t, hpmg_real r, const vo
       for (int64_t v = 0; v < mv; v++) {                                                                 \
         const T *cl = c + u * su + v * sv;                                                               \
         T *yl = y + ou[u] + ov[v];                                                                       \
+        if (!contiguous && v + WRAP_AHEAD < mv) {                                                        \
+          __builtin_prefetch(y + ou[u] + ov[v + WRAP_AHEAD] + ow[0], 1);                                 \
+          __builtin_prefetch(y + ou[u] + ov[v + WRAP_AHEAD] + ow[mw - 1], 1);                            \
+          if (dv) __builtin_prefetch(dv + ou[u] + ov[v + WRAP_AHEAD] + ow[0], 1);                        \
+          if (dv) __builtin_prefetch(dv + ou[u] + ov[v + WRAP_AHEAD] + ow[mw - 1], 1);                   \
+        }                                                                                                \
         if (a->mode == HPMG_KERNEL_APPLY) {                                                              \
           _Pragma("omp simd") for (int64_t w = 0; w < mw; w++) yl[ow[w]] += cl[w * sw];                  \
         } else if (a->mode == HPMG_KERNEL_RESIDUAL) {                                                    \
@@ -413,7 +425,6 @@ static void wrap_gather(const struct hpmg_laplace_wrap *t, hpmg_real r, const vo
 
 static void wrap_scatter(const struct hpmg_laplace_wrap *t, hpmg_real r, const hpmg_kernel_args *a) {
   WRAP_LOOPS;
-  (void)contiguous;
   const double c2 = a->c2, lambda = t->op.lambda;
   if (r == HPMG_REAL_DOUBLE) WRAP_SCATTER(double);
   else WRAP_SCATTER(float);
