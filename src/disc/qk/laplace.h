@@ -31,7 +31,8 @@
  * have k+1 nodes and the 1D matrices Q (banded there: local node 0 is node 0,
  * local w the node n-k-1+w), the other directions first (x, if not in S,
  * stays the contiguous one), so the pass is vectorized and threaded like the
- * kernel and costs about (k+1)/n of it per periodic direction. The fused
+ * kernel: about (k+1)/n of it per periodic direction, plus the gather and the
+ * update of the layers (x periodic: two cache lines of every x-line each). The fused
  * modes are linear in (Ax), so with c = the sum of the terms: APPLY y += c;
  * RESIDUAL y -= c; SMOOTH y -= c2 D^-1 c and d -= c2 D^-1 c. K is applied in
  * difference form in both parts (below), the wrap part with row sum 0, so A 1 = 0 holds to the last
