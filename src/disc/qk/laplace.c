@@ -127,83 +127,57 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
 
 /* ------------------------------------------- the periodic wrap (laplace.h) */
 
-/* One direction's (M, K) for a row formula: the sum of up to two CSR parts,
- * K in difference form around the row with row sums s (NULL: 0). */
-typedef struct {
-  const hpmg_sp1d *M[2], *K[2];
-  int parts;
-  const double *s;
-} pair1d;
-
-static inline double ld(hpmg_real r, const void *x, int64_t i) {
-  return r == HPMG_REAL_DOUBLE ? ((const double *)x)[i] : (double)((const float *)x)[i];
-}
-
-/* x-direction sums of line `base`: sm = (M x)_i0, sk = (K x)_i0 (difference form) */
-static void row_x(const pair1d *S, hpmg_real r, const void *x, int64_t base, int64_t i0, double *sm, double *sk) {
-  const double xc = ld(r, x, base + i0);
-  double m = 0, kk = 0;
-  for (int p = 0; p < S->parts; p++) {
-    const hpmg_sp1d *M = S->M[p], *K = S->K[p];
-    for (int q = M->rowptr[i0]; q < M->rowptr[i0 + 1]; q++) m += M->val[q] * ld(r, x, base + M->col[q]);
-    for (int q = K->rowptr[i0]; q < K->rowptr[i0 + 1]; q++) kk += K->val[q] * (ld(r, x, base + K->col[q]) - xc);
+/* Row i of direction d's full 1D matrices (the band and, periodic, the wrap
+ * part): its columns and (M, K) entries, at most 3k+1 of them. */
+enum { ROW_MAX = 64 };
+static int full_row(const hpmg_laplace *op, int d, int64_t i, int64_t *col, double *m, double *kk) {
+  const hpmg_sp1d *M = &op->M[d], *K = &op->K[d], *Mw = &op->Mw[d], *Kw = &op->Kw[d];
+  const int bw = M->bw;
+  const int64_t n = M->nrows;
+  int c = 0;
+  for (int o = -bw; o <= bw; o++) {
+    const int64_t j = i + o;
+    if (j < 0 || j >= n) continue;
+    const double mv = M->dia[(o + bw) * n + i], kv = K->dia[(o + bw) * n + i];
+    if (mv == 0 && kv == 0) continue;
+    col[c] = j, m[c] = mv, kk[c++] = kv;
   }
-  *sm = m;
-  *sk = kk + (S->s ? S->s[i0] * xc : 0.0);
-}
-
-/* plane j2: ym = (My Mx x), ykm = (My Kx x), yky = (Ky Mx x) at (i0, i1) */
-static void row_y(const hpmg_laplace *op, const pair1d S[3], hpmg_real r, const void *x, int64_t i0, int64_t i1,
-                  int64_t j2, double *ym, double *ykm, double *yky) {
-  const int64_t nx = op->g.n[0], ny = op->g.n[1];
-  double smc, skc, sm, sk, a = 0, b = 0, c = 0;
-  row_x(&S[0], r, x, (j2 * ny + i1) * nx, i0, &smc, &skc);
-  for (int p = 0; p < S[1].parts; p++) {
-    const hpmg_sp1d *M = S[1].M[p], *K = S[1].K[p];
-    for (int q = M->rowptr[i1]; q < M->rowptr[i1 + 1]; q++) {
-      row_x(&S[0], r, x, (j2 * ny + M->col[q]) * nx, i0, &sm, &sk);
-      a += M->val[q] * sm;
-      b += M->val[q] * sk;
-    }
-    for (int q = K->rowptr[i1]; q < K->rowptr[i1 + 1]; q++) {
-      row_x(&S[0], r, x, (j2 * ny + K->col[q]) * nx, i0, &sm, &sk);
-      c += K->val[q] * (sm - smc);
-    }
+  if (Mw->nrows > 0) { /* the wrap part: the union of its M and K columns */
+    for (int q = Mw->rowptr[i]; q < Mw->rowptr[i + 1] && c < ROW_MAX; q++)
+      col[c] = Mw->col[q], m[c] = Mw->val[q], kk[c++] = hpmg_sp1d_entry(Kw, (int)i, Mw->col[q]);
+    for (int q = Kw->rowptr[i]; q < Kw->rowptr[i + 1] && c < ROW_MAX; q++)
+      if (hpmg_sp1d_entry(Mw, (int)i, Kw->col[q]) == 0.0) col[c] = Kw->col[q], m[c] = 0.0, kk[c++] = Kw->val[q];
   }
-  *ym = a;
-  *ykm = b;
-  *yky = c + (S[1].s ? S[1].s[i1] * smc : 0.0);
+  return c;
 }
 
-/* (A(S0,S1,S2) x)_i of one row, sum-factorized */
-static double kron_row(const hpmg_laplace *op, const pair1d S[3], hpmg_real r, const void *x, int64_t i0, int64_t i1,
-                       int64_t i2) {
-  double ymc, t1, t2, ym, ykm, yky, out = 0;
-  row_y(op, S, r, x, i0, i1, i2, &ymc, &t1, &t2);
-  for (int p = 0; p < S[2].parts; p++) {
-    const hpmg_sp1d *M = S[2].M[p], *K = S[2].K[p];
-    for (int q = M->rowptr[i2]; q < M->rowptr[i2 + 1]; q++) {
-      row_y(op, S, r, x, i0, i1, M->col[q], &ym, &ykm, &yky);
-      out += M->val[q] * (ykm + yky + op->lambda * ym);
-    }
-    for (int q = K->rowptr[i2]; q < K->rowptr[i2 + 1]; q++) {
-      row_y(op, S, r, x, i0, i1, K->col[q], &ym, &ykm, &yky);
-      out += K->val[q] * (ym - ymc);
-    }
-  }
-  return out + (S[2].s ? S[2].s[i2] * ymc : 0.0);
-}
-
-/* direction d's full pair: the band and, periodic, the wrap part */
-static pair1d pair_of(const hpmg_laplace *op, int d) {
-  pair1d S = {{&op->M[d], &op->Mw[d]}, {&op->K[d], &op->Kw[d]}, op->Mw[d].nrows > 0 ? 2 : 1, op->sK[d]};
-  return S;
-}
+/* sum over the row's (z, y) couplings of the x-line sums (plain form) */
+#define ROW_SUM(T)                                                                                        \
+  do {                                                                                                    \
+    const T *xv = (const T *)x;                                                                           \
+    for (int a2 = 0; a2 < n2; a2++)                                                                       \
+      for (int a1 = 0; a1 < n1; a1++) {                                                                   \
+        const T *xl = xv + (c2[a2] * g->n[1] + c1[a1]) * g->n[0];                                         \
+        double sk = 0.0, sm = 0.0;                                                                        \
+        for (int a0 = 0; a0 < n0; a0++) {                                                                 \
+          sk += k0[a0] * (double)xl[c0[a0]];                                                              \
+          sm += m0[a0] * (double)xl[c0[a0]];                                                              \
+        }                                                                                                 \
+        s += m2[a2] * (m1[a1] * sk + k1[a1] * sm) + k2[a2] * m1[a1] * sm + op->lambda * m2[a2] * m1[a1] * sm; \
+      }                                                                                                   \
+  } while (0)
 
 double hpmg_laplace_row(const hpmg_laplace *op, hpmg_real r, const void *x, int64_t i0, int64_t i1, int64_t i2) {
-  const pair1d S[3] = {pair_of(op, 0), pair_of(op, 1), pair_of(op, 2)};
-  return kron_row(op, S, r, x, i0, i1, i2);
+  const hpmg_grid *g = &op->g;
+  int64_t c0[ROW_MAX], c1[ROW_MAX], c2[ROW_MAX];
+  double m0[ROW_MAX], k0[ROW_MAX], m1[ROW_MAX], k1[ROW_MAX], m2[ROW_MAX], k2[ROW_MAX], s = 0.0;
+  const int n0 = full_row(op, 0, i0, c0, m0, k0), n1 = full_row(op, 1, i1, c1, m1, k1),
+            n2 = full_row(op, 2, i2, c2, m2, k2);
+  if (r == HPMG_REAL_DOUBLE) ROW_SUM(double);
+  else ROW_SUM(float);
+  return s;
 }
+#undef ROW_SUM
 
 /* One term of the wrap pass (laplace.h): A with (Mw_d, Kw_d) in the
  * directions of `set` and the band (M_d, K_d) elsewhere, applied by the
