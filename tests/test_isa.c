@@ -222,6 +222,55 @@ static void qk_case(int dim, int k, int64_t c0, int64_t c1, int64_t c2, double l
   hpmg_kron3_destroy(&R);
 }
 
+/* The operator on a box periodic in the directions of `per` (bit d), the
+ * others Neumann: the kernel plus the wrap pass (laplace.c: the kernel on
+ * the gathered boundary layers) in every fused mode, and Gauss-Seidel
+ * (hpmg_laplace_row, the wrap included). */
+static void qk_periodic_case(int dim, int k, int64_t c0, int64_t c1, int64_t c2, double lambda, int per) {
+  const int64_t cells[3] = {c0, c1, c2};
+  const double box[3] = {1.0, 0.7, 1.3};
+  hpmg_grid g;
+  hpmg_laplace op;
+  if (hpmg_grid_init(dim, k, cells, box, &g)) {
+    CHECK(0, "setup %dD Q%d: %s", dim, k, hpmg_last_error());
+    return;
+  }
+  for (int d = 0; d < dim; d++) {
+    g.bc[2 * d] = g.bc[2 * d + 1] = per >> d & 1 ? HPMG_BC_PERIODIC : HPMG_BC_NEUMANN;
+    const hpmg_dir1d L = hpmg_grid_dir(&g, d);
+    g.n[d] = hpmg_dir1d_n(&L);
+    g.off[d] = hpmg_dir1d_off(&L);
+  }
+  g.N = g.n[0] * g.n[1] * g.n[2];
+  if (hpmg_laplace_create(&g, lambda, &op)) {
+    CHECK(0, "setup %dD Q%d periodic %d: %s", dim, k, per, hpmg_last_error());
+    return;
+  }
+  char what[160];
+  for (int ri = 0; ri < 2; ri++) {
+    const hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
+    const char *pn = ri ? "float" : "double";
+    void *x = rand_vec(r, g.N), *b = rand_vec(r, g.N), *d = rand_vec(r, g.N);
+    qk_ctx q = {.op = &op, .r = r, .x = x, .b = b, .d = d};
+    const char *modes[] = {"apply", "residual", "smooth"};
+    for (int m = 0; m < 3; m++)
+      for (int wd = 0; wd < (m == 2 ? 2 : 1); wd++) {
+        q.mode = (hpmg_kernel_mode)m;
+        q.with_d = wd;
+        snprintf(what, sizeof what, "%dD Q%d %lldx%lldx%lld periodic %d %s operator %s%s", dim, k, (long long)c0,
+                 (long long)c1, (long long)c2, per, pn, modes[m], wd ? " with d" : "");
+        both(what, r, wd ? 2 * g.N : g.N, 1, run_kernel, &q);
+      }
+    q.reverse = 0;
+    snprintf(what, sizeof what, "%dD Q%d periodic %d %s Gauss-Seidel", dim, k, per, pn);
+    both(what, r, g.N, 1, run_gs, &q);
+    free(x);
+    free(b);
+    free(d);
+  }
+  hpmg_laplace_destroy(&op);
+}
+
 /* ------------------------------------------------------------- vectors */
 typedef struct {
   hpmg_real r;
@@ -407,6 +456,10 @@ int main(void) {
   qk_case(3, 2, 4, 3, 2, 2.0);
   qk_case(3, 4, 5, 4, 4, 0.0);
   qk_case(3, 5, 2, 2, 2, 0.0);
+  qk_periodic_case(2, 3, 13, 4, 1, 0.0, 3);
+  qk_periodic_case(3, 2, 9, 3, 2, 0.5, 1);
+  qk_periodic_case(3, 3, 6, 3, 4, 0.0, 5);
+  qk_periodic_case(3, 4, 3, 2, 2, 0.0, 7);
   vec_cases();
   fd_cases(2, 24);
   fd_cases(3, 16);

@@ -258,6 +258,87 @@ static void check_operator(int dim, int k, const int cells[3], const hpmg_bc_kin
   free(A), free(Ad), free(x), free(y), free(b), free(dd), free(d0), free(xf), free(yf), free(ref);
 }
 
+/* The fused kernel with the periodic wrap pass (laplace.c: the kernel on
+ * the gathered boundary layers) against hpmg_laplace_row (every coupling, the
+ * wrap included, row by row through the CSR matrices; checked against the
+ * dense assembly above) on grids long enough for the kernel's vector paths
+ * (x lines of >= 64 nodes in float, the kernel's transposed x stage at
+ * k >= 3 in the layers' own x direction): APPLY (double, float), RESIDUAL,
+ * SMOOTH with and without d, and A 1 = 0 where nothing is Dirichlet. */
+static void check_wrap(int dim, int k, const int cells[3], const hpmg_bc_kind bc[6], int nonuniform, double lambda) {
+  double xs0[40], xs1[40], xs2[40], *xs[3] = {xs0, xs1, xs2};
+  hpmg_grid g;
+  grid_of(dim, k, cells, bc, nonuniform, xs, &g);
+  hpmg_laplace op;
+  if (hpmg_laplace_create(&g, lambda, &op)) {
+    CHECK(0, "laplace_create: %s", hpmg_last_error());
+    return;
+  }
+  const int64_t n = g.N;
+  double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *b = malloc(sizeof(double) * n),
+         *ref = malloc(sizeof(double) * n), *dd = malloc(sizeof(double) * n), *d0 = malloc(sizeof(double) * n);
+  float *xf = malloc(sizeof(float) * n), *yf = malloc(sizeof(float) * n), *bf = malloc(sizeof(float) * n),
+        *df = malloc(sizeof(float) * n);
+  for (int64_t i = 0; i < n; i++) x[i] = check_rand(), xf[i] = (float)x[i], b[i] = check_rand(), bf[i] = (float)b[i],
+                                  d0[i] = check_rand();
+  double scale = 0, err = 0, errf = 0, err_r = 0, err_rf = 0, err_s = 0, err_sd = 0, err_sf = 0, one = 0;
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t i0 = i % g.n[0], i1 = (i / g.n[0]) % g.n[1], i2 = i / (g.n[0] * g.n[1]);
+    ref[i] = hpmg_laplace_row(&op, HPMG_REAL_DOUBLE, x, i0, i1, i2);
+    scale = fmax(scale, fabs(hpmg_laplace_diagonal(&op, i0, i1, i2)));
+  }
+  scale *= pow(2 * k + 1, dim); /* >= sum_j |A_ij| |x_j| (|x_j| <= 1, |A_ij| <= A_ii) */
+  hpmg_laplace_apply(&op, HPMG_REAL_DOUBLE, x, y);
+  hpmg_laplace_apply(&op, HPMG_REAL_FLOAT, xf, yf);
+  for (int64_t i = 0; i < n; i++) err = fmax(err, fabs(y[i] - ref[i])), errf = fmax(errf, fabs(yf[i] - ref[i]));
+  hpmg_laplace_residual(&op, HPMG_REAL_DOUBLE, b, x, y);
+  hpmg_laplace_residual(&op, HPMG_REAL_FLOAT, bf, xf, yf);
+  for (int64_t i = 0; i < n; i++)
+    err_r = fmax(err_r, fabs(y[i] - (b[i] - ref[i]))), err_rf = fmax(err_rf, fabs(yf[i] - (b[i] - ref[i])));
+  /* SMOOTH: d = c1 d + c2 D^-1 (b - A x), y = x + d; without d: y = x + c2 D^-1 (b - A x) */
+  memcpy(dd, d0, sizeof(double) * n);
+  hpmg_kernel_args a = {.mode = HPMG_KERNEL_SMOOTH, .x = x, .y = y, .b = b, .d = dd, .c1 = 0.3, .c2 = 0.7};
+  hpmg_laplace_kernel(&op, HPMG_REAL_DOUBLE, &a);
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t i0 = i % g.n[0], i1 = (i / g.n[0]) % g.n[1], i2 = i / (g.n[0] * g.n[1]);
+    const double di = 0.3 * d0[i] + 0.7 * (b[i] - ref[i]) / hpmg_laplace_diagonal(&op, i0, i1, i2);
+    err_sd = fmax(err_sd, fmax(fabs(dd[i] - di), fabs(y[i] - x[i] - di)));
+  }
+  hpmg_kernel_args a2 = {.mode = HPMG_KERNEL_SMOOTH, .x = x, .y = y, .b = b, .c2 = 0.7};
+  hpmg_laplace_kernel(&op, HPMG_REAL_DOUBLE, &a2);
+  hpmg_kernel_args af = {.mode = HPMG_KERNEL_SMOOTH, .x = xf, .y = yf, .b = bf, .d = df, .c1 = 0.0, .c2 = 0.7};
+  for (int64_t i = 0; i < n; i++) df[i] = 0;
+  hpmg_laplace_kernel(&op, HPMG_REAL_FLOAT, &af);
+  double dmin = 1e300;
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t i0 = i % g.n[0], i1 = (i / g.n[0]) % g.n[1], i2 = i / (g.n[0] * g.n[1]);
+    const double dg = hpmg_laplace_diagonal(&op, i0, i1, i2), di = 0.7 * (b[i] - ref[i]) / dg;
+    dmin = fmin(dmin, fabs(dg));
+    err_s = fmax(err_s, fabs(y[i] - x[i] - di));
+    err_sf = fmax(err_sf, fmax(fabs(df[i] - di), fabs(yf[i] - xf[i] - di)));
+  }
+  int neu = lambda == 0;
+  for (int f = 0; f < 2 * dim; f++) neu &= bc[f] != D;
+  if (neu) {
+    for (int64_t i = 0; i < n; i++) x[i] = 1.0;
+    hpmg_laplace_apply(&op, HPMG_REAL_DOUBLE, x, y);
+    for (int64_t i = 0; i < n; i++) one = fmax(one, fabs(y[i]));
+  }
+  char what[128];
+  snprintf(what, sizeof what, "wrap %dD k=%d cells %dx%dx%d %s bc %d%d%d%d%d%d lambda %g", dim, k, cells[0], cells[1],
+           dim == 3 ? cells[2] : 1, nonuniform ? "stretched" : "uniform", bc[0], bc[1], bc[2], bc[3], bc[4], bc[5], lambda);
+  CHECK(err <= 1e-14 * scale, "%s: apply vs row %.3g (scale %.3g)", what, err, scale);
+  CHECK(errf <= 1e-6 * scale, "%s: float apply vs row %.3g", what, errf);
+  CHECK(err_r <= 1e-14 * scale, "%s: residual vs row %.3g", what, err_r);
+  CHECK(err_rf <= 1e-6 * scale, "%s: float residual vs row %.3g", what, err_rf);
+  CHECK(err_sd <= 1e-14 * scale / dmin, "%s: smoothing step (with d) vs row %.3g", what, err_sd);
+  CHECK(err_s <= 1e-14 * scale / dmin, "%s: smoothing step vs row %.3g", what, err_s);
+  CHECK(err_sf <= 1e-6 * scale / dmin, "%s: float smoothing step vs row %.3g", what, err_sf);
+  CHECK(one <= 1e-15 * scale, "%s: A 1 = %.3g (must vanish)", what, one);
+  hpmg_laplace_destroy(&op);
+  free(x), free(y), free(b), free(ref), free(dd), free(d0), free(xf), free(yf), free(bf), free(df);
+}
+
 /* P of two box levels against the Kronecker product of dense 1D Galerkin-checked
  * factors: (P^T A_f P = A_c) in 2D/3D with the level operators */
 static void check_transfer(int dim, int k, const int cells[3], const hpmg_bc_kind bc[6], int nonuniform) {
@@ -328,6 +409,21 @@ static int run_unit(void) {
     }
     hpmg_laplace_destroy(&o1), hpmg_laplace_destroy(&o2);
     hpmg_box_destroy(&b);
+  }
+  { /* the wrap pass on larger grids: each direction periodic alone, two, all */
+    const hpmg_bc_kind w2[3][6] = {{P, P, N, D, D, D}, {N, N, P, P, D, D}, {P, P, P, P, D, D}};
+    const hpmg_bc_kind w3[5][6] = {{P, P, N, N, D, N}, {D, N, P, P, N, N}, {N, D, N, N, P, P}, {P, P, N, N, P, P},
+                                   {P, P, P, P, P, P}};
+    const int a2[3] = {23, 9, 1}, b2[3] = {33, 21, 1}, a3[3] = {23, 11, 3}, b3[3] = {17, 34, 5};
+    for (int s = 0; s < 3; s++) {
+      check_wrap(2, 3, a2, w2[s], 1, 0.0);
+      check_wrap(2, 2, b2, w2[s], 0, 1.5);
+      check_wrap(2, 5, a2, w2[s], 1, 0.0);
+    }
+    for (int s = 0; s < 5; s++) {
+      check_wrap(3, 3, a3, w3[s], 1, 0.0);
+      check_wrap(3, 2, b3, w3[s], 1, 0.7);
+    }
   }
   const hpmg_bc_kind sets[6][6] = {{D, D, D, D, D, D}, {N, N, N, N, N, N}, {P, P, P, P, P, P},
                                    {P, P, N, N, P, P}, {D, N, N, D, P, P}, {N, D, P, P, D, N}};

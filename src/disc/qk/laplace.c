@@ -24,6 +24,54 @@ static hpmg_error stiffness_row_sums(const hpmg_grid *g, int d, hpmg_laplace *op
   return HPMG_SUCCESS;
 }
 
+/* y-tile of the plane kernel: keep the z window of 2k+1 input tiles near
+ * 1 MiB per thread */
+static void set_tile(hpmg_laplace *op) {
+  const hpmg_grid *g = &op->g;
+  int64_t nx = g->n[0], ny = g->n[1], bwy = op->M[1].bw;
+  int64_t ty = g->dim == 3 ? (int64_t)(1 << 20) / (8 * (2 * g->k + 1) * nx) - 2 * bwy : 16;
+  const char *env = getenv("HPMG_TILE"); /* tuning knob for benchmarks */
+  if (env && atoi(env) > 0) ty = atoi(env);
+  if (ty < 8 && !(env && atoi(env) > 0)) ty = 8;
+  if (ty > ny) ty = ny;
+  if (ty < 1) ty = 1;
+  /* tiles of equal height: the threads split (tile, plane) items in static
+   * blocks, so a short last tile would leave a thread idle (2 threads on
+   * 127 lines in tiles of 106 + 21: one thread did 5/6 of the work) */
+  const int64_t ntiles = ny > 0 ? (ny + ty - 1) / ty : 1;
+  ty = ny > 0 ? (ny + ntiles - 1) / ntiles : 1;
+  op->tile = (int)ty;
+}
+
+/* the x rows' structural bands (k >= 3: laplace.h) */
+static hpmg_error set_xbands(hpmg_laplace *op) {
+  const int64_t nx = op->g.n[0];
+  if (op->M[0].bw < HPMG_LAPLACE_XT_MIN_BW) return HPMG_SUCCESS;
+  const int bw = op->M[0].bw;
+  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xj0));
+  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xn));
+  HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(nx + 1), &op->xoff));
+  op->xoff[0] = 0;
+  for (int64_t i = 0; i < nx; i++) {
+    hpmg_laplace_xband(op, i, &op->xj0[i], &op->xn[i]);
+    op->xoff[i + 1] = op->xoff[i] + op->xn[i];
+  }
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * op->xoff[nx]), &op->xc));
+  HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)(2 * op->xoff[nx]), &op->xcf));
+  for (int64_t i = 0; i < nx; i++)
+    for (int e = 0; e < op->xn[i]; e++) {
+      const int64_t o = op->xj0[i] + e - i, q = 2 * (op->xoff[i] + e);
+      op->xc[q] = op->K[0].dia[(o + bw) * nx + i];
+      op->xc[q + 1] = op->M[0].dia[(o + bw) * nx + i];
+      op->xcf[q] = op->K[0].diaf[(o + bw) * nx + i];
+      op->xcf[q + 1] = op->M[0].diaf[(o + bw) * nx + i];
+    }
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error wrap_create(hpmg_laplace *op);
+static void wrap_destroy(hpmg_laplace *op);
+
 hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *op) {
   memset(op, 0, sizeof *op);
   HPMG_CHECK_ARG(lambda >= 0, "lambda must be >= 0 (got %g)", lambda);
@@ -50,47 +98,9 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
     HPMG_CALL(diagonal_of(&op->K[d], &op->dK[d], &op->dKf[d]));
     HPMG_CALL(stiffness_row_sums(g, d, op));
   }
-  if (op->wrap) { /* the wrap pass's five slab arrays (the largest slab) */
-    int64_t mx = 0;
-    for (int d = 0; d < g->dim; d++)
-      if (op->Mw[d].nrows > 0) mx = g->N / g->n[d] * (g->k + 1) > mx ? g->N / g->n[d] * (g->k + 1) : mx;
-    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(5 * mx), &op->wbuf));
-  }
-  /* y-tile: keep the z window of 2k+1 input tiles near 1 MiB per thread */
-  int64_t nx = g->n[0], ny = g->n[1], bwy = op->M[1].bw;
-  int64_t ty = g->dim == 3 ? (int64_t)(1 << 20) / (8 * (2 * g->k + 1) * nx) - 2 * bwy : 16;
-  const char *env = getenv("HPMG_TILE"); /* tuning knob for benchmarks */
-  if (env && atoi(env) > 0) ty = atoi(env);
-  if (ty < 8 && !(env && atoi(env) > 0)) ty = 8;
-  if (ty > ny) ty = ny;
-  if (ty < 1) ty = 1;
-  /* tiles of equal height: the threads split (tile, plane) items in static
-   * blocks, so a short last tile would leave a thread idle (2 threads on
-   * 127 lines in tiles of 106 + 21: one thread did 5/6 of the work) */
-  const int64_t ntiles = ny > 0 ? (ny + ty - 1) / ty : 1;
-  ty = ny > 0 ? (ny + ntiles - 1) / ntiles : 1;
-  op->tile = (int)ty;
-  if (op->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW) { /* the x rows' structural bands */
-    const int bw = op->M[0].bw;
-    HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xj0));
-    HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xn));
-    HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(nx + 1), &op->xoff));
-    op->xoff[0] = 0;
-    for (int64_t i = 0; i < nx; i++) {
-      hpmg_laplace_xband(op, i, &op->xj0[i], &op->xn[i]);
-      op->xoff[i + 1] = op->xoff[i] + op->xn[i];
-    }
-    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * op->xoff[nx]), &op->xc));
-    HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)(2 * op->xoff[nx]), &op->xcf));
-    for (int64_t i = 0; i < nx; i++)
-      for (int e = 0; e < op->xn[i]; e++) {
-        const int64_t o = op->xj0[i] + e - i, q = 2 * (op->xoff[i] + e);
-        op->xc[q] = op->K[0].dia[(o + bw) * nx + i];
-        op->xc[q + 1] = op->M[0].dia[(o + bw) * nx + i];
-        op->xcf[q] = op->K[0].diaf[(o + bw) * nx + i];
-        op->xcf[q + 1] = op->M[0].diaf[(o + bw) * nx + i];
-      }
-  }
+  set_tile(op);
+  HPMG_CALL(set_xbands(op));
+  if (op->wrap) HPMG_CALL(wrap_create(op));
   return HPMG_SUCCESS;
 }
 
@@ -107,7 +117,7 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
     hpmg_sp1d_free(&op->Mw[d]);
     hpmg_sp1d_free(&op->Kw[d]);
   }
-  hpmg_free(&op->wbuf);
+  wrap_destroy(op);
   hpmg_free(&op->xj0);
   hpmg_free(&op->xn);
   hpmg_free(&op->xoff);
@@ -117,175 +127,301 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
 
 /* ------------------------------------------- the periodic wrap (laplace.h) */
 
-/* One direction's (M, K) for a row formula: the sum of up to two CSR parts,
- * K in difference form around the row with row sums s (NULL: 0). */
-typedef struct {
-  const hpmg_sp1d *M[2], *K[2];
-  int parts;
-  const double *s;
-} pair1d;
-
-static inline double ld(hpmg_real r, const void *x, int64_t i) {
-  return r == HPMG_REAL_DOUBLE ? ((const double *)x)[i] : (double)((const float *)x)[i];
-}
-
-/* x-direction sums of line `base`: sm = (M x)_i0, sk = (K x)_i0 (difference form) */
-static void row_x(const pair1d *S, hpmg_real r, const void *x, int64_t base, int64_t i0, double *sm, double *sk) {
-  const double xc = ld(r, x, base + i0);
-  double m = 0, kk = 0;
-  for (int p = 0; p < S->parts; p++) {
-    const hpmg_sp1d *M = S->M[p], *K = S->K[p];
-    for (int q = M->rowptr[i0]; q < M->rowptr[i0 + 1]; q++) m += M->val[q] * ld(r, x, base + M->col[q]);
-    for (int q = K->rowptr[i0]; q < K->rowptr[i0 + 1]; q++) kk += K->val[q] * (ld(r, x, base + K->col[q]) - xc);
+/* Row i of direction d's full 1D matrices (the band and, periodic, the wrap
+ * part): its columns and (M, K) entries, at most 3k+1 of them. */
+enum { ROW_MAX = 64 };
+static int full_row(const hpmg_laplace *op, int d, int64_t i, int64_t *col, double *m, double *kk) {
+  const hpmg_sp1d *M = &op->M[d], *K = &op->K[d], *Mw = &op->Mw[d], *Kw = &op->Kw[d];
+  const int bw = M->bw;
+  const int64_t n = M->nrows;
+  int c = 0;
+  for (int o = -bw; o <= bw; o++) {
+    const int64_t j = i + o;
+    if (j < 0 || j >= n) continue;
+    const double mv = M->dia[(o + bw) * n + i], kv = K->dia[(o + bw) * n + i];
+    if (mv == 0 && kv == 0) continue;
+    col[c] = j, m[c] = mv, kk[c++] = kv;
   }
-  *sm = m;
-  *sk = kk + (S->s ? S->s[i0] * xc : 0.0);
-}
-
-/* plane j2: ym = (My Mx x), ykm = (My Kx x), yky = (Ky Mx x) at (i0, i1) */
-static void row_y(const hpmg_laplace *op, const pair1d S[3], hpmg_real r, const void *x, int64_t i0, int64_t i1,
-                  int64_t j2, double *ym, double *ykm, double *yky) {
-  const int64_t nx = op->g.n[0], ny = op->g.n[1];
-  double smc, skc, sm, sk, a = 0, b = 0, c = 0;
-  row_x(&S[0], r, x, (j2 * ny + i1) * nx, i0, &smc, &skc);
-  for (int p = 0; p < S[1].parts; p++) {
-    const hpmg_sp1d *M = S[1].M[p], *K = S[1].K[p];
-    for (int q = M->rowptr[i1]; q < M->rowptr[i1 + 1]; q++) {
-      row_x(&S[0], r, x, (j2 * ny + M->col[q]) * nx, i0, &sm, &sk);
-      a += M->val[q] * sm;
-      b += M->val[q] * sk;
-    }
-    for (int q = K->rowptr[i1]; q < K->rowptr[i1 + 1]; q++) {
-      row_x(&S[0], r, x, (j2 * ny + K->col[q]) * nx, i0, &sm, &sk);
-      c += K->val[q] * (sm - smc);
-    }
+  if (Mw->nrows > 0) { /* the wrap part: the union of its M and K columns */
+    for (int q = Mw->rowptr[i]; q < Mw->rowptr[i + 1] && c < ROW_MAX; q++)
+      col[c] = Mw->col[q], m[c] = Mw->val[q], kk[c++] = hpmg_sp1d_entry(Kw, (int)i, Mw->col[q]);
+    for (int q = Kw->rowptr[i]; q < Kw->rowptr[i + 1] && c < ROW_MAX; q++)
+      if (hpmg_sp1d_entry(Mw, (int)i, Kw->col[q]) == 0.0) col[c] = Kw->col[q], m[c] = 0.0, kk[c++] = Kw->val[q];
   }
-  *ym = a;
-  *ykm = b;
-  *yky = c + (S[1].s ? S[1].s[i1] * smc : 0.0);
+  return c;
 }
 
-/* (A(S0,S1,S2) x)_i of one row, sum-factorized */
-static double kron_row(const hpmg_laplace *op, const pair1d S[3], hpmg_real r, const void *x, int64_t i0, int64_t i1,
-                       int64_t i2) {
-  double ymc, t1, t2, ym, ykm, yky, out = 0;
-  row_y(op, S, r, x, i0, i1, i2, &ymc, &t1, &t2);
-  for (int p = 0; p < S[2].parts; p++) {
-    const hpmg_sp1d *M = S[2].M[p], *K = S[2].K[p];
-    for (int q = M->rowptr[i2]; q < M->rowptr[i2 + 1]; q++) {
-      row_y(op, S, r, x, i0, i1, M->col[q], &ym, &ykm, &yky);
-      out += M->val[q] * (ykm + yky + op->lambda * ym);
-    }
-    for (int q = K->rowptr[i2]; q < K->rowptr[i2 + 1]; q++) {
-      row_y(op, S, r, x, i0, i1, K->col[q], &ym, &ykm, &yky);
-      out += K->val[q] * (ym - ymc);
-    }
-  }
-  return out + (S[2].s ? S[2].s[i2] * ymc : 0.0);
-}
-
-enum { PAIR_BAND, PAIR_WRAP, PAIR_FULL };
-static pair1d pair_of(const hpmg_laplace *op, int d, int kind) {
-  pair1d S = {{&op->M[d], &op->Mw[d]}, {&op->K[d], &op->Kw[d]}, 1, op->sK[d]};
-  if (kind == PAIR_WRAP) S.M[0] = &op->Mw[d], S.K[0] = &op->Kw[d], S.s = NULL;
-  if (kind == PAIR_FULL && op->Mw[d].nrows > 0) S.parts = 2;
-  return S;
-}
-
-double hpmg_laplace_row(const hpmg_laplace *op, hpmg_real r, const void *x, int64_t i0, int64_t i1, int64_t i2) {
-  const pair1d S[3] = {pair_of(op, 0, PAIR_FULL), pair_of(op, 1, PAIR_FULL), pair_of(op, 2, PAIR_FULL)};
-  return kron_row(op, S, r, x, i0, i1, i2);
-}
-
-static inline void st_add(hpmg_real r, void *y, int64_t i, double v) {
-  if (r == HPMG_REAL_DOUBLE) ((double *)y)[i] += v;
-  else ((float *)y)[i] += (float)v;
-}
-
-#define APPLY_DIR_BODY(T)                                                                                     \
-  do {                                                                                                        \
-    const T *src = (const T *)in;                                                                             \
-    _Pragma("omp parallel for collapse(2) schedule(static)")                                                  \
-    for (int64_t iv = 0; iv < dout[v]; iv++)                                                                  \
-      for (int64_t iu = 0; iu < dout[u]; iu++) {                                                              \
-        const T *line = src + iu * sin_[u] + iv * sin_[v];                                                    \
-        double *o = out + iu * sout[u] + iv * sout[v];                                                        \
-        for (int64_t q = 0; q < nrows; q++) {                                                                 \
-          const int64_t i = rows ? rows[q] : q;                                                               \
-          const double xc = (double)line[i * sd];                                                             \
-          double acc = 0;                                                                                     \
-          for (int p = 0; p < S->parts; p++) {                                                                \
-            const hpmg_sp1d *A = stiff ? S->K[p] : S->M[p];                                                   \
-            for (int e = A->rowptr[i]; e < A->rowptr[i + 1]; e++)                                             \
-              acc += A->val[e] * ((double)line[A->col[e] * sd] - (stiff ? xc : 0.0));                         \
-          }                                                                                                   \
-          o[q * sout[d]] = acc + (stiff && S->s ? S->s[i] * xc : 0.0);                                        \
-        }                                                                                                     \
-      }                                                                                                       \
+/* sum over the row's (z, y) couplings of the x-line sums (plain form) */
+#define ROW_SUM(T)                                                                                        \
+  do {                                                                                                    \
+    const T *xv = (const T *)x;                                                                           \
+    for (int a2 = 0; a2 < n2; a2++)                                                                       \
+      for (int a1 = 0; a1 < n1; a1++) {                                                                   \
+        const T *xl = xv + (c2[a2] * g->n[1] + c1[a1]) * g->n[0];                                         \
+        double sk = 0.0, sm = 0.0;                                                                        \
+        for (int a0 = 0; a0 < n0; a0++) {                                                                 \
+          sk += k0[a0] * (double)xl[c0[a0]];                                                              \
+          sm += m0[a0] * (double)xl[c0[a0]];                                                              \
+        }                                                                                                 \
+        s += m2[a2] * (m1[a1] * sk + k1[a1] * sm) + k2[a2] * m1[a1] * sm + op->lambda * m2[a2] * m1[a1] * sm; \
+      }                                                                                                   \
   } while (0)
 
-/* out = S in along direction d (M part, or K in difference form with row sums
- * s): in has dims din (x fastest), out the same except din[d] -> the rows
- * `rows` (NULL: all rows, nrows = din[d]); in is of type r */
-static void apply_dir(const pair1d *S, int stiff, int d, const int64_t din[3], hpmg_real r, const void *in,
-                      const int64_t *rows, int64_t nrows, double *out) {
-  int64_t dout[3] = {din[0], din[1], din[2]};
-  dout[d] = nrows;
-  const int64_t sin_[3] = {1, din[0], din[0] * din[1]}, sout[3] = {1, dout[0], dout[0] * dout[1]}, sd = sin_[d];
-  const int u = d == 0 ? 1 : 0, v = d == 2 ? 1 : 2; /* the two other directions */
-  if (r == HPMG_REAL_DOUBLE) APPLY_DIR_BODY(double);
-  else APPLY_DIR_BODY(float);
+double hpmg_laplace_row(const hpmg_laplace *op, hpmg_real r, const void *x, int64_t i0, int64_t i1, int64_t i2) {
+  const hpmg_grid *g = &op->g;
+  int64_t c0[ROW_MAX], c1[ROW_MAX], c2[ROW_MAX];
+  double m0[ROW_MAX], k0[ROW_MAX], m1[ROW_MAX], k1[ROW_MAX], m2[ROW_MAX], k2[ROW_MAX], s = 0.0;
+  const int n0 = full_row(op, 0, i0, c0, m0, k0), n1 = full_row(op, 1, i1, c1, m1, k1),
+            n2 = full_row(op, 2, i2, c2, m2, k2);
+  if (r == HPMG_REAL_DOUBLE) ROW_SUM(double);
+  else ROW_SUM(float);
+  return s;
 }
-#undef APPLY_DIR_BODY
+#undef ROW_SUM
 
-/* the wrap rows of every periodic direction, added to the kernel's output:
- * term p = A(P..P, Q_p, F..F) on the rows 0, n-k..n-1 of direction p, sum-
- * factorized: XM = Qm x, XK = Qk x along p, then with the other directions
- * a < b: M_a M_b XK + (K_a M_b + M_a K_b + lambda M_a M_b) XM */
-static void laplace_wrap(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a) {
+/* One term of the wrap pass (laplace.h): A with (Mw_d, Kw_d) in the
+ * directions of `set` and the band (M_d, K_d) elsewhere, applied by the
+ * kernel to the gathered layers. Direction e of op is direction perm[e] of
+ * the grid: the directions not in set first (their n nodes and band; the
+ * arrays shared with the grid's operator, not owned), then those in set (k+1
+ * local nodes: local 0 is node 0, local w node n-k-1+w; the wrap parts
+ * restricted to them, owned), then in 2D the grid's 1x1 z. */
+struct hpmg_laplace_wrap {
+  hpmg_laplace op;
+  int set, perm[3];
+  int64_t *off[3];       /* off[e][j]: offset in the grid's arrays of index j along e */
+  int ord[3];            /* the directions e by decreasing stride in the grid: the gather's loops */
+  int64_t ss[3];         /* strides of op's arrays */
+  double *dm[3], *dk[3]; /* the grid's 1D diagonals at those indices (the smoothing step's D) */
+  void *xs, *ys;         /* gathered x and the term (doubles; float uses their first half) */
+};
+
+static int64_t wrap_node(int64_t n, int k, int64_t w) { return w == 0 ? 0 : n - k - 1 + w; }
+
+/* the wrap part W of a periodic direction with n nodes restricted to its
+ * k+1 layers, banded (bandwidth k: row 0 couples to the layers 1..k, layer w
+ * to 0) */
+static hpmg_error wrap_local(const hpmg_sp1d *W, int64_t n, int k, hpmg_sp1d *A) {
+  const int m = k + 1;
+  double *D;
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)(m * m), &D));
+  for (int w = 0; w < m; w++)
+    for (int v = 0; v < m; v++) D[w * m + v] = hpmg_sp1d_entry(W, (int)wrap_node(n, k, w), (int)wrap_node(n, k, v));
+  hpmg_error e = hpmg_sp1d_from_dense(m, m, D, A);
+  hpmg_free(&D);
+  if (e == HPMG_SUCCESS) e = hpmg_sp1d_make_banded(A);
+  return e;
+}
+
+static hpmg_error wrap_term(const hpmg_laplace *op, int set, struct hpmg_laplace_wrap *t) {
   const hpmg_grid *g = &op->g;
   const int k = g->k;
-  for (int p = 0; p < g->dim; p++) {
-    if (op->Mw[p].nrows == 0) continue;
-    pair1d S[3];
-    for (int d = 0; d < 3; d++) S[d] = pair_of(op, d, d < p ? PAIR_BAND : d == p ? PAIR_WRAP : PAIR_FULL);
-    const int da = p == 0 ? 1 : 0, db = p == 2 ? 1 : 2;
-    const int64_t np = g->n[p];
-    int64_t rows[17], dims[3] = {g->n[0], g->n[1], g->n[2]};
-    rows[0] = 0;
-    for (int w = 1; w <= k; w++) rows[w] = np - k + (w - 1);
-    int64_t ds[3] = {dims[0], dims[1], dims[2]};
-    ds[p] = k + 1;
-    const int64_t ns = ds[0] * ds[1] * ds[2];
-    double *buf = op->wbuf, *XM = buf, *XK = buf + ns, *T1 = buf + 2 * ns, *T2 = buf + 3 * ns, *T3 = buf + 4 * ns;
-    apply_dir(&S[p], 0, p, dims, r, a->x, rows, k + 1, XM);
-    apply_dir(&S[p], 1, p, dims, r, a->x, rows, k + 1, XK);
-    apply_dir(&S[db], 0, db, ds, HPMG_REAL_DOUBLE, XM, NULL, ds[db], T1);
-    apply_dir(&S[db], 1, db, ds, HPMG_REAL_DOUBLE, XM, NULL, ds[db], T2);
-    apply_dir(&S[db], 0, db, ds, HPMG_REAL_DOUBLE, XK, NULL, ds[db], T3);
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < ns; i++) T3[i] += T2[i] + op->lambda * T1[i];
-    apply_dir(&S[da], 0, da, ds, HPMG_REAL_DOUBLE, T3, NULL, ds[da], XM); /* XM, XK reused for the result */
-    apply_dir(&S[da], 1, da, ds, HPMG_REAL_DOUBLE, T1, NULL, ds[da], XK);
-    const int64_t ss[3] = {1, ds[0], ds[0] * ds[1]};
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t i2 = 0; i2 < ds[2]; i2++)
-      for (int64_t i1 = 0; i1 < ds[1]; i1++)
-        for (int64_t i0 = 0; i0 < ds[0]; i0++) {
-          int64_t idx[3] = {i0, i1, i2};
-          const int64_t j = i0 * ss[0] + i1 * ss[1] + i2 * ss[2];
-          idx[p] = rows[idx[p]];
-          const double c = XM[j] + XK[j];
-          const int64_t i = hpmg_grid_index(g, idx[0], idx[1], idx[2]);
-          if (a->mode == HPMG_KERNEL_APPLY) st_add(r, a->y, i, c);
-          else if (a->mode == HPMG_KERNEL_RESIDUAL) st_add(r, a->y, i, -c);
-          else {
-            const double dc = a->c2 * c / hpmg_laplace_diagonal(op, idx[0], idx[1], idx[2]);
-            st_add(r, a->y, i, -dc);
-            if (a->d) st_add(r, a->d, i, -dc);
-          }
-        }
+  int ne = 0;
+  t->set = set;
+  for (int d = 0; d < g->dim; d++)
+    if (!(set >> d & 1)) t->perm[ne++] = d;
+  for (int d = 0; d < g->dim; d++)
+    if (set >> d & 1) t->perm[ne++] = d;
+  if (g->dim == 2) t->perm[2] = 2;
+  hpmg_laplace *s = &t->op;
+  s->g = *g;
+  s->lambda = op->lambda;
+  const int64_t stride[3] = {1, g->n[0], g->n[0] * g->n[1]};
+  for (int e = 0; e < 3; e++) {
+    const int d = t->perm[e], in = set >> d & 1;
+    const int64_t m = in ? k + 1 : g->n[d];
+    s->g.n[e] = m;
+    s->g.cells[e] = g->cells[d];
+    s->g.h[e] = g->h[d];
+    s->g.xn[e] = g->xn[d];
+    s->g.bc[2 * e] = g->bc[2 * d], s->g.bc[2 * e + 1] = g->bc[2 * d + 1];
+    HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)m, &t->off[e]));
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)m, &t->dm[e]));
+    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)m, &t->dk[e]));
+    for (int64_t j = 0; j < m; j++) {
+      const int64_t i = in ? wrap_node(g->n[d], k, j) : j;
+      t->off[e][j] = i * stride[d];
+      t->dm[e][j] = op->dM[d][i];
+      t->dk[e][j] = op->dK[d][i];
+    }
+    if (!in) { /* shared with op */
+      s->M[e] = op->M[d], s->K[e] = op->K[d];
+      s->dM[e] = op->dM[d], s->dK[e] = op->dK[d], s->dMf[e] = op->dMf[d], s->dKf[e] = op->dKf[d];
+      s->sK[e] = op->sK[d], s->sKf[e] = op->sKf[d];
+      continue;
+    }
+    /* K in difference form with row sums 0: (Kw' a)_i = sum_j Kw_ij (a_j - a_i) */
+    HPMG_CALL(wrap_local(&op->Mw[d], g->n[d], k, &s->M[e]));
+    HPMG_CALL(wrap_local(&op->Kw[d], g->n[d], k, &s->K[e]));
+    if (s->M[e].bw != s->K[e].bw)
+      return hpmg_error_set(HPMG_ERR_NUMERIC, "wrap mass and stiffness band widths differ (%d vs %d)", s->M[e].bw,
+                            s->K[e].bw);
+    HPMG_CALL(diagonal_of(&s->M[e], &s->dM[e], &s->dMf[e]));
+    HPMG_CALL(diagonal_of(&s->K[e], &s->dK[e], &s->dKf[e]));
+    HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)m, &s->sK[e]));
+    HPMG_CALL(hpmg_calloc(sizeof(float) * (size_t)m, &s->sKf[e]));
   }
+  s->g.N = s->g.n[0] * s->g.n[1] * s->g.n[2];
+  t->ss[0] = 1, t->ss[1] = s->g.n[0], t->ss[2] = s->g.n[0] * s->g.n[1];
+  for (int e = 0; e < 3; e++) t->ord[e] = e;
+  for (int i = 0; i < 3; i++) /* sort by the grid's stride, largest first */
+    for (int j = i + 1; j < 3; j++)
+      if (stride[t->perm[t->ord[j]]] > stride[t->perm[t->ord[i]]]) {
+        const int tmp = t->ord[i];
+        t->ord[i] = t->ord[j], t->ord[j] = tmp;
+      }
+  set_tile(s);
+  if (!(set & 1)) { /* x not in set, first: the grid's x band tables */
+    s->xj0 = op->xj0, s->xn = op->xn, s->xoff = op->xoff, s->xc = op->xc, s->xcf = op->xcf;
+  } else HPMG_CALL(set_xbands(s));
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)s->g.N, &t->xs));
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)s->g.N, &t->ys));
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error wrap_create(hpmg_laplace *op) {
+  int per = 0, nt = 0;
+  for (int d = 0; d < op->g.dim; d++) per |= (op->Mw[d].nrows > 0) << d;
+  for (int set = 1; set < 8; set++) nt += (set & per) == set;
+  HPMG_CALL(hpmg_calloc(sizeof(struct hpmg_laplace_wrap) * (size_t)nt, &op->wt));
+  op->nwt = nt;
+  for (int set = 1, t = 0; set < 8; set++)
+    if ((set & per) == set) HPMG_CALL(wrap_term(op, set, &op->wt[t++]));
+  return HPMG_SUCCESS;
+}
+
+static void wrap_destroy(hpmg_laplace *op) {
+  for (int i = 0; i < op->nwt; i++) {
+    struct hpmg_laplace_wrap *t = &op->wt[i];
+    hpmg_laplace *s = &t->op;
+    for (int e = 0; e < 3; e++) {
+      hpmg_free(&t->off[e]);
+      hpmg_free(&t->dm[e]);
+      hpmg_free(&t->dk[e]);
+      if (t->perm[e] >= op->g.dim || !(t->set >> t->perm[e] & 1)) continue; /* shared */
+      hpmg_sp1d_free(&s->M[e]);
+      hpmg_sp1d_free(&s->K[e]);
+      hpmg_free(&s->dM[e]);
+      hpmg_free(&s->dK[e]);
+      hpmg_free(&s->dMf[e]);
+      hpmg_free(&s->dKf[e]);
+      hpmg_free(&s->sK[e]);
+      hpmg_free(&s->sKf[e]);
+    }
+    if (t->set & 1) {
+      hpmg_free(&s->xj0);
+      hpmg_free(&s->xn);
+      hpmg_free(&s->xoff);
+      hpmg_free(&s->xc);
+      hpmg_free(&s->xcf);
+    }
+    hpmg_free(&t->xs);
+    hpmg_free(&t->ys);
+  }
+  hpmg_free(&op->wt);
+  op->nwt = 0;
+}
+
+/* The gather and the update loop over the term's layers in the grid's
+ * memory order (t->ord: outer u, middle v, inner w), so each grid line is
+ * read or updated in one visit (the layers of x: the k+1 values of each
+ * x-line, written to k+1 streams of xs). */
+#define WRAP_AHEAD 16 /* lines ahead whose layer values the strided gather and update prefetch */
+#define WRAP_LOOPS                                                                     \
+  const int e0 = t->ord[0], e1 = t->ord[1], e2 = t->ord[2];                            \
+  const int64_t mu = t->op.g.n[e0], mv = t->op.g.n[e1], mw = t->op.g.n[e2];            \
+  const int64_t *ou = t->off[e0], *ov = t->off[e1], *ow = t->off[e2];                  \
+  const int64_t su = t->ss[e0], sv = t->ss[e1], sw = t->ss[e2];                        \
+  const int contiguous = e2 == 0 && !(t->set & 1) /* the whole x-line */
+
+/* xs = x on the term's layers (inside a parallel region) */
+#define WRAP_GATHER(T)                                                                   \
+  do {                                                                                   \
+    const T *src = (const T *)x;                                                         \
+    T *dst = (T *)t->xs;                                                                 \
+    _Pragma("omp for collapse(2) schedule(static) nowait")                               \
+    for (int64_t u = 0; u < mu; u++)                                                     \
+      for (int64_t v = 0; v < mv; v++) {                                                 \
+        const T *sl = src + ou[u] + ov[v];                                               \
+        T *dl = dst + u * su + v * sv;                                                   \
+        if (contiguous) memcpy(dl, sl, sizeof(T) * (size_t)mw);                          \
+        else {                                                                           \
+          if (v + WRAP_AHEAD < mv) { /* the layers of a later line: latency, not bandwidth */ \
+            __builtin_prefetch(src + ou[u] + ov[v + WRAP_AHEAD] + ow[0]);                \
+            __builtin_prefetch(src + ou[u] + ov[v + WRAP_AHEAD] + ow[mw - 1]);           \
+          }                                                                              \
+          for (int64_t w = 0; w < mw; w++) dl[w * sw] = sl[ow[w]];                       \
+        }                                                                                \
+      }                                                                                  \
+  } while (0)
+
+static void wrap_gather(const struct hpmg_laplace_wrap *t, hpmg_real r, const void *x) {
+  WRAP_LOOPS;
+  if (r == HPMG_REAL_DOUBLE) WRAP_GATHER(double);
+  else WRAP_GATHER(float);
+}
+#undef WRAP_GATHER
+
+/* the term ys added to the kernel's output as its mode says (inside a
+ * parallel region; the worksharing loop ends with a barrier, as the next
+ * term may update the same rows); SMOOTH: D from the grid's 1D diagonals */
+#define WRAP_SCATTER(T)                                                                                  \
+  do {                                                                                                   \
+    const T *c = (const T *)t->ys;                                                                       \
+    T *y = (T *)a->y, *dv = (T *)a->d;                                                                   \
+    _Pragma("omp for collapse(2) schedule(static)")                                                      \
+    for (int64_t u = 0; u < mu; u++)                                                                     \
+      for (int64_t v = 0; v < mv; v++) {                                                                 \
+        const T *cl = c + u * su + v * sv;                                                               \
+        T *yl = y + ou[u] + ov[v];                                                                       \
+        if (!contiguous && v + WRAP_AHEAD < mv) {                                                        \
+          __builtin_prefetch(y + ou[u] + ov[v + WRAP_AHEAD] + ow[0], 1);                                 \
+          __builtin_prefetch(y + ou[u] + ov[v + WRAP_AHEAD] + ow[mw - 1], 1);                            \
+          if (dv) __builtin_prefetch(dv + ou[u] + ov[v + WRAP_AHEAD] + ow[0], 1);                        \
+          if (dv) __builtin_prefetch(dv + ou[u] + ov[v + WRAP_AHEAD] + ow[mw - 1], 1);                   \
+        }                                                                                                \
+        if (a->mode == HPMG_KERNEL_APPLY) {                                                              \
+          _Pragma("omp simd") for (int64_t w = 0; w < mw; w++) yl[ow[w]] += cl[w * sw];                  \
+        } else if (a->mode == HPMG_KERNEL_RESIDUAL) {                                                    \
+          _Pragma("omp simd") for (int64_t w = 0; w < mw; w++) yl[ow[w]] -= cl[w * sw];                  \
+        } else {                                                                                         \
+          T *dl = dv ? dv + ou[u] + ov[v] : NULL;                                                        \
+          const double pm = t->dm[e0][u] * t->dm[e1][v];                                                 \
+          const double pk = t->dk[e0][u] * t->dm[e1][v] + t->dm[e0][u] * t->dk[e1][v] + lambda * pm;     \
+          for (int64_t w = 0; w < mw; w++) {                                                             \
+            const T dc = (T)(c2 * (double)cl[w * sw] / (t->dk[e2][w] * pm + t->dm[e2][w] * pk));         \
+            yl[ow[w]] -= dc;                                                                             \
+            if (dl) dl[ow[w]] -= dc;                                                                     \
+          }                                                                                              \
+        }                                                                                                \
+      }                                                                                                  \
+  } while (0)
+
+static void wrap_scatter(const struct hpmg_laplace_wrap *t, hpmg_real r, const hpmg_kernel_args *a) {
+  WRAP_LOOPS;
+  const double c2 = a->c2, lambda = t->op.lambda;
+  if (r == HPMG_REAL_DOUBLE) WRAP_SCATTER(double);
+  else WRAP_SCATTER(float);
+}
+#undef WRAP_SCATTER
+#undef WRAP_LOOPS
+
+/* the wrap terms of every periodic direction set, added to the kernel's
+ * output: one parallel gather, the kernel on each term's layers, one
+ * parallel update */
+#define WRAP_PAR_MIN (1 << 15) /* layer values below which gather and update run on one thread */
+static void laplace_wrap(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a) {
+  int64_t len = 0; /* small layers (coarse levels): one thread, no wake-up */
+  for (int i = 0; i < op->nwt; i++) len += op->wt[i].op.g.N;
+#pragma omp parallel if (len >= WRAP_PAR_MIN)
+  for (int i = 0; i < op->nwt; i++) wrap_gather(&op->wt[i], r, a->x);
+  const hpmg_laplace_kernels *kt = hpmg_laplace_kernels_select();
+  for (int i = 0; i < op->nwt; i++) {
+    const hpmg_kernel_args s = {.mode = HPMG_KERNEL_APPLY, .x = op->wt[i].xs, .y = op->wt[i].ys};
+    kt->kernel[r](&op->wt[i].op, &s);
+  }
+#pragma omp parallel if (len >= WRAP_PAR_MIN)
+  for (int i = 0; i < op->nwt; i++) wrap_scatter(&op->wt[i], r, a);
 }
 
 void hpmg_laplace_kernel(const hpmg_laplace *op, hpmg_real r, const hpmg_kernel_args *a) {

@@ -20,17 +20,22 @@
  * runs unchanged on their band. A periodic direction's matrices also couple
  * row 0 to columns n-k..n-1 and rows n-k..n-1 to column 0 (the last cell wraps
  * to node 0): those wrap parts Mw, Kw stay out of the band and out of the
- * kernel. Since A is linear in each direction's pair (M_d, K_d), with P_d the
+ * kernel. A is multilinear in the directions' pairs (M_d, K_d); with P_d the
  * band (what the kernel applies), Q_d the wrap part and F_d = P_d + Q_d,
- *     A(F,F,F) - A(P,P,P) = A(Q,F,F) + A(P,Q,F) + A(P,P,Q)
- * (periodic directions only), and each term has nonzero rows only where the
- * Q direction's index is 0 or n-k..n-1: a boundary slab of k+1 node layers.
- * hpmg_laplace_kernel adds these rows after the kernel (laplace_wrap in
- * laplace.c: the Q direction applied to x first, giving k+1 layers, then the
- * other two directions' 1D matrices on those layers); the fused modes are linear in
- * (Ax), so with c = the correction: APPLY y += c; RESIDUAL y -= c; SMOOTH
- * y -= c2 D^-1 c and d -= c2 D^-1 c. K is applied in difference form in both
- * parts (below), the wrap part with row sum 0, so A 1 = 0 holds to the last
+ *     A(F,F,F) - A(P,P,P) = sum over the nonempty sets S of periodic
+ *                           directions of A(Q in S, P elsewhere),
+ * and the term of S has nonzero rows and columns only where the index of
+ * each direction in S is 0 or n-k..n-1: k+1 node layers. hpmg_laplace_kernel
+ * adds these terms after the kernel (laplace_wrap in laplace.c): each is the
+ * same kernel on its layers gathered into a small grid whose directions in S
+ * have k+1 nodes and the 1D matrices Q (banded there: local node 0 is node 0,
+ * local w the node n-k-1+w), the other directions first (x, if not in S,
+ * stays the contiguous one), so the pass is vectorized and threaded like the
+ * kernel: about (k+1)/n of it per periodic direction, plus the gather and the
+ * update of the layers (x periodic: two cache lines of every x-line each). The fused
+ * modes are linear in (Ax), so with c = the sum of the terms: APPLY y += c;
+ * RESIDUAL y -= c; SMOOTH y -= c2 D^-1 c and d -= c2 D^-1 c. K is applied in
+ * difference form in both parts (below), the wrap part with row sum 0, so A 1 = 0 holds to the last
  * bit on a periodic or Neumann box with lambda = 0. */
 #ifndef HPMG_OPS_LAPLACE_H
 #define HPMG_OPS_LAPLACE_H
@@ -43,7 +48,7 @@
 /* smallest x band width (k) whose x stage runs on transposed line groups */
 #define HPMG_LAPLACE_XT_MIN_BW 3
 
-typedef struct {
+typedef struct hpmg_laplace {
   hpmg_grid g;
   double lambda;
   hpmg_sp1d M[3], K[3];    /* assembled 1D matrices (banded); z is 1x1 in 2D */
@@ -61,7 +66,10 @@ typedef struct {
    * nrows 0, elsewhere), and whether any direction has them */
   hpmg_sp1d Mw[3], Kw[3];
   int wrap;
-  double *wbuf; /* the wrap pass's scratch: five arrays of the largest boundary slab */
+  /* the wrap pass's terms (laplace.c), one per nonempty set of periodic
+   * directions, built by hpmg_laplace_create */
+  struct hpmg_laplace_wrap *wt;
+  int nwt;
   int tile;                /* x-lines per y-tile of the plane kernel */
   /* the x stage's rows (k >= 3: laplace_kernels.inc): structural band of row
    * i, columns xj0[i] .. xj0[i] + xn[i] - 1, and its (K, M) coefficient pairs
