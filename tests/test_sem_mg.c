@@ -257,6 +257,34 @@ static int test_coarse_hmg(const config *c) {
   return 0;
 }
 
+/* --solver auto: kvMG (the star smoother, sweeps doubled), dCG with Jacobi asked for */
+static int test_auto(void) {
+  hpmg_problem_options po;
+  hpmg_problem_options_default(&po);
+  po.disc = HPMG_DISC_SEM;
+  po.degree = 4;
+  for (int d = 0; d < 3; d++) po.cells[d] = 2;
+  hpmg_problem prob;
+  CHECK_OK(hpmg_problem_create(&po, &prob));
+  hpmg_solver_options so;
+  hpmg_solver_options_default(&so);
+  CHECK(so.solver == HPMG_SOLVER_AUTO, "the default solver is auto");
+  CHECK_OK(hpmg_solver_options_resolve(prob, &so));
+  CHECK(so.solver == HPMG_SOLVER_CG && so.smoother == HPMG_SMOOTHER_PATCH && so.sweeps_doubling == 1,
+        "auto: kvMG (solver %d, smoother %d, doubling %d)", (int)so.solver, (int)so.smoother, so.sweeps_doubling);
+  hpmg_solver_options_default(&so);
+  so.smoother = HPMG_SMOOTHER_JACOBI;
+  CHECK_OK(hpmg_solver_options_resolve(prob, &so));
+  CHECK(so.solver == HPMG_SOLVER_CG && so.smoother == HPMG_SMOOTHER_JACOBI && so.sweeps_doubling == 0,
+        "auto with jacobi: dCG");
+  hpmg_solver_options_default(&so);
+  so.smoother = HPMG_SMOOTHER_CHEBYSHEV;
+  CHECK(hpmg_solver_options_resolve(prob, &so) == HPMG_ERR_ARG && strstr(hpmg_last_error(), "--solver auto"),
+        "auto with chebyshev refused: %s", hpmg_last_error());
+  hpmg_problem_destroy(&prob);
+  return 0;
+}
+
 /* ------------------------------------------------------ iteration counts */
 
 typedef enum { DCG, MG, KMG, KVMG } solver_name;
@@ -364,6 +392,7 @@ int main(int argc, char **argv) {
   const hpmg_bc_kind D = HPMG_BC_DIRICHLET, N = HPMG_BC_NEUMANN, P = HPMG_BC_PERIODIC;
   const hpmg_spacing_kind U = HPMG_SPACING_UNIFORM, G = HPMG_SPACING_GEOMETRIC, T = HPMG_SPACING_TANH;
   test_degrees();
+  test_auto();
   const config cases[] = {
       {2, 8, {3, 4, 1}, {{D, N}, {N, N}}, {G, T}, {1.5, 1.2, 0}, 0},
       {2, 6, {3, 3, 1}, {{P, P}, {D, D}}, {U, G}, {0, 2.0, 0}, 0},
