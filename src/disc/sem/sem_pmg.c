@@ -587,13 +587,15 @@ double hpmg_sem_pmg_bytes(const hpmg_sem_pmg *pm) {
     if (l < pm->nlevels - 1) b += hpmg_sem_mesh_bytes(m);
     b += 3.0 * 8 * (double)m->ns + 8.0 * (double)m->ns;            /* b, x, r; tmp */
     b += 8.0 * (double)hpmg_sem_mesh_work_size(m);
-    if (l == 0 && !pm->hlev) b += 5.0 * 8 * (double)m->ns;          /* inverse diagonal, CG's vectors */
-    else b += hpmg_sem_smoother_bytes(&c->sm) + 8.0 * (double)c->tws * c->nthreads;
+    if (l == 0) b += 5.0 * 8 * (double)m->ns;                        /* inverse diagonal, CG's vectors */
+    if (l > 0 || pm->hlev) b += hpmg_sem_smoother_bytes(&c->sm) + 8.0 * (double)c->tws * c->nthreads;
   }
-  if (pm->hlev) { /* the degree-1 level's b, x, r, its multigrid (vectors, Chebyshev's two, the dense factor) */
+  if (pm->hlev) { /* hmg's p = 2 and degree-1 b, x, r; the degree-1 multigrid's two work vectors, about six
+                     vectors per level (b, x, r, Chebyshev's two, scratch) and the dense coarsest factor */
+    b += 3.0 * 8 * (double)pm->m[0]->ns + 3.0 * 8 * (double)pm->q1.N + 2.0 * 8 * (double)pm->q1.N;
     for (int l = 0; l < pm->qmg.nlevels; l++) b += 6.0 * 8 * (double)pm->qmg.lv[l].n;
     const double n0 = (double)pm->qmg.lv[0].n;
-    b += 3.0 * 8 * (double)pm->q1.N + 2.0 * 8 * (double)pm->q1.N + (n0 <= 3000 ? 8.0 * n0 * n0 : 0.0);
+    b += n0 <= 3000 ? 8.0 * n0 * n0 : 0.0;
   }
   return b;
 }

@@ -24,9 +24,10 @@
  *    the correction from the vertex values of the mesh (degree 1: the
  *    condensed system of degree 1 is the whole vertex system) with the Q_1
  *    operator of the Q_k module on the same box (src/disc/qk/qk_host.h: the
- *    elements as cells, the same widths and boundary conditions; exact mass
- *    where the degree-1 spectral element lumps it: an inexact coarse space
- *    for lambda > 0), solved by V-cycles of hpmg's geometric multigrid on it
+ *    elements as cells, the same widths, boundary conditions and lambda;
+ *    its stiffness and exact mass are the p = 2 energy of a multilinear
+ *    function, which 3-point GLL integrates exactly, where a degree-1
+ *    spectral element would lump), solved by V-cycles of hpmg's multigrid on it
  *    (hpmg_qk_host_create_box: semi-coarsening, Chebyshev smoothing, dense
  *    coarsest solve) to a relative residual of q1_rtol. Prolongation from
  *    the vertices: the multilinear interpolation on every element, read at
