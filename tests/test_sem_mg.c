@@ -4,6 +4,11 @@
  *    degree at the fine skeleton nodes (the embedded interpolation), and the
  *    restriction is its exact transpose (y.J x = J^T y.x), 2D and 3D, every
  *    BC kind, stretched widths;
+ *  - the h-multigrid coarse solve (HPMG_SEM_COARSE_HMG): the degree-1 to
+ *    p = 2 prolongation is the multilinear interpolation and the exact
+ *    transpose of the restriction; the degree-1 multigrid reaches its
+ *    tolerance on stretched mixed-BC and singular boxes; kMG needs at most
+ *    one iteration more than with the CG coarse solve; --solver auto = kvMG;
  *  - iteration counts through the public API against paper 001: Fig. 6
  *    (homogeneous 8^3 mesh, pseudo-random f, Dirichlet: MG 3, kMG and kvMG
  *    2-3 iterations to a 1e-10 reduction) and Table 1 (8^3 elements on
