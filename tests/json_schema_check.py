@@ -22,7 +22,7 @@ def check(cond, what):
 
 runs = {"fe": ["--dim", "2", "--degree", "2", "--refine", "3"], "fd": ["--disc", "fd", "--dim", "2", "--refine", "6"],
         "p1": ["--disc", "p1", "--dim", "2", "--mesh", "regular:3", "--bc-group", "xmin=dirichlet"],
-        "sem": ["--disc", "sem", "--dim", "2", "--degree", "4", "--cells", "3", "--tol", "1e-9"]}
+        "sem": ["--disc", "sem", "--dim", "2", "--degree", "4", "--cells", "3", "--tol", "1e-9", "--solver", "dcg"]}
 
 
 def fills(for_, disc):

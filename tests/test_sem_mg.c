@@ -4,6 +4,11 @@
  *    degree at the fine skeleton nodes (the embedded interpolation), and the
  *    restriction is its exact transpose (y.J x = J^T y.x), 2D and 3D, every
  *    BC kind, stretched widths;
+ *  - the h-multigrid coarse solve (HPMG_SEM_COARSE_HMG): the degree-1 to
+ *    p = 2 prolongation is the multilinear interpolation and the exact
+ *    transpose of the restriction; the degree-1 multigrid reaches its
+ *    tolerance on stretched mixed-BC and singular boxes; kMG needs at most
+ *    one iteration more than with the CG coarse solve; --solver auto = kvMG;
  *  - iteration counts through the public API against paper 001: Fig. 6
  *    (homogeneous 8^3 mesh, pseudo-random f, Dirichlet: MG 3, kMG and kvMG
  *    2-3 iterations to a 1e-10 reduction) and Table 1 (8^3 elements on
@@ -16,6 +21,7 @@
 #include "check.h"
 #include "test_env.h"
 #include "sem_test_mesh.h"
+#include "disc/qk/qk_host.h"
 #include "disc/sem/sem_pmg.h"
 #include "disc/sem/sem_system.h"
 #include "hpmg.h"
@@ -46,7 +52,7 @@ static int test_transfer(const config *c) {
   CHECK_OK(hpmg_box_init(&o, &box));
   CHECK_OK(hpmg_sem_mesh_create(&box, c->p, 0.5, &fine));
   hpmg_sem_pmg pm;
-  CHECK_OK(hpmg_sem_pmg_create(&box, &fine, HPMG_SEM_SOLVE_KMG, 1, 1, &pm));
+  CHECK_OK(hpmg_sem_pmg_create(&box, &fine, HPMG_SEM_SOLVE_KMG, 1, 1, HPMG_SEM_COARSE_CG, &pm));
   for (int l = 1; l < pm.nlevels; l++) {
     const hpmg_sem_mesh *mf = pm.m[l], *mc = pm.m[l - 1];
     double *xc = malloc(sizeof(double) * (size_t)mc->ns), *yf = malloc(sizeof(double) * (size_t)mf->ns);
@@ -104,6 +110,183 @@ static int test_transfer(const config *c) {
   hpmg_sem_pmg_destroy(&pm);
   hpmg_sem_mesh_destroy(&fine);
   hpmg_box_destroy(&box);
+  return 0;
+}
+
+/* The degree-1 level (HPMG_SEM_COARSE_HMG): the prolongation to p = 2 is the
+ * multilinear interpolation (a function of degree 1 per variable, set at the
+ * free vertices, is reproduced at every p = 2 skeleton node whose element
+ * has no Dirichlet vertex, and Dirichlet nodes get exactly 0), and the
+ * restriction is its exact transpose. */
+static int test_transfer_q1(const config *c) {
+  hpmg_problem_options o;
+  sem_test_options(c, &o);
+  hpmg_box box;
+  hpmg_sem_mesh fine;
+  CHECK_OK(hpmg_box_init(&o, &box));
+  CHECK_OK(hpmg_sem_mesh_create(&box, c->p, 0.5, &fine));
+  hpmg_sem_pmg pm;
+  CHECK_OK(hpmg_sem_pmg_create(&box, &fine, HPMG_SEM_SOLVE_KMG, 1, 1, HPMG_SEM_COARSE_HMG, &pm));
+  CHECK(pm.hlev == 1 && pm.hmg.nlevels == 2, "dim=%d: a degree-1 level below p = 2 (hlev %d)", c->dim, pm.hlev);
+  const hpmg_sem_mesh *m = pm.m[0];
+  const hpmg_grid *g = &pm.q1;
+  const int64_t nc = g->N, nf = m->ns;
+  double *xc = malloc(sizeof(double) * (size_t)nc), *yf = malloc(sizeof(double) * (size_t)nf);
+  double *Jx = malloc(sizeof(double) * (size_t)nf), *JTy = malloc(sizeof(double) * (size_t)nc);
+  for (int64_t i = 0; i < nc; i++) xc[i] = check_rand();
+  for (int64_t i = 0; i < nf; i++) yf[i] = check_rand();
+  hpmg_sem_pmg_prolong(&pm, 0, xc, Jx);
+  hpmg_sem_pmg_restrict(&pm, 0, yf, JTy);
+  double a = 0, b = 0, sa = 0;
+  for (int64_t i = 0; i < nf; i++) a += yf[i] * Jx[i], sa += fabs(yf[i] * Jx[i]);
+  for (int64_t i = 0; i < nc; i++) b += JTy[i] * xc[i];
+  CHECK(fabs(a - b) <= 1e-13 * sa, "dim=%d p=1->2: y.Jx = %.17g, J^T y.x = %.17g", c->dim, a, b);
+  /* a function of degree 1 per variable at the free vertices */
+  for (int64_t i2 = 0; i2 < g->n[2]; i2++)
+    for (int64_t i1 = 0; i1 < g->n[1]; i1++)
+      for (int64_t i0 = 0; i0 < g->n[0]; i0++) {
+        const int64_t i[3] = {i0, i1, i2};
+        double x[3] = {0, 0, 0};
+        for (int d = 0; d < c->dim; d++) x[d] = m->periodic[d] ? 0.25 : m->x[d][i[d] + g->off[d]];
+        xc[hpmg_grid_index(g, i0, i1, i2)] = poly(x, 1);
+      }
+  hpmg_sem_pmg_prolong(&pm, 0, xc, Jx);
+  double *xl[3] = {NULL, NULL, NULL};
+  for (int d = 0; d < c->dim; d++) CHECK_OK(hpmg_sem_lattice_coords(m, d, &xl[d]));
+  double err = 0, scale = 0, dirmax = 0;
+  int64_t checked = 0;
+  const int64_t n2 = c->dim == 3 ? m->nlat[2] : 1;
+  for (int64_t g2 = 0; g2 < n2; g2++)
+    for (int64_t g1 = 0; g1 < m->nlat[1]; g1++)
+      for (int64_t g0 = 0; g0 < m->nlat[0]; g0++) {
+        const int64_t gg[3] = {g0, g1, g2};
+        const int64_t s = hpmg_sem_skeleton_index(m, gg);
+        if (s < 0) continue;
+        if (m->dirichlet && m->dirichlet[s]) {
+          dirmax = fmax(dirmax, fabs(Jx[s]));
+          continue;
+        }
+        int near_dirichlet = 0; /* an element with a Dirichlet vertex: those vertices are not unknowns */
+        for (int d = 0; d < c->dim; d++)
+          near_dirichlet |= (m->bc[2 * d] == HPMG_BC_DIRICHLET && gg[d] < m->p) ||
+                            (m->bc[2 * d + 1] == HPMG_BC_DIRICHLET && gg[d] > m->nlat[d] - 1 - m->p);
+        if (near_dirichlet) continue;
+        double x[3] = {xl[0][g0], xl[1][g1], c->dim == 3 ? xl[2][g2] : 0.0};
+        for (int d = 0; d < c->dim; d++)
+          if (m->periodic[d]) x[d] = 0.25;
+        const double u = poly(x, 1);
+        scale = fmax(scale, fabs(u));
+        err = fmax(err, fabs(Jx[s] - u));
+        checked++;
+      }
+  CHECK(checked > 0 && err <= 1e-13 * scale, "dim=%d p=1->2: degree 1 prolonged: max error %.3g (scale %.3g, %lld nodes)",
+        c->dim, err, scale, (long long)checked);
+  CHECK(dirmax == 0.0, "dim=%d p=1->2: prolongation at Dirichlet nodes %.3g, not 0", c->dim, dirmax);
+  printf("  transfer dim=%d p=1->2: adjoint %.2e, multilinear error %.2e (%lld nodes)\n", c->dim, fabs(a - b) / sa,
+         err / scale, (long long)checked);
+  for (int d = 0; d < 3; d++) free(xl[d]);
+  free(xc);
+  free(yf);
+  free(Jx);
+  free(JTy);
+  hpmg_sem_pmg_destroy(&pm);
+  hpmg_sem_mesh_destroy(&fine);
+  hpmg_box_destroy(&box);
+  return 0;
+}
+
+/* The h-multigrid coarse solve on its own: from a random right-hand side
+ * (mean zero where singular) its residual ||b - A_1 x|| is at most
+ * coarse_rtol ||b|| (and the solve is not a single exact step where the
+ * grid coarsens: at least one V-cycle, at most 10); and a whole kMG solve
+ * with it needs at most one iteration more than with the CG coarse solve to
+ * 1e-12 (rhs random; MG with it: the Table 1 and Fig. 6 counts below). */
+static int test_coarse_hmg(const config *c) {
+  hpmg_box box;
+  hpmg_sem_mesh fine;
+  CHECK_OK(make_mesh(c, &box, &fine));
+  hpmg_sem_pmg pm;
+  CHECK_OK(hpmg_sem_pmg_create(&box, &fine, HPMG_SEM_SOLVE_KMG, 1, 1, HPMG_SEM_COARSE_HMG, &pm));
+  CHECK(pm.hlev == 1, "a degree-1 level");
+  const int singular = hpmg_sem_singular(&fine);
+  CHECK(pm.q1_singular == singular, "the degree-1 level is singular (%d) as the mesh (%d)", pm.q1_singular, singular);
+  hpmg_level *L = &pm.hmg.lv[0];
+  const int64_t n = L->n;
+  double *b = L->b.data, *r = malloc(sizeof(double) * (size_t)n), bn = 0, rn = 0, mean = 0;
+  for (int64_t i = 0; i < n; i++) b[i] = check_rand(), mean += b[i] / (double)n;
+  for (int64_t i = 0; i < n && singular; i++) b[i] -= mean;
+  for (int64_t i = 0; i < n; i++) bn += b[i] * b[i];
+  hpmg_krylov_info info;
+  CHECK_OK(hpmg_sem_pmg_coarse_hmg(&pm, &info));
+  const hpmg_linop A = hpmg_qk_host_linop(&pm.qmg);
+  hpmg_vec vr = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, r);
+  CHECK_OK(A.apply(A.ctx, &L->x, &vr));
+  for (int64_t i = 0; i < n; i++) rn += (b[i] - r[i]) * (b[i] - r[i]);
+  rn = sqrt(rn), bn = sqrt(bn);
+  CHECK(rn <= pm.q1_rtol * bn, "coarse h-MG: residual %.3g of %.3g (rtol %.g)", rn, bn, pm.q1_rtol);
+  CHECK(info.iterations >= 1 && info.iterations <= 10, "coarse h-MG: %d V-cycles (%d levels)", info.iterations,
+        pm.qmg.nlevels);
+  printf("  coarse h-MG dim=%d %s: %lld unknowns, %d levels, %d V-cycles, residual %.2e of rtol %.0e\n", c->dim,
+         singular ? "singular" : "regular", (long long)n, pm.qmg.nlevels, info.iterations, rn / bn, pm.q1_rtol);
+  free(r);
+  hpmg_sem_pmg_destroy(&pm);
+  /* whole solves: h-MG coarse vs CG coarse */
+  double *rhs = malloc(sizeof(double) * (size_t)fine.ns), *x = malloc(sizeof(double) * (size_t)fine.ns);
+  {
+    const hpmg_sem_mg_kind k = HPMG_SEM_SOLVE_KMG;
+    int its[2];
+    for (int cs = 0; cs < 2; cs++) {
+      CHECK_OK(hpmg_sem_pmg_create(&box, &fine, k, 1, 1, cs ? HPMG_SEM_COARSE_CG : HPMG_SEM_COARSE_HMG, &pm));
+      check_rng = 4242;
+      for (int64_t i = 0; i < fine.ns; i++) rhs[i] = fine.dirichlet && fine.dirichlet[i] ? 0.0 : check_rand();
+      memset(x, 0, sizeof(double) * (size_t)fine.ns);
+      hpmg_krylov_params prm = {0};
+      prm.rtol = 1e-10;
+      prm.maxit = 200;
+      prm.x0_zero = 1;
+      hpmg_krylov_info in;
+      CHECK_OK(hpmg_sem_pmg_solve(&pm, rhs, x, &prm, &in));
+      CHECK(in.converged, "%s coarse %s: not converged", k == HPMG_SEM_SOLVE_MG ? "MG" : "kMG", cs ? "CG" : "h-MG");
+      its[cs] = in.iterations;
+      hpmg_sem_pmg_destroy(&pm);
+    }
+    printf("  dim=%d p=%d %s: %d iterations with the h-MG coarse solve, %d with CG\n", c->dim, c->p,
+           k == HPMG_SEM_SOLVE_MG ? "MG" : "kMG", its[0], its[1]);
+    CHECK(its[0] <= its[1] + 1, "dim=%d p=%d: %d iterations with the h-MG coarse solve, %d with CG", c->dim, c->p, its[0],
+          its[1]);
+  }
+  free(rhs);
+  free(x);
+  hpmg_sem_mesh_destroy(&fine);
+  hpmg_box_destroy(&box);
+  return 0;
+}
+
+/* --solver auto: kvMG (the star smoother, sweeps doubled), dCG with Jacobi asked for */
+static int test_auto(void) {
+  hpmg_problem_options po;
+  hpmg_problem_options_default(&po);
+  po.disc = HPMG_DISC_SEM;
+  po.degree = 4;
+  for (int d = 0; d < 3; d++) po.cells[d] = 2;
+  hpmg_problem prob;
+  CHECK_OK(hpmg_problem_create(&po, &prob));
+  hpmg_solver_options so;
+  hpmg_solver_options_default(&so);
+  CHECK(so.solver == HPMG_SOLVER_AUTO, "the default solver is auto");
+  CHECK_OK(hpmg_solver_options_resolve(prob, &so));
+  CHECK(so.solver == HPMG_SOLVER_CG && so.smoother == HPMG_SMOOTHER_PATCH && so.sweeps_doubling == 1,
+        "auto: kvMG (solver %d, smoother %d, doubling %d)", (int)so.solver, (int)so.smoother, so.sweeps_doubling);
+  hpmg_solver_options_default(&so);
+  so.smoother = HPMG_SMOOTHER_JACOBI;
+  CHECK_OK(hpmg_solver_options_resolve(prob, &so));
+  CHECK(so.solver == HPMG_SOLVER_CG && so.smoother == HPMG_SMOOTHER_JACOBI && so.sweeps_doubling == 0,
+        "auto with jacobi: dCG");
+  hpmg_solver_options_default(&so);
+  so.smoother = HPMG_SMOOTHER_CHEBYSHEV;
+  CHECK(hpmg_solver_options_resolve(prob, &so) == HPMG_ERR_ARG && strstr(hpmg_last_error(), "--solver auto"),
+        "auto with chebyshev refused: %s", hpmg_last_error());
+  hpmg_problem_destroy(&prob);
   return 0;
 }
 
@@ -214,6 +397,7 @@ int main(int argc, char **argv) {
   const hpmg_bc_kind D = HPMG_BC_DIRICHLET, N = HPMG_BC_NEUMANN, P = HPMG_BC_PERIODIC;
   const hpmg_spacing_kind U = HPMG_SPACING_UNIFORM, G = HPMG_SPACING_GEOMETRIC, T = HPMG_SPACING_TANH;
   test_degrees();
+  test_auto();
   const config cases[] = {
       {2, 8, {3, 4, 1}, {{D, N}, {N, N}}, {G, T}, {1.5, 1.2, 0}, 0},
       {2, 6, {3, 3, 1}, {{P, P}, {D, D}}, {U, G}, {0, 2.0, 0}, 0},
@@ -223,7 +407,14 @@ int main(int argc, char **argv) {
   };
   const int pmax = test_max_degree(full ? 16 : 8);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    if (cases[i].p <= pmax) test_transfer(&cases[i]);
+    if (cases[i].p <= pmax) test_transfer(&cases[i]), test_transfer_q1(&cases[i]);
+  /* the coarse solve: stretched with mixed ends and lambda > 0 (3D, 2D), and singular (all Neumann, periodic) */
+  const config coarse_cases[] = {
+      {3, 4, {8, 6, 4}, {{D, N}, {P, P}, {N, D}}, {G, U, T}, {1.7, 0, 1.2}, 0.5},
+      {2, 8, {16, 12, 1}, {{N, D}, {D, N}}, {T, G}, {1.3, 2.0, 0}, 0.0},
+      {3, 4, {8, 4, 6}, {{N, N}, {P, P}, {N, N}}, {G, U, U}, {1.5, 0, 0}, 0.0},
+  };
+  for (size_t i = 0; i < sizeof coarse_cases / sizeof coarse_cases[0]; i++) test_coarse_hmg(&coarse_cases[i]);
   const int fig6[] = {3, 4, 6, 8, 12, 16};
   for (size_t i = 0; i < sizeof fig6 / sizeof fig6[0]; i++)
     if ((fig6[i] <= 6 || full) && fig6[i] <= pmax) test_fig6(fig6[i]);

@@ -51,6 +51,7 @@ static hpmg_error solve(const hpmg_problem_options *po, double tol, const double
                         hpmg_stats *st) {
   hpmg_solver_options so;
   hpmg_solver_options_default(&so);
+  so.solver = HPMG_SOLVER_CG; /* dCG (auto is kvMG) */
   so.tol = tol;
   so.maxit = 100000;
   hpmg_solver s;

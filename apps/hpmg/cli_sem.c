@@ -39,7 +39,7 @@ static void usage(FILE *f) {
           "  --solver dcg|mg|kmg|kvmg  dcg: Jacobi-preconditioned CG on the condensed system; the\n"
           "                          p-multigrid (p = 2, 4, 8, ..., P) with the star smoother: mg: V-cycle\n"
           "                          iteration, kmg: flexible CG with one V-cycle, kvmg: kmg with the\n"
-          "                          sweeps doubled per coarser level (paper 001) [dcg; auto = dcg]\n"
+          "                          sweeps doubled per coarser level (paper 001) [auto = kvmg]\n"
           "  --tol T                 relative residual reduction of the condensed system [1e-10]\n"
           "  --maxit N               iteration limit [100000]\n"
           "  --threads N             OpenMP threads, 0 = runtime default [0]\n"

@@ -187,10 +187,13 @@ double hpmg_sem_memory_estimate(const hpmg_problem_options *o) {
 /* ------------------------------------------------------------------ solver */
 
 /* The solvers of paper 001 in hpmg_solver_options terms: dCG = CG with the
- * point-Jacobi preconditioner (AUTO); MG = VCYCLE with the star smoother;
- * kMG = CG with the star smoother (PATCH: the star is the vertex patch of the
- * condensed system), a V-cycle as flexible CG's preconditioner; kvMG = kMG
- * with sweeps_doubling. */
+ * point-Jacobi preconditioner (smoother AUTO or JACOBI); MG = VCYCLE with the
+ * star smoother; kMG = CG with the star smoother (PATCH: the star is the
+ * vertex patch of the condensed system), a V-cycle as flexible CG's
+ * preconditioner; kvMG = kMG with sweeps_doubling. Solver AUTO = kvMG for
+ * every degree (faster than dCG from p = 2 on with the h-multigrid coarse
+ * solve, and the fewest iterations on stretched and anisotropic meshes;
+ * docs/sem.md), or dCG with smoother JACOBI. */
 static int sem_uses_pmg(const hpmg_solver_options *so) {
   return so->solver == HPMG_SOLVER_VCYCLE || (so->solver == HPMG_SOLVER_CG && so->smoother == HPMG_SMOOTHER_PATCH);
 }
@@ -200,7 +203,13 @@ hpmg_error hpmg_sem_options_resolve(hpmg_solver_options *so) {
                  "spectral elements (--disc sem) are solved by dCG (Jacobi-preconditioned CG on the condensed system), "
                  "MG (V-cycle iteration of the p-multigrid), kMG or kvMG (flexible CG with one V-cycle): --solver "
                  "dcg|mg|kmg|kvmg");
-  if (so->solver == HPMG_SOLVER_AUTO) so->solver = HPMG_SOLVER_CG;
+  if (so->solver == HPMG_SOLVER_AUTO) { /* kvMG (docs/sem.md, "--solver auto"); dCG where Jacobi is asked for */
+    HPMG_CHECK_ARG(so->smoother == HPMG_SMOOTHER_AUTO || so->smoother == HPMG_SMOOTHER_JACOBI ||
+                       so->smoother == HPMG_SMOOTHER_PATCH,
+                   "spectral elements: --solver auto takes --smoother jacobi (dCG) or patch (kvMG) or none");
+    so->solver = HPMG_SOLVER_CG;
+    if (so->smoother != HPMG_SMOOTHER_JACOBI) so->smoother = HPMG_SMOOTHER_PATCH, so->sweeps_doubling = 1;
+  }
   if (so->solver == HPMG_SOLVER_VCYCLE) {
     HPMG_CHECK_ARG(so->smoother == HPMG_SMOOTHER_AUTO || so->smoother == HPMG_SMOOTHER_PATCH,
                    "spectral elements: the p-multigrid smooths with the star smoother (--smoother patch or auto)");
@@ -263,7 +272,7 @@ hpmg_error hpmg_sem_solver_create(hpmg_sem_problem p, const hpmg_solver_options 
     const hpmg_sem_mg_kind kind = o.solver == HPMG_SOLVER_VCYCLE ? HPMG_SEM_SOLVE_MG
                                   : o.sweeps_doubling            ? HPMG_SEM_SOLVE_KVMG
                                                                  : HPMG_SEM_SOLVE_KMG;
-    e = hpmg_sem_pmg_create(&p->box, &p->mesh, kind, o.pre, o.post, &s->pmg);
+    e = hpmg_sem_pmg_create(&p->box, &p->mesh, kind, o.pre, o.post, HPMG_SEM_COARSE_HMG, &s->pmg);
     if (e) {
       hpmg_free(&s->hist);
       free(s);

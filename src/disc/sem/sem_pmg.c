@@ -3,6 +3,8 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "disc/qk/qk_box.h"
+#include "disc/qk/qk_host.h"
 #include "disc/sem/sem_system.h"
 #include "fem/fem.h"
 #include "mg/solve.h"
@@ -123,7 +125,148 @@ static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hp
   }
 }
 
+/* ------------------------------------ the degree-1 level's transfers */
+
+/* lexicographic index of J in a box of sizes s, J0 fastest */
+static inline int64_t lin3(const int64_t J[3], const int64_t s[3]) { return J[0] + s[0] * (J[1] + s[1] * J[2]); }
+
+/* per direction of mesh m: vertex (1) or cell (0) index sizes */
+static void ent_sizes(const hpmg_sem_mesh *m, const int vert[3], int64_t s[3]) {
+  for (int d = 0; d < 3; d++) s[d] = d >= m->dim ? 1 : vert[d] ? m->nv[d] : m->cells[d];
+}
+
+/* the degree-1 unknown at mesh vertex J (J_d in [0, cells_d], wrapped where
+ * periodic), or -1 on a Dirichlet end */
+static int64_t q1_node(const hpmg_sem_pmg *pm, const int64_t J[3]) {
+  const hpmg_grid *g = &pm->q1;
+  int64_t i[3] = {0, 0, 0};
+  for (int d = 0; d < g->dim; d++) {
+    const int64_t Jd = pm->m[0]->periodic[d] ? J[d] % pm->m[0]->nv[d] : J[d];
+    i[d] = Jd - g->off[d];
+    if (i[d] < 0 || i[d] >= g->n[d]) return -1;
+  }
+  return hpmg_grid_index(g, i[0], i[1], i[2]);
+}
+
+static double q1_val(const hpmg_sem_pmg *pm, const double *xc, const int64_t J[3]) {
+  const int64_t i = q1_node(pm, J);
+  return i < 0 ? 0.0 : xc[i];
+}
+
+/* y (p = 2 skeleton) = the multilinear interpolant of the vertex values xc
+ * at the skeleton nodes: at p = 2 every entity has one node, its midpoint */
+static void q1_prolong(const hpmg_sem_pmg *pm, const double *xc, double *y) {
+  const hpmg_sem_mesh *m = pm->m[0];
+  const int dim = m->dim;
+  { /* vertices */
+    const int v[3] = {1, 1, 1};
+    int64_t s[3];
+    ent_sizes(m, v, s);
+    const int64_t n = s[0] * s[1] * s[2];
+#pragma omp parallel for schedule(static)
+    for (int64_t q = 0; q < n; q++) {
+      const int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
+      y[m->off_vert + q] = q1_val(pm, xc, J);
+    }
+  }
+  for (int k = 0; k < dim && dim == 3; k++) { /* edges along x_k: the mean of their two vertices */
+    int v[3] = {1, 1, 1};
+    v[k] = 0;
+    int64_t s[3];
+    ent_sizes(m, v, s);
+    const int64_t n = s[0] * s[1] * s[2];
+#pragma omp parallel for schedule(static)
+    for (int64_t q = 0; q < n; q++) {
+      int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
+      double a = q1_val(pm, xc, J);
+      J[k]++;
+      a += q1_val(pm, xc, J);
+      y[m->off_edge[k] + q] = 0.5 * a;
+    }
+  }
+  for (int k = 0; k < dim; k++) { /* faces normal to x_k: the mean of their 2^{dim-1} vertices */
+    int v[3] = {0, 0, 0};
+    v[k] = 1;
+    int64_t s[3];
+    ent_sizes(m, v, s);
+    const int64_t n = s[0] * s[1] * s[2];
+    const int ta = k == 0 ? 1 : 0, tb = k == 2 ? 1 : 2, nc = dim == 3 ? 4 : 2;
+#pragma omp parallel for schedule(static)
+    for (int64_t q = 0; q < n; q++) {
+      const int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
+      double a = 0;
+      for (int c = 0; c < nc; c++) {
+        int64_t K[3] = {J[0], J[1], J[2]};
+        K[ta] += c & 1;
+        if (dim == 3) K[tb] += c >> 1;
+        a += q1_val(pm, xc, K);
+      }
+      y[m->off_face[k] + q] = a / nc;
+    }
+  }
+  mask(m, y);
+}
+
+/* cell index c of direction d next to a vertex, wrapped where periodic; -1 outside */
+static int64_t cell_at(const hpmg_sem_mesh *m, int d, int64_t c) {
+  if (m->periodic[d]) return (c + m->cells[d]) % m->cells[d];
+  return c >= 0 && c < m->cells[d] ? c : -1;
+}
+
+/* yc = q1_prolong^T t (t with its Dirichlet entries zeroed by the caller):
+ * per vertex unknown, the sum of its own entry, half of each edge's through
+ * it and the 1/2^{dim-1} share of each face's around it */
+static void q1_restrict(const hpmg_sem_pmg *pm, const double *t, double *yc) {
+  const hpmg_sem_mesh *m = pm->m[0];
+  const hpmg_grid *g = &pm->q1;
+  const int dim = m->dim;
+  int64_t sv[3], se[3][3], sf[3][3];
+  {
+    const int v[3] = {1, 1, 1};
+    ent_sizes(m, v, sv);
+    for (int k = 0; k < 3; k++) {
+      int ve[3] = {1, 1, 1}, vf[3] = {0, 0, 0};
+      ve[k] = 0, vf[k] = 1;
+      ent_sizes(m, ve, se[k]);
+      ent_sizes(m, vf, sf[k]);
+    }
+  }
+  const int64_t N = g->N;
+#pragma omp parallel for schedule(static)
+  for (int64_t q = 0; q < N; q++) {
+    const int64_t i[3] = {q % g->n[0], (q / g->n[0]) % g->n[1], q / (g->n[0] * g->n[1])};
+    int64_t J[3] = {0, 0, 0};
+    for (int d = 0; d < dim; d++) J[d] = i[d] + g->off[d];
+    double a = t[m->off_vert + lin3(J, sv)];
+    for (int k = 0; k < dim && dim == 3; k++)
+      for (int side = -1; side <= 0; side++) {
+        const int64_t c = cell_at(m, k, J[k] + side);
+        if (c < 0) continue;
+        int64_t K[3] = {J[0], J[1], J[2]};
+        K[k] = c;
+        a += 0.5 * t[m->off_edge[k] + lin3(K, se[k])];
+      }
+    for (int k = 0; k < dim; k++) {
+      const int ta = k == 0 ? 1 : 0, tb = k == 2 ? 1 : 2, nc = dim == 3 ? 4 : 2;
+      for (int c = 0; c < nc; c++) {
+        const int64_t ca = cell_at(m, ta, J[ta] - 1 + (c & 1));
+        const int64_t cb = dim == 3 ? cell_at(m, tb, J[tb] - 1 + (c >> 1)) : 0;
+        if (ca < 0 || cb < 0) continue;
+        int64_t K[3] = {J[0], J[1], J[2]};
+        K[ta] = ca;
+        if (dim == 3) K[tb] = cb;
+        a += t[m->off_face[k] + lin3(K, sf[k])] / nc;
+      }
+    }
+    yc[q] = a;
+  }
+}
+
 void hpmg_sem_pmg_prolong(const hpmg_sem_pmg *pm, int l, const double *xc, double *y) {
+  if (l == 0) {
+    q1_prolong(pm, xc, y);
+    return;
+  }
   const lvctx *c = pm->mg.lv[l].ctx;
   const hpmg_sem_mesh *m = pm->m[l];
   element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
@@ -137,6 +280,12 @@ void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, doubl
   const hpmg_sem_mesh *m = pm->m[l];
   const int64_t ns = m->ns;
   double *t = c->tmp;
+  if (l == 0) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i];
+    q1_restrict(pm, t, yc);
+    return;
+  }
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i] / m->mult[i];
   element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
@@ -203,15 +352,34 @@ static hpmg_error apply_op(void *ctx, const hpmg_vec *x, hpmg_vec *y) {
   return HPMG_SUCCESS;
 }
 
+static hpmg_error hmg_precondition(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
+  return hpmg_mg_precondition(ctx, r, z);
+}
+
+/* the p = 2 level: CG to coarse_rtol from zero, Jacobi-preconditioned, or
+ * (hlev) flexible CG preconditioned by one cycle of hmg (star smoothing at
+ * p = 2, the degree-1 correction) */
 static hpmg_error lv_coarse(hpmg_level *L) {
   lvctx *c = L->ctx;
+  hpmg_sem_pmg *pm = c->pm;
+  pm->coarse_solves++;
   hpmg_krylov_params prm = {0};
-  prm.rtol = c->pm->coarse_rtol;
-  prm.maxit = (int)(10 * c->m->ns + 100 < 1000000 ? 10 * c->m->ns + 100 : 1000000);
+  prm.rtol = pm->coarse_rtol;
   prm.x0_zero = 1;
   hpmg_krylov_info info;
-  HPMG_CALL(hpmg_sem_dcg_run(&c->cg, &L->b, &L->x, &prm, &info));
-  c->pm->coarse_its += info.iterations;
+  if (pm->hlev) {
+    prm.maxit = HPMG_SEM_COARSE_MAX_ITS;
+    const int singular = hpmg_sem_singular(c->m);
+    prm.project = singular ? hpmg_sem_project_constants : NULL;
+    if (singular) HPMG_CALL(hpmg_sem_project_constants(NULL, &L->b));
+    hpmg_linop A = {c, apply_op, NULL, NULL}, M = {&pm->hmg, hmg_precondition, NULL, NULL};
+    HPMG_CALL(hpmg_pcg(&A, &M, &L->b, &L->x, c->cg.w, 1, &prm, &info));
+    if (singular) HPMG_CALL(hpmg_sem_project_constants(NULL, &L->x));
+  } else {
+    prm.maxit = (int)(10 * c->m->ns + 100 < 1000000 ? 10 * c->m->ns + 100 : 1000000);
+    HPMG_CALL(hpmg_sem_dcg_run(&c->cg, &L->b, &L->x, &prm, &info));
+  }
+  pm->coarse_its += info.iterations;
   if (!info.converged)
     return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "sem p-multigrid: the coarse CG (p = %d) did not converge in %d iterations",
                           c->m->p, info.iterations);
@@ -232,6 +400,37 @@ static void lv_destroy(hpmg_level *L) {
   L->ctx = NULL;
 }
 
+/* ------------------------------------------------ the degree-1 level */
+
+hpmg_error hpmg_sem_pmg_coarse_hmg(hpmg_sem_pmg *pm, hpmg_krylov_info *info) {
+  HPMG_CHECK_ARG(pm->hlev, "sem p-multigrid: no degree-1 level (the coarse solver is CG)");
+  hpmg_level *L = &pm->hmg.lv[0], *F = &pm->qmg.lv[pm->qmg.nlevels - 1];
+  const int64_t n = L->n;
+  memcpy(F->b.data, L->b.data, sizeof(double) * (size_t)n);
+  if (pm->q1_singular) HPMG_CALL(qk_box_project_mean(NULL, &F->b));
+  HPMG_CALL(hpmg_v_zero(&F->x));
+  hpmg_krylov_params prm = {0};
+  prm.rtol = pm->q1_rtol;
+  prm.maxit = HPMG_SEM_COARSE_MAX_ITS;
+  const hpmg_linop A = hpmg_qk_host_linop(&pm->qmg);
+  HPMG_CALL(hpmg_mg_stationary(&pm->qmg, &A, &F->b, &F->x, pm->qw, 1, 0.0, &prm, info));
+  pm->q1_cycles += info->iterations;
+  if (!info->converged)
+    return hpmg_error_set(HPMG_ERR_NOT_CONVERGED,
+                          "sem p-multigrid: the degree-1 coarse multigrid reached %.3g (relative) in %d V-cycles, not %.3g",
+                          info->r0 > 0 ? info->rnorm / info->r0 : 0.0, info->iterations, pm->q1_rtol);
+  if (pm->q1_singular) HPMG_CALL(qk_box_project_mean(NULL, &F->x));
+  memcpy(L->x.data, F->x.data, sizeof(double) * (size_t)n);
+  return HPMG_SUCCESS;
+}
+
+static hpmg_error q1_coarse(hpmg_level *L) {
+  hpmg_krylov_info info;
+  return hpmg_sem_pmg_coarse_hmg(L->ctx, &info);
+}
+
+static const hpmg_level_ops q1_ops = {.coarse_solve = q1_coarse};
+
 static const hpmg_level_ops sem_ops = {
     .smooth = lv_smooth,
     .residual = lv_residual,
@@ -239,6 +438,14 @@ static const hpmg_level_ops sem_ops = {
     .prolong = lv_prolong,
     .coarse_solve = lv_coarse,
     .destroy = lv_destroy,
+};
+
+/* the p = 2 level in hmg: the context of mg's level 0, destroyed there */
+static const hpmg_level_ops sem_ops_p2 = {
+    .smooth = lv_smooth,
+    .residual = lv_residual,
+    .restrict_to = lv_restrict,
+    .prolong = lv_prolong,
 };
 
 /* the level's data */
@@ -254,8 +461,9 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   c->nthreads = omp_get_max_threads();
   HPMG_CALL(hpmg_malloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)m->ns, &c->tmp));
-  if (l == 0) {
+  if (l == 0) { /* CG's vectors; hlev: the star smoother too (the transfers to degree 1 need no tables) */
     HPMG_CALL(hpmg_sem_dcg_create(m, &c->cg));
+    if (pm->hlev) HPMG_CALL(hpmg_sem_smoother_create(m, &c->sm));
     return HPMG_SUCCESS;
   }
   HPMG_CALL(hpmg_sem_smoother_create(m, &c->sm));
@@ -278,25 +486,54 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
 }
 
 void hpmg_sem_pmg_destroy(hpmg_sem_pmg *pm) {
+  hpmg_mg_destroy(&pm->hmg); /* before mg: its p = 2 level uses mg's level 0 context */
   hpmg_mg_destroy(&pm->mg);
+  hpmg_mg_destroy(&pm->qmg);
+  for (int i = 0; i < 2; i++) hpmg_vec_destroy(&pm->qw[i]);
   for (int l = 0; l < pm->nlevels - 1; l++) hpmg_sem_mesh_destroy(&pm->mesh[l]);
   memset(pm, 0, sizeof *pm);
 }
 
+/* the degree-1 level: its grid (the mesh's cells, widths and conditions),
+ * its geometric multigrid and work vectors; pm->hlev = 0 where the grid has
+ * no unknown */
+static hpmg_error q1_create(const hpmg_box *box, const hpmg_sem_mesh *fine, hpmg_sem_pmg *pm) {
+  HPMG_CALL(hpmg_grid_init_box(box, 1, &pm->q1));
+  for (int d = 0; d < 3; d++) /* the mesh's copy of the coordinates (the box need not outlive pm) */
+    if (pm->q1.xn[d]) pm->q1.xn[d] = fine->x[d];
+  if (pm->q1.N == 0) return HPMG_SUCCESS;
+  pm->hlev = 1;
+  pm->q1_singular = qk_box_singular(&pm->q1, fine->lambda);
+  hpmg_qk_smoother_options so = {0};
+  so.smoother = HPMG_SMOOTHER_CHEBYSHEV; /* the Q_k defaults (hpmg_solver_options_default) */
+  so.cheby_degree = 5;
+  so.cheby_range = 15.0;
+  so.cheby_eig_iters = 12;
+  const hpmg_cycle_options co = {.pre = 1, .post = 1, .add_residual = 0, .timing = 0};
+  HPMG_CALL(hpmg_qk_host_create_box(&pm->q1, fine->lambda, pm->q1_singular, HPMG_REAL_DOUBLE, &so, &co, 0, &pm->qmg));
+  for (int i = 0; i < 2; i++) HPMG_CALL(hpmg_vec_create(hpmg_backend_host(), HPMG_REAL_DOUBLE, pm->q1.N, &pm->qw[i]));
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, hpmg_sem_mg_kind kind, int pre,
-                               int post, hpmg_sem_pmg *pm) {
+                               int post, hpmg_sem_coarse_kind coarse, hpmg_sem_pmg *pm) {
   memset(pm, 0, sizeof *pm);
   HPMG_CHECK_ARG(kind == HPMG_SEM_SOLVE_MG || kind == HPMG_SEM_SOLVE_KMG || kind == HPMG_SEM_SOLVE_KVMG,
                  "sem p-multigrid: unknown solver kind %d", (int)kind);
   HPMG_CHECK_ARG(pre >= 0 && pre <= 64 && post >= 0 && post <= 64 && pre + post >= 1,
                  "sem p-multigrid: smoothing sweeps (--pre %d, --post %d) must be in 0..64, at least one in all", pre, post);
+  HPMG_CHECK_ARG(coarse == HPMG_SEM_COARSE_HMG || coarse == HPMG_SEM_COARSE_CG,
+                 "sem p-multigrid: unknown coarse solver %d", (int)coarse);
   pm->kind = kind;
-  /* MG iterates a fixed linear cycle: its coarse CG is solved tight.
-   * Flexible CG (kMG, kvMG) admits a preconditioner that varies from one
-   * application to the next: 1e-3 leaves the iteration counts of Table 1
-   * and Fig. 6 unchanged and saves up to half the time at p = 4
-   * (docs/sem.md, "p-multigrid"). */
-  pm->coarse_rtol = kind == HPMG_SEM_SOLVE_MG ? 1e-12 : 1e-3;
+  pm->coarse = coarse;
+  /* paper 001's Jacobi-CG: MG iterates a fixed linear cycle, so its coarse
+   * CG is solved tight; flexible CG (kMG, kvMG) admits a preconditioner that
+   * varies from one application to the next, and 1e-3 leaves the iteration
+   * counts of Table 1 and Fig. 6 unchanged (docs/sem.md, "p-multigrid") */
+  pm->coarse_rtol = coarse == HPMG_SEM_COARSE_HMG   ? HPMG_SEM_COARSE_RTOL_HMG
+                    : kind == HPMG_SEM_SOLVE_MG ? HPMG_SEM_COARSE_RTOL_CG
+                                                : HPMG_SEM_COARSE_RTOL_CG_FLEX;
+  pm->q1_rtol = HPMG_SEM_Q1_RTOL;
   const int nl = hpmg_sem_pmg_degrees(fine->p, pm->deg);
   const int L = nl - 1;
   hpmg_error e = HPMG_SUCCESS;
@@ -314,8 +551,10 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
   }
   pm->m[L] = fine;
   pm->nlevels = nl;
-  const hpmg_cycle_options opt = {.pre = pre, .post = post, .add_residual = 0, .timing = 0};
-  e = hpmg_mg_init(&pm->mg, nl, HPMG_REAL_DOUBLE, &opt, 0);
+  if (coarse == HPMG_SEM_COARSE_HMG) e = q1_create(box, fine, pm);
+  if (!pm->hlev) pm->coarse_rtol = HPMG_SEM_COARSE_RTOL_CG; /* Jacobi-CG where the vertex grid has no unknown */
+  const hpmg_cycle_options opt = {.pre = pre, .post = post, .add_residual = 0, .timing = 1};
+  if (!e) e = hpmg_mg_init(&pm->mg, nl, HPMG_REAL_DOUBLE, &opt, 0);
   for (int l = 0; l < nl && !e; l++) {
     hpmg_level *lv = &pm->mg.lv[l];
     lvctx *c = NULL;
@@ -326,6 +565,22 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
     lv->n = pm->m[l]->ns;
   }
   if (!e) e = hpmg_mg_setup(&pm->mg, NULL);
+  if (!e && pm->hlev) { /* the coarse solve's preconditioner: degree 1 below p = 2, one sweep before and after */
+    const hpmg_cycle_options hopt = {.pre = 1, .post = 1, .add_residual = 0, .timing = 0};
+    e = hpmg_mg_init(&pm->hmg, 2, HPMG_REAL_DOUBLE, &hopt, 0);
+    if (!e) {
+      hpmg_level *q = &pm->hmg.lv[0], *l2 = &pm->hmg.lv[1];
+      q->ops = &q1_ops;
+      q->ctx = pm;
+      q->be = hpmg_backend_host();
+      q->n = pm->q1.N;
+      l2->ops = &sem_ops_p2;
+      l2->ctx = pm->mg.lv[0].ctx;
+      l2->be = hpmg_backend_host();
+      l2->n = pm->m[0]->ns;
+      e = hpmg_mg_setup(&pm->hmg, NULL);
+    }
+  }
   if (e) hpmg_sem_pmg_destroy(pm);
   return e;
 }
@@ -339,7 +594,14 @@ double hpmg_sem_pmg_bytes(const hpmg_sem_pmg *pm) {
     b += 3.0 * 8 * (double)m->ns + 8.0 * (double)m->ns;            /* b, x, r; tmp */
     b += 8.0 * (double)hpmg_sem_mesh_work_size(m);
     if (l == 0) b += 5.0 * 8 * (double)m->ns;                        /* inverse diagonal, CG's vectors */
-    else b += hpmg_sem_smoother_bytes(&c->sm) + 8.0 * (double)c->tws * c->nthreads;
+    if (l > 0 || pm->hlev) b += hpmg_sem_smoother_bytes(&c->sm) + 8.0 * (double)c->tws * c->nthreads;
+  }
+  if (pm->hlev) { /* hmg's p = 2 and degree-1 b, x, r; the degree-1 multigrid's two work vectors, about six
+                     vectors per level (b, x, r, Chebyshev's two, scratch) and the dense coarsest factor */
+    b += 3.0 * 8 * (double)pm->m[0]->ns + 3.0 * 8 * (double)pm->q1.N + 2.0 * 8 * (double)pm->q1.N;
+    for (int l = 0; l < pm->qmg.nlevels; l++) b += 6.0 * 8 * (double)pm->qmg.lv[l].n;
+    const double n0 = (double)pm->qmg.lv[0].n;
+    b += n0 <= 3000 ? 8.0 * n0 * n0 : 0.0;
   }
   return b;
 }
@@ -365,6 +627,8 @@ hpmg_error hpmg_sem_pmg_solve(hpmg_sem_pmg *pm, const double *rhs, double *x, hp
     hpmg_linop A = {pm->mg.lv[top].ctx, apply_op, NULL, NULL};
     hpmg_vec vx = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, ns, x);
     pm->coarse_its = 0;
+    pm->coarse_solves = 0;
+    pm->q1_cycles = 0;
     if (pm->kind == HPMG_SEM_SOLVE_MG) e = hpmg_mg_stationary(&pm->mg, &A, &vb, &vx, w, 0, 0.0, prm, info);
     else {
       hpmg_linop M = hpmg_mg_linop(&pm->mg);

@@ -17,8 +17,29 @@
  *    transposed element interpolation and the coarse direct stiffness sum);
  *  - smoothing: the star smoother (sem_smoother.h), x += S (b - A x), nu
  *    sweeps before and after (paper: nu = 1); kvMG: nu_l = nu 2^{L-l};
- *  - coarse solve at p_0 = 2: Jacobi-preconditioned CG (hpmg_pcg, dCG's
- *    operator and diagonal) to a relative residual of 1e-12 from zero.
+ *  - coarse solve at p_0 = 2 (HPMG_SEM_COARSE_HMG, the default): flexible CG
+ *    (hpmg_pcg) to a relative residual of coarse_rtol (1e-3)
+ *    from zero, preconditioned by one two-level cycle hmg: a star smoothing
+ *    sweep at p = 2 before and after (times 2^L for kvMG), and between them
+ *    the correction from the vertex values of the mesh (degree 1: the
+ *    condensed system of degree 1 is the whole vertex system) with the Q_1
+ *    operator of the Q_k module on the same box (src/disc/qk/qk_host.h: the
+ *    elements as cells, the same widths, boundary conditions and lambda;
+ *    its stiffness and exact mass are the p = 2 energy of a multilinear
+ *    function, which 3-point GLL integrates exactly, where a degree-1
+ *    spectral element would lump), solved by V-cycles of hpmg's multigrid on it
+ *    (hpmg_qk_host_create_box: semi-coarsening, Chebyshev smoothing, dense
+ *    coarsest solve) to a relative residual of q1_rtol. Prolongation from
+ *    the vertices: the multilinear interpolation on every element, read at
+ *    the p = 2 skeleton nodes (the GLL midpoints: an edge takes the mean of
+ *    its two vertices, a face the mean of its four), Dirichlet nodes
+ *    masked; restriction its transpose. Every piece is linear in the number
+ *    of elements and the iterations do not grow with it. Where the vertex
+ *    grid has no unknown (one element between Dirichlet ends) the coarse
+ *    solve is the Jacobi-CG below;
+ *  - HPMG_SEM_COARSE_CG (paper 001): Jacobi-preconditioned CG (hpmg_pcg,
+ *    dCG's operator and diagonal) to coarse_rtol = 1e-12; its cost grows as
+ *    n_e^{4/3} (iterations ~ n_e^{1/3}).
  *
  * The operator of every level is the condensed operator of that degree
  * (rediscretized, as in the paper), masked at Dirichlet nodes. */
@@ -26,6 +47,7 @@
 #define HPMG_SEM_PMG_H
 
 #include "disc/sem/sem_smoother.h"
+#include "grid/grid.h"
 #include "mg/mg.h"
 
 typedef enum {
@@ -33,6 +55,20 @@ typedef enum {
   HPMG_SEM_SOLVE_KMG,    /* flexible CG, one V-cycle with nu = 1 per iteration (Algorithm 5) */
   HPMG_SEM_SOLVE_KVMG    /* the same with nu_l = 2^{L-l} */
 } hpmg_sem_mg_kind;
+
+typedef enum {
+  HPMG_SEM_COARSE_HMG = 0, /* the degree-1 level solved by the Q_1 geometric multigrid (default) */
+  HPMG_SEM_COARSE_CG       /* Jacobi-CG on the p = 2 level (paper 001) */
+} hpmg_sem_coarse_kind;
+
+/* default relative residuals of the coarse solve at p = 2 (coarse_rtol) and
+ * of the degree-1 multigrid inside it (q1_rtol) */
+#define HPMG_SEM_COARSE_RTOL_HMG 1e-3
+#define HPMG_SEM_COARSE_RTOL_CG 1e-12
+#define HPMG_SEM_COARSE_RTOL_CG_FLEX 1e-3 /* the Jacobi-CG under kMG, kvMG */
+#define HPMG_SEM_Q1_RTOL 1e-1
+/* at most this many iterations (h-MG-preconditioned CG) or V-cycles (degree 1) per coarse solve */
+#define HPMG_SEM_COARSE_MAX_ITS 100
 
 #define HPMG_SEM_PMG_MAX_LEVELS 8
 
@@ -42,9 +78,19 @@ typedef struct {
   int deg[HPMG_SEM_PMG_MAX_LEVELS];
   hpmg_sem_mesh mesh[HPMG_SEM_PMG_MAX_LEVELS]; /* coarser levels' meshes (owned); the finest is fine */
   const hpmg_sem_mesh *m[HPMG_SEM_PMG_MAX_LEVELS];
-  hpmg_mg mg;
-  double coarse_rtol;
-  int coarse_its; /* CG iterations of all coarse solves since the last reset */
+  hpmg_mg mg;         /* levels p_0, ..., p_L */
+  hpmg_sem_coarse_kind coarse;
+  int hlev;           /* 1: the coarse solve is preconditioned by hmg (HMG with a vertex unknown) */
+  hpmg_mg hmg;        /* hlev: lv[0] the degree-1 level, lv[1] p = 2 (the context of mg.lv[0]) */
+  hpmg_grid q1;       /* the degree-1 level's grid (xn: the fine mesh's coordinates) */
+  hpmg_mg qmg;        /* its geometric multigrid (the Q_1 box levels) */
+  hpmg_vec qw[2];     /* its stationary iteration's work vectors */
+  int q1_singular;
+  double coarse_rtol; /* relative residual of every coarse solve at p = 2 (may be changed after create) */
+  double q1_rtol;     /* relative residual of every degree-1 solve (may be changed after create) */
+  int coarse_its;     /* CG iterations of all coarse solves since the last solve began */
+  int coarse_solves;  /* coarse solves since the last solve began */
+  int q1_cycles;      /* V-cycles of all degree-1 solves since the last solve began */
 } hpmg_sem_pmg;
 
 /* Degrees of the levels for finest degree p (p_0 = 2 first); returns the count. */
@@ -52,9 +98,10 @@ int hpmg_sem_pmg_degrees(int p, int *deg);
 
 /* The hierarchy below the finest mesh `fine` (degree >= 2; not owned, must
  * outlive it); box: the geometry fine was made from; pre, post: sweeps per
- * level (multiplied by 2^{L-l} on level l for kvMG), 0..64, not both 0. */
+ * level (multiplied by 2^{L-l} on level l for kvMG), 0..64, not both 0;
+ * coarse: the coarse problem's solver (coarse_rtol set to its default). */
 hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, hpmg_sem_mg_kind kind, int pre,
-                               int post, hpmg_sem_pmg *pm);
+                               int post, hpmg_sem_coarse_kind coarse, hpmg_sem_pmg *pm);
 void hpmg_sem_pmg_destroy(hpmg_sem_pmg *pm);
 double hpmg_sem_pmg_bytes(const hpmg_sem_pmg *pm);
 
@@ -66,9 +113,16 @@ double hpmg_sem_pmg_bytes(const hpmg_sem_pmg *pm);
 hpmg_error hpmg_sem_pmg_solve(hpmg_sem_pmg *pm, const double *rhs, double *x, hpmg_krylov_params *prm,
                               hpmg_krylov_info *info);
 
-/* y = J x: the prolongation from level l-1 to level l (skeleton vectors). */
+/* y = J x: the prolongation from level l-1 to level l (skeleton vectors);
+ * l = 0 (hlev only): from the degree-1 level (pm->q1's unknowns) to p_0. */
 void hpmg_sem_pmg_prolong(const hpmg_sem_pmg *pm, int l, const double *xc, double *y);
-/* yc = J^T x: the restriction from level l to level l-1. */
+/* yc = J^T x: the restriction from level l to level l-1 (l = 0: to the degree-1 level). */
 void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, double *yc);
+
+/* The degree-1 level's solve on its own vectors (hmg.lv[0].b -> .x):
+ * V-cycles of the Q_1 multigrid from zero until the residual is at most
+ * q1_rtol times ||b|| (b projected to mean zero first when singular).
+ * info: the cycles and the residuals. hlev only. */
+hpmg_error hpmg_sem_pmg_coarse_hmg(hpmg_sem_pmg *pm, hpmg_krylov_info *info);
 
 #endif
