@@ -6,9 +6,14 @@
 #include "core/simd.h"
 #include "disc/qk/laplace.h"
 
-/* vectors per register-blocked chunk (laplace_kernels.inc) */
+/* vectors per register-blocked chunk of the z and y stages: 3 LAP_NB + 3
+ * live vectors fit the register file (laplace_kernels.inc) */
 #ifndef LAP_NB
+#if HPMG_VREGS >= 32
 #define LAP_NB 4
+#else
+#define LAP_NB 3
+#endif
 #endif
 /* vectors of y-lines per x-stage group (laplace_kernels.inc) */
 #ifndef LAP_XV
