@@ -24,6 +24,31 @@ static hpmg_error stiffness_row_sums(const hpmg_grid *g, int d, hpmg_laplace *op
   return HPMG_SUCCESS;
 }
 
+/* direction d's rows for the kernel (laplace.h: hpmg_laplace_rows) */
+static hpmg_error rows_of(const hpmg_laplace *op, int d, hpmg_laplace_rows *R) {
+  const int64_t n = op->g.n[d];
+  const int bw = op->M[d].bw;
+  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)n, &R->j0));
+  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)n, &R->n));
+  HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(n + 1), &R->off));
+  R->off[0] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    hpmg_laplace_band(op, d, i, &R->j0[i], &R->n[i]);
+    R->off[i + 1] = R->off[i] + R->n[i];
+  }
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * R->off[n]), &R->c));
+  HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)(2 * R->off[n]), &R->cf));
+  for (int64_t i = 0; i < n; i++)
+    for (int e = 0; e < R->n[i]; e++) {
+      const int64_t o = R->j0[i] + e - i, q = 2 * (R->off[i] + e);
+      R->c[q] = op->K[d].dia[(o + bw) * n + i];
+      R->c[q + 1] = op->M[d].dia[(o + bw) * n + i];
+      R->cf[q] = op->K[d].diaf[(o + bw) * n + i];
+      R->cf[q + 1] = op->M[d].diaf[(o + bw) * n + i];
+    }
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *op) {
   memset(op, 0, sizeof *op);
   HPMG_CHECK_ARG(lambda >= 0, "lambda must be >= 0 (got %g)", lambda);
@@ -70,27 +95,8 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
   const int64_t ntiles = ny > 0 ? (ny + ty - 1) / ty : 1;
   ty = ny > 0 ? (ny + ntiles - 1) / ntiles : 1;
   op->tile = (int)ty;
-  if (op->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW) { /* the x rows' structural bands */
-    const int bw = op->M[0].bw;
-    HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xj0));
-    HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xn));
-    HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(nx + 1), &op->xoff));
-    op->xoff[0] = 0;
-    for (int64_t i = 0; i < nx; i++) {
-      hpmg_laplace_xband(op, i, &op->xj0[i], &op->xn[i]);
-      op->xoff[i + 1] = op->xoff[i] + op->xn[i];
-    }
-    HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * op->xoff[nx]), &op->xc));
-    HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)(2 * op->xoff[nx]), &op->xcf));
-    for (int64_t i = 0; i < nx; i++)
-      for (int e = 0; e < op->xn[i]; e++) {
-        const int64_t o = op->xj0[i] + e - i, q = 2 * (op->xoff[i] + e);
-        op->xc[q] = op->K[0].dia[(o + bw) * nx + i];
-        op->xc[q + 1] = op->M[0].dia[(o + bw) * nx + i];
-        op->xcf[q] = op->K[0].diaf[(o + bw) * nx + i];
-        op->xcf[q + 1] = op->M[0].diaf[(o + bw) * nx + i];
-      }
-  }
+  for (int d = 0; d < g->dim; d++) /* the rows' structural bands; x: only for the transposed x stage */
+    if (d > 0 || op->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW) HPMG_CALL(rows_of(op, d, &op->rows[d]));
   return HPMG_SUCCESS;
 }
 
@@ -108,11 +114,13 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
     hpmg_sp1d_free(&op->Kw[d]);
   }
   hpmg_free(&op->wbuf);
-  hpmg_free(&op->xj0);
-  hpmg_free(&op->xn);
-  hpmg_free(&op->xoff);
-  hpmg_free(&op->xc);
-  hpmg_free(&op->xcf);
+  for (int d = 0; d < 3; d++) {
+    hpmg_free(&op->rows[d].j0);
+    hpmg_free(&op->rows[d].n);
+    hpmg_free(&op->rows[d].off);
+    hpmg_free(&op->rows[d].c);
+    hpmg_free(&op->rows[d].cf);
+  }
 }
 
 /* ------------------------------------------- the periodic wrap (laplace.h) */
@@ -350,10 +358,10 @@ hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A) {
   return HPMG_SUCCESS;
 }
 
-void hpmg_laplace_xband(const hpmg_laplace *op, int64_t i, int *j0, int *n) {
+void hpmg_laplace_band(const hpmg_laplace *op, int d, int64_t i, int *j0, int *n) {
   int lo = (int)i, hi = (int)i;
   for (int m = 0; m < 2; m++) {
-    const hpmg_sp1d *A = m ? &op->K[0] : &op->M[0];
+    const hpmg_sp1d *A = m ? &op->K[d] : &op->M[d];
     for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       lo = A->col[p] < lo ? A->col[p] : lo;
       hi = A->col[p] > hi ? A->col[p] : hi;
@@ -374,7 +382,7 @@ static double flops(const hpmg_laplace *op, int xband) {
       double nb = 0.0;
       for (int64_t i = 0; i < g->n[0]; i++) {
         int j0, n;
-        hpmg_laplace_xband(op, i, &j0, &n);
+        hpmg_laplace_band(op, 0, i, &j0, &n);
         nb += n;
       }
       f += 2.0 * nb / (double)g->n[0];

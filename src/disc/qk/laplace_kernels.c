@@ -29,7 +29,7 @@
 #define DM dM
 #define DK dK
 #define SK sK
-#define XC xc
+#define XC c
 #include "laplace_kernels.inc"
 #define REAL float
 #define RSIZE 4
@@ -40,7 +40,7 @@
 #define DM dMf
 #define DK dKf
 #define SK sKf
-#define XC xcf
+#define XC cf
 #include "laplace_kernels.inc"
 
 const hpmg_laplace_kernels HPMG_ISA_DEFINE(hpmg_laplace_kernels) = {
