@@ -43,29 +43,44 @@ static void set_tile(hpmg_laplace *op) {
   op->tile = (int)ty;
 }
 
-/* the x rows' structural bands (k >= 3: laplace.h) */
-static hpmg_error set_xbands(hpmg_laplace *op) {
-  const int64_t nx = op->g.n[0];
-  if (op->M[0].bw < HPMG_LAPLACE_XT_MIN_BW) return HPMG_SUCCESS;
-  const int bw = op->M[0].bw;
-  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xj0));
-  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)nx, &op->xn));
-  HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(nx + 1), &op->xoff));
-  op->xoff[0] = 0;
-  for (int64_t i = 0; i < nx; i++) {
-    hpmg_laplace_xband(op, i, &op->xj0[i], &op->xn[i]);
-    op->xoff[i + 1] = op->xoff[i] + op->xn[i];
+/* direction d's rows for the kernel (laplace.h: hpmg_laplace_rows) */
+static hpmg_error rows_of(const hpmg_laplace *op, int d, hpmg_laplace_rows *R) {
+  const int64_t n = op->g.n[d];
+  const int bw = op->M[d].bw;
+  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)n, &R->j0));
+  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)n, &R->n));
+  HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(n + 1), &R->off));
+  R->off[0] = 0;
+  for (int64_t i = 0; i < n; i++) {
+    hpmg_laplace_band(op, d, i, &R->j0[i], &R->n[i]);
+    R->off[i + 1] = R->off[i] + R->n[i];
   }
-  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * op->xoff[nx]), &op->xc));
-  HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)(2 * op->xoff[nx]), &op->xcf));
-  for (int64_t i = 0; i < nx; i++)
-    for (int e = 0; e < op->xn[i]; e++) {
-      const int64_t o = op->xj0[i] + e - i, q = 2 * (op->xoff[i] + e);
-      op->xc[q] = op->K[0].dia[(o + bw) * nx + i];
-      op->xc[q + 1] = op->M[0].dia[(o + bw) * nx + i];
-      op->xcf[q] = op->K[0].diaf[(o + bw) * nx + i];
-      op->xcf[q + 1] = op->M[0].diaf[(o + bw) * nx + i];
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * R->off[n]), &R->c));
+  HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)(2 * R->off[n]), &R->cf));
+  for (int64_t i = 0; i < n; i++)
+    for (int e = 0; e < R->n[i]; e++) {
+      const int64_t o = R->j0[i] + e - i, q = 2 * (R->off[i] + e);
+      R->c[q] = op->K[d].dia[(o + bw) * n + i];
+      R->c[q + 1] = op->M[d].dia[(o + bw) * n + i];
+      R->cf[q] = op->K[d].diaf[(o + bw) * n + i];
+      R->cf[q + 1] = op->M[d].diaf[(o + bw) * n + i];
     }
+  return HPMG_SUCCESS;
+}
+
+static void rows_free(hpmg_laplace_rows *R) {
+  hpmg_free(&R->j0);
+  hpmg_free(&R->n);
+  hpmg_free(&R->off);
+  hpmg_free(&R->c);
+  hpmg_free(&R->cf);
+}
+
+/* the rows' structural bands the kernel reads: y and z; x only for the
+ * transposed x stage (laplace.h) */
+static hpmg_error set_rows(hpmg_laplace *op) {
+  for (int d = 0; d < op->g.dim; d++)
+    if (d > 0 || op->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW) HPMG_CALL(rows_of(op, d, &op->rows[d]));
   return HPMG_SUCCESS;
 }
 
@@ -99,7 +114,7 @@ hpmg_error hpmg_laplace_create(const hpmg_grid *g, double lambda, hpmg_laplace *
     HPMG_CALL(stiffness_row_sums(g, d, op));
   }
   set_tile(op);
-  HPMG_CALL(set_xbands(op));
+  HPMG_CALL(set_rows(op));
   if (op->wrap) HPMG_CALL(wrap_create(op));
   return HPMG_SUCCESS;
 }
@@ -118,11 +133,7 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
     hpmg_sp1d_free(&op->Kw[d]);
   }
   wrap_destroy(op);
-  hpmg_free(&op->xj0);
-  hpmg_free(&op->xn);
-  hpmg_free(&op->xoff);
-  hpmg_free(&op->xc);
-  hpmg_free(&op->xcf);
+  for (int d = 0; d < 3; d++) rows_free(&op->rows[d]);
 }
 
 /* ------------------------------------------- the periodic wrap (laplace.h) */
@@ -271,9 +282,11 @@ static hpmg_error wrap_term(const hpmg_laplace *op, int set, struct hpmg_laplace
         t->ord[i] = t->ord[j], t->ord[j] = tmp;
       }
   set_tile(s);
-  if (!(set & 1)) { /* x not in set, first: the grid's x band tables */
-    s->xj0 = op->xj0, s->xn = op->xn, s->xoff = op->xoff, s->xc = op->xc, s->xcf = op->xcf;
-  } else HPMG_CALL(set_xbands(s));
+  for (int e = 0; e < g->dim; e++) { /* the rows: shared with op for a direction not in set */
+    const int d = t->perm[e];
+    if (!(set >> d & 1)) s->rows[e] = op->rows[d];
+    else if (e > 0 || s->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW) HPMG_CALL(rows_of(s, e, &s->rows[e]));
+  }
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)s->g.N, &t->xs));
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)s->g.N, &t->ys));
   return HPMG_SUCCESS;
@@ -308,13 +321,8 @@ static void wrap_destroy(hpmg_laplace *op) {
       hpmg_free(&s->sK[e]);
       hpmg_free(&s->sKf[e]);
     }
-    if (t->set & 1) {
-      hpmg_free(&s->xj0);
-      hpmg_free(&s->xn);
-      hpmg_free(&s->xoff);
-      hpmg_free(&s->xc);
-      hpmg_free(&s->xcf);
-    }
+    for (int e = 0; e < op->g.dim; e++)
+      if (t->set >> t->perm[e] & 1) rows_free(&s->rows[e]);
     hpmg_free(&t->xs);
     hpmg_free(&t->ys);
   }
@@ -486,10 +494,10 @@ hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A) {
   return HPMG_SUCCESS;
 }
 
-void hpmg_laplace_xband(const hpmg_laplace *op, int64_t i, int *j0, int *n) {
+void hpmg_laplace_band(const hpmg_laplace *op, int d, int64_t i, int *j0, int *n) {
   int lo = (int)i, hi = (int)i;
   for (int m = 0; m < 2; m++) {
-    const hpmg_sp1d *A = m ? &op->K[0] : &op->M[0];
+    const hpmg_sp1d *A = m ? &op->K[d] : &op->M[d];
     for (int p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
       lo = A->col[p] < lo ? A->col[p] : lo;
       hi = A->col[p] > hi ? A->col[p] : hi;
@@ -510,7 +518,7 @@ static double flops(const hpmg_laplace *op, int xband) {
       double nb = 0.0;
       for (int64_t i = 0; i < g->n[0]; i++) {
         int j0, n;
-        hpmg_laplace_xband(op, i, &j0, &n);
+        hpmg_laplace_band(op, 0, i, &j0, &n);
         nb += n;
       }
       f += 2.0 * nb / (double)g->n[0];

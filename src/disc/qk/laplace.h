@@ -48,6 +48,17 @@
 /* smallest x band width (k) whose x stage runs on transposed line groups */
 #define HPMG_LAPLACE_XT_MIN_BW 3
 
+/* The rows of one direction's 1D matrices as the CPU kernel reads them: row
+ * i couples the columns j0[i] .. j0[i] + n[i] - 1 (its structural band:
+ * hpmg_laplace_band), with the (K, M) coefficient pairs from c[2 off[i]] in
+ * band order (cf: float). */
+typedef struct {
+  int *j0, *n;
+  int64_t *off;
+  double *c;
+  float *cf;
+} hpmg_laplace_rows;
+
 typedef struct hpmg_laplace {
   hpmg_grid g;
   double lambda;
@@ -71,14 +82,10 @@ typedef struct hpmg_laplace {
   struct hpmg_laplace_wrap *wt;
   int nwt;
   int tile;                /* x-lines per y-tile of the plane kernel */
-  /* the x stage's rows (k >= 3: laplace_kernels.inc): structural band of row
-   * i, columns xj0[i] .. xj0[i] + xn[i] - 1, and its (K, M) coefficient pairs
-   * from xc[2 xoff[i]] in band order (xcf: float); NULL below
-   * HPMG_LAPLACE_XT_MIN_BW, where the x stage runs per line */
-  int *xj0, *xn;
-  int64_t *xoff;
-  double *xc;
-  float *xcf;
+  /* each direction's rows (laplace_kernels.inc): y and z always (z: 3D
+   * only); x from HPMG_LAPLACE_XT_MIN_BW on (rows[0].j0 NULL below it, where
+   * the x stage runs per line over the full band) */
+  hpmg_laplace_rows rows[3];
 } hpmg_laplace;
 
 /* Direction d of grid g as a 1D description (fem.h). */
@@ -138,11 +145,12 @@ hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A);
 /* Flops of one application (multiply-add = 2), for performance reports:
  * the y and z stages over the rows' nonzeros; the x stage over the full band
  * 2k+1 of every row (what the GPU kernel executes), or, _cpu, over each row's
- * structural band (hpmg_laplace_xband: what the CPU kernel executes). */
+ * structural band (hpmg_laplace_band: what the CPU kernel executes). */
 double hpmg_laplace_flops(const hpmg_laplace *op);
 double hpmg_laplace_flops_cpu(const hpmg_laplace *op);
-/* Row i of the x direction couples the columns j0 .. j0+n-1 (the union of
- * the 1D mass and stiffness rows: k+1 in a cell's interior, 2k+1 at a vertex). */
-void hpmg_laplace_xband(const hpmg_laplace *op, int64_t i, int *j0, int *n);
+/* Row i of direction d couples the columns j0 .. j0+n-1 (the union of the
+ * 1D mass and stiffness rows, the wrap part of a periodic direction left out:
+ * k+1 in a cell's interior, 2k+1 at a vertex). */
+void hpmg_laplace_band(const hpmg_laplace *op, int d, int64_t i, int *j0, int *n);
 
 #endif

@@ -6,13 +6,28 @@
 #include "core/simd.h"
 #include "disc/qk/laplace.h"
 
-/* vectors per register-blocked chunk (laplace_kernels.inc) */
+/* vectors per register-blocked chunk of the z and y stages: 3 LAP_NB + 3
+ * live vectors fit the register file (laplace_kernels.inc) */
 #ifndef LAP_NB
+#if HPMG_VREGS >= 32
 #define LAP_NB 4
+#else
+#define LAP_NB 3
 #endif
-/* vectors of y-lines per x-stage group (laplace_kernels.inc) */
+#endif
+/* vectors of y-lines per x-stage group (laplace_kernels.inc): 2 with 32-
+ * and 64-byte vectors, 4 with 16-byte ones. One thread, best of interleaved
+ * runs on the AVX-512 Xeon (2026-11-26): AVX-512 double 2D Q4 L6 0.217 ms
+ * at 4 against 0.169 at 2, 2D Q8 L5 0.264 / 0.213, 3D 0.95-1.01x; AVX2
+ * double 2D Q4 L6 0.200 / 0.178, 3D 0.97-1.03x; SSE2 1.01-1.04x slower at 2.
+ * (A group of 4 64-byte vectors is 32 lines, a 2D tile 16: half of every
+ * transposed row unused, three such arrays of 196 KB at 2D Q4 L6.) */
 #ifndef LAP_XV
+#if HPMG_VBYTES >= 32
+#define LAP_XV 2
+#else
 #define LAP_XV 4
+#endif
 #endif
 
 #define REAL double
@@ -24,7 +39,7 @@
 #define DM dM
 #define DK dK
 #define SK sK
-#define XC xc
+#define XC c
 #include "laplace_kernels.inc"
 #define REAL float
 #define RSIZE 4
@@ -35,7 +50,7 @@
 #define DM dMf
 #define DK dKf
 #define SK sKf
-#define XC xcf
+#define XC cf
 #include "laplace_kernels.inc"
 
 const hpmg_laplace_kernels HPMG_ISA_DEFINE(hpmg_laplace_kernels) = {
