@@ -2,8 +2,8 @@
 # Spectral elements on the condensed system (docs/sem.md): dCG and the
 # p-multigrid solvers MG, kMG, kvMG (paper 001). For each solver, degree and
 # thread count: iterations to a 1e-10 residual reduction, time to solution
-# (solve_s: evaluating f at the GLL nodes, condensed load, iterations,
-# recovery; setup and the error apart), of it the iterations (iter_s), time
+# (solve_s: condensed load, iterations, recovery; setup, the evaluation of
+# the built-in f at the GLL nodes and the error apart), of it the iterations (iter_s), time
 # per GLL node and per GLL node and core, the L2 error, and the memory per
 # GLL node (the
 # library's estimate and the process's peak RSS), on the homogeneous mesh of
