@@ -129,6 +129,19 @@ static void run_kernel(void *c, void *out) {
   hpmg_kernel_args a = {.mode = q->mode, .x = q->x, .y = out, .b = q->b, .d = d, .c1 = 0.3, .c2 = 0.7};
   hpmg_laplace_kernel(q->op, q->r, &a);
 }
+/* the fused kernel in every mode (smooth with and without d) on q, each
+ * variant against the reference; name: the case */
+static void kernel_modes(const char *name, qk_ctx *q, int64_t N) {
+  const char *modes[] = {"apply", "residual", "smooth"};
+  char what[200];
+  for (int m = 0; m < 3; m++)
+    for (int wd = 0; wd < (m == 2 ? 2 : 1); wd++) {
+      q->mode = (hpmg_kernel_mode)m;
+      q->with_d = wd;
+      snprintf(what, sizeof what, "%s operator %s%s", name, modes[m], wd ? " with d" : "");
+      both(what, q->r, wd ? 2 * N : N, 1, run_kernel, q);
+    }
+}
 static void run_dinv(void *c, void *out) {
   qk_ctx *q = c;
   hpmg_laplace_inverse_diagonal(q->op, q->r, 0.9, q->x, out, NULL);
@@ -176,15 +189,8 @@ static void qk_case(int dim, int k, int64_t c0, int64_t c1, int64_t c2, double l
     const char *pn = ri ? "float" : "double";
     void *x = rand_vec(r, g.N), *b = rand_vec(r, g.N), *d = rand_vec(r, g.N), *xc = rand_vec(r, gc.N);
     qk_ctx q = {.op = &op, .r = r, .x = x, .b = b, .d = d};
-    const char *modes[] = {"apply", "residual", "smooth"};
-    for (int m = 0; m < 3; m++)
-      for (int wd = 0; wd < (m == 2 ? 2 : 1); wd++) {
-        q.mode = (hpmg_kernel_mode)m;
-        q.with_d = wd;
-        snprintf(what, sizeof what, "%dD Q%d %lldx%lldx%lld %s operator %s%s", dim, k, (long long)c0, (long long)c1,
-                 (long long)c2, pn, modes[m], wd ? " with d" : "");
-        both(what, r, wd ? 2 * g.N : g.N, 1, run_kernel, &q);
-      }
+    snprintf(what, sizeof what, "%dD Q%d %lldx%lldx%lld %s", dim, k, (long long)c0, (long long)c1, (long long)c2, pn);
+    kernel_modes(what, &q, g.N);
     snprintf(what, sizeof what, "%dD Q%d %s inverse diagonal", dim, k, pn);
     both(what, r, g.N, 1, run_dinv, &q);
     if (g.N <= 20000)
@@ -252,15 +258,9 @@ static void qk_periodic_case(int dim, int k, int64_t c0, int64_t c1, int64_t c2,
     const char *pn = ri ? "float" : "double";
     void *x = rand_vec(r, g.N), *b = rand_vec(r, g.N), *d = rand_vec(r, g.N);
     qk_ctx q = {.op = &op, .r = r, .x = x, .b = b, .d = d};
-    const char *modes[] = {"apply", "residual", "smooth"};
-    for (int m = 0; m < 3; m++)
-      for (int wd = 0; wd < (m == 2 ? 2 : 1); wd++) {
-        q.mode = (hpmg_kernel_mode)m;
-        q.with_d = wd;
-        snprintf(what, sizeof what, "%dD Q%d %lldx%lldx%lld periodic %d %s operator %s%s", dim, k, (long long)c0,
-                 (long long)c1, (long long)c2, per, pn, modes[m], wd ? " with d" : "");
-        both(what, r, wd ? 2 * g.N : g.N, 1, run_kernel, &q);
-      }
+    snprintf(what, sizeof what, "%dD Q%d %lldx%lldx%lld periodic %d %s", dim, k, (long long)c0, (long long)c1,
+             (long long)c2, per, pn);
+    kernel_modes(what, &q, g.N);
     q.reverse = 0;
     snprintf(what, sizeof what, "%dD Q%d periodic %d %s Gauss-Seidel", dim, k, per, pn);
     both(what, r, g.N, 1, run_gs, &q);

@@ -63,6 +63,26 @@ static double *nodes(int64_t cells, double len, double s) {
   return x;
 }
 
+/* The level's grid on the box len: per-face BCs, direction d graded with
+ * widest / narrowest cell stretch[d] (its boundaries in xn[d], the caller's
+ * to free; NULL where uniform), the unknowns per direction counted here
+ * (independently of the library's grid code). */
+static int grid_make(int dim, int k, const int64_t cells[3], const hpmg_bc_kind bc[6], const double stretch[3],
+                     const double len[3], hpmg_grid *g, double *xn[3]) {
+  for (int d = 0; d < 3; d++) xn[d] = NULL;
+  if (hpmg_grid_init(dim, k, cells, len, g)) return 1;
+  g->N = 1;
+  for (int d = 0; d < dim; d++) {
+    g->bc[2 * d] = bc[2 * d];
+    g->bc[2 * d + 1] = bc[2 * d + 1];
+    if (stretch[d] != 1) g->xn[d] = xn[d] = nodes(cells[d], len[d], stretch[d]);
+    g->off[d] = bc[2 * d] == D_;
+    g->n[d] = bc[2 * d] == P_ ? k * cells[d] : k * cells[d] - 1 + (bc[2 * d] == N_) + (bc[2 * d + 1] == N_);
+    g->N *= g->n[d];
+  }
+  return 0;
+}
+
 /* Free index of global node gn of direction d, -1 if it is no unknown. */
 static int64_t free_index(const hpmg_grid *g, int d, int64_t gn) {
   if (g->bc[2 * d] == P_) {
@@ -78,20 +98,11 @@ static int box_make(int dim, int k, const int64_t cells[3], const hpmg_bc_kind b
                     double lambda, box *B) {
   memset(B, 0, sizeof *B);
   const double len[3] = {1.0, 0.7, 1.3};
-  if (hpmg_grid_init(dim, k, cells, len, &B->g)) {
+  if (grid_make(dim, k, cells, bc, stretch, len, &B->g, B->xn)) {
     printf("grid: %s\n", hpmg_last_error());
     return 1;
   }
   hpmg_grid *g = &B->g;
-  g->N = 1;
-  for (int d = 0; d < dim; d++) {
-    g->bc[2 * d] = bc[2 * d];
-    g->bc[2 * d + 1] = bc[2 * d + 1];
-    if (stretch[d] != 1) g->xn[d] = B->xn[d] = nodes(cells[d], len[d], stretch[d]);
-    g->off[d] = bc[2 * d] == D_;
-    g->n[d] = bc[2 * d] == P_ ? k * cells[d] : k * cells[d] - 1 + (bc[2 * d] == N_) + (bc[2 * d + 1] == N_);
-    g->N *= g->n[d];
-  }
   B->op.g = *g;
   B->op.lambda = lambda;
   B->N = g->N;
@@ -454,17 +465,8 @@ static void threads(void) {
     hpmg_grid g;
     hpmg_laplace op = {.lambda = 1.0};
     const double len[3] = {1, 1, 1};
-    if (hpmg_grid_init(dim, 2, cells, len, &g)) return;
-    double *xn[3] = {NULL, NULL, NULL};
-    g.N = 1;
-    for (int d = 0; d < dim; d++) {
-      g.bc[2 * d] = bc[2 * d];
-      g.bc[2 * d + 1] = bc[2 * d + 1];
-      if (st[d] != 1) g.xn[d] = xn[d] = nodes(cells[d], 1.0, st[d]);
-      g.off[d] = bc[2 * d] == D_;
-      g.n[d] = bc[2 * d] == P_ ? g.k * cells[d] : g.k * cells[d] - 1 + (bc[2 * d] == N_) + (bc[2 * d + 1] == N_);
-      g.N *= g.n[d];
-    }
+    double *xn[3];
+    if (grid_make(dim, 2, cells, bc, st, len, &g, xn)) return;
     op.g = g;
     const int64_t N = g.N, batches[3] = {-1, 0, 5};
     double *b = rand_vec(N), *x0 = rand_vec(N), *x1 = malloc(8 * N), *x2 = malloc(8 * N), worst = 0;
@@ -515,17 +517,8 @@ static void simd(void) {
       hpmg_grid g;
       hpmg_laplace op = {.lambda = k % 2 ? 0.0 : 2.0};
       const double len[3] = {1, 1, 1};
-      if (hpmg_grid_init(dim, k, cells, len, &g)) return;
-      double *xn[3] = {NULL, NULL, NULL};
-      g.N = 1;
-      for (int d = 0; d < dim; d++) {
-        g.bc[2 * d] = bc[2 * d];
-        g.bc[2 * d + 1] = bc[2 * d + 1];
-        if (st[d] != 1) g.xn[d] = xn[d] = nodes(cells[d], 1.0, st[d]);
-        g.off[d] = bc[2 * d] == D_;
-        g.n[d] = bc[2 * d] == P_ ? k * cells[d] : k * cells[d] - 1 + (bc[2 * d] == N_) + (bc[2 * d + 1] == N_);
-        g.N *= g.n[d];
-      }
+      double *xn[3];
+      if (grid_make(dim, k, cells, bc, st, len, &g, xn)) return;
       op.g = g;
       const int64_t N = g.N;
       double *b = rand_vec(N), *x0 = rand_vec(N), *x1 = malloc(8 * N), *x2 = malloc(8 * N), worst[2] = {0, 0};

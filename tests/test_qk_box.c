@@ -193,6 +193,28 @@ static void dense_op(const hpmg_grid *g, double lambda, double *A) {
   for (int d = 0; d < 3; d++) free(M[d]), free(K[d]);
 }
 
+/* max |A 1| on a box without Dirichlet faces and lambda 0 (must vanish to
+ * round-off of single products), else 0; x and y: scratch of g.N */
+static double ones_defect(const hpmg_laplace *op, int dim, const hpmg_bc_kind bc[6], double lambda, double *x,
+                          double *y) {
+  int neu = lambda == 0;
+  for (int f = 0; f < 2 * dim; f++) neu &= bc[f] != D;
+  double one = 0;
+  if (!neu) return one;
+  for (int64_t i = 0; i < op->g.N; i++) x[i] = 1.0;
+  hpmg_laplace_apply(op, HPMG_REAL_DOUBLE, x, y);
+  for (int64_t i = 0; i < op->g.N; i++) one = fmax(one, fabs(y[i]));
+  return one;
+}
+
+/* the name of a case in the checks' messages */
+static void case_label(char *what, size_t len, const char *prefix, int dim, int k, const int cells[3],
+                       const hpmg_bc_kind bc[6], int nonuniform, double lambda) {
+  snprintf(what, len, "%s%dD k=%d cells %dx%dx%d %s bc %d%d%d%d%d%d lambda %g", prefix, dim, k, cells[0], cells[1],
+           dim == 3 ? cells[2] : 1, nonuniform ? "stretched" : "uniform", bc[0], bc[1], bc[2], bc[3], bc[4], bc[5],
+           lambda);
+}
+
 static void check_operator(int dim, int k, const int cells[3], const hpmg_bc_kind bc[6], int nonuniform, double lambda) {
   double xs0[40], xs1[40], xs2[40], *xs[3] = {xs0, xs1, xs2};
   hpmg_grid g;
@@ -236,17 +258,9 @@ static void check_operator(int dim, int k, const int cells[3], const hpmg_bc_kin
     err_row = fmax(err_row, fabs(hpmg_laplace_diagonal(&op, i0, i1, i2) - A[i * n + i]));
   }
   const double xs_scale = mx * 2 * k * 3;
-  /* A 1 = 0 on a box without Dirichlet faces (lambda 0): to round-off of single products */
-  int neu = lambda == 0;
-  for (int f = 0; f < 2 * dim; f++) neu &= bc[f] != D;
-  if (neu) {
-    for (int64_t i = 0; i < n; i++) x[i] = 1.0;
-    hpmg_laplace_apply(&op, HPMG_REAL_DOUBLE, x, y);
-    for (int64_t i = 0; i < n; i++) one = fmax(one, fabs(y[i]));
-  }
+  one = ones_defect(&op, dim, bc, lambda, x, y);
   char what[128];
-  snprintf(what, sizeof what, "%dD k=%d cells %dx%dx%d %s bc %d%d%d%d%d%d lambda %g", dim, k, cells[0], cells[1],
-           dim == 3 ? cells[2] : 1, nonuniform ? "stretched" : "uniform", bc[0], bc[1], bc[2], bc[3], bc[4], bc[5], lambda);
+  case_label(what, sizeof what, "", dim, k, cells, bc, nonuniform, lambda);
   CHECK(errd <= 1e-14 * mx, "%s: hpmg_laplace_dense vs test assembly %.3g (max %.3g)", what, errd, mx);
   CHECK(err <= 1e-13 * xs_scale, "%s: apply vs dense %.3g", what, err);
   CHECK(errf <= 1e-5 * xs_scale, "%s: float apply vs dense %.3g", what, errf);
@@ -317,16 +331,9 @@ static void check_wrap(int dim, int k, const int cells[3], const hpmg_bc_kind bc
     err_s = fmax(err_s, fabs(y[i] - x[i] - di));
     err_sf = fmax(err_sf, fmax(fabs(df[i] - di), fabs(yf[i] - xf[i] - di)));
   }
-  int neu = lambda == 0;
-  for (int f = 0; f < 2 * dim; f++) neu &= bc[f] != D;
-  if (neu) {
-    for (int64_t i = 0; i < n; i++) x[i] = 1.0;
-    hpmg_laplace_apply(&op, HPMG_REAL_DOUBLE, x, y);
-    for (int64_t i = 0; i < n; i++) one = fmax(one, fabs(y[i]));
-  }
+  one = ones_defect(&op, dim, bc, lambda, x, y);
   char what[128];
-  snprintf(what, sizeof what, "wrap %dD k=%d cells %dx%dx%d %s bc %d%d%d%d%d%d lambda %g", dim, k, cells[0], cells[1],
-           dim == 3 ? cells[2] : 1, nonuniform ? "stretched" : "uniform", bc[0], bc[1], bc[2], bc[3], bc[4], bc[5], lambda);
+  case_label(what, sizeof what, "wrap ", dim, k, cells, bc, nonuniform, lambda);
   CHECK(err <= 1e-14 * scale, "%s: apply vs row %.3g (scale %.3g)", what, err, scale);
   CHECK(errf <= 1e-6 * scale, "%s: float apply vs row %.3g", what, errf);
   CHECK(err_r <= 1e-14 * scale, "%s: residual vs row %.3g", what, err_r);

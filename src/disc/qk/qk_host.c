@@ -172,6 +172,18 @@ static hpmg_error level_smoother(qk_level *q, hpmg_real real, const hpmg_qk_smoo
   return HPMG_SUCCESS;
 }
 
+/* level L's context on the host, empty (the caller fills its grid and operators) */
+static hpmg_error level_new(hpmg_level *L, const hpmg_qk_smoother_options *so, qk_level **out) {
+  qk_level *q = calloc(1, sizeof *q);
+  if (!q) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate a level");
+  L->ops = &qk_ops;
+  L->ctx = q;
+  L->be = hpmg_backend_host();
+  q->symmetric = so->symmetric;
+  *out = q;
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const double box[3], double lambda,
                                hpmg_real real, const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co,
                                int fine_aliases, hpmg_mg *mg) {
@@ -179,17 +191,12 @@ hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const dou
   HPMG_CHECK_ARG(refine >= l0, "degree 1 on a single coarse cell needs at least one refinement");
   HPMG_CALL(hpmg_mg_init(mg, refine - l0 + 1, real, co, fine_aliases));
   for (int i = 0; i < mg->nlevels; i++) {
-    hpmg_level *L = &mg->lv[i];
-    qk_level *q = calloc(1, sizeof *q);
-    if (!q) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate a level");
-    L->ops = &qk_ops;
-    L->ctx = q;
-    L->be = hpmg_backend_host();
-    q->symmetric = so->symmetric;
+    qk_level *q = NULL;
+    HPMG_CALL(level_new(&mg->lv[i], so, &q));
     int64_t c = (int64_t)coarse << (l0 + i), cells[3] = {c, c, c};
     HPMG_CALL(hpmg_grid_init(dim, k, cells, box, &q->g));
     HPMG_CALL(hpmg_laplace_create(&q->g, lambda, &q->op));
-    L->n = q->g.N;
+    mg->lv[i].n = q->g.N;
     if (i > 0) {
       HPMG_CALL(hpmg_transfer_create(&Q(&mg->lv[i - 1])->g, &q->P, &q->R));
       hpmg_kron3_reserve(&q->P);
@@ -247,13 +254,8 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
   const int nl = hpmg_qk_box_coarsening(fine, flags, NULL, QK_BOX_MAX_LEVELS);
   HPMG_CALL(hpmg_mg_init(mg, nl, real, co, fine_aliases));
   for (int i = nl - 1; i >= 0; i--) { /* the grids, finest first; flags[j]: level nl-j from nl-j+1 */
-    hpmg_level *L = &mg->lv[i];
-    qk_level *q = calloc(1, sizeof *q);
-    if (!q) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate a level");
-    L->ops = &qk_ops;
-    L->ctx = q;
-    L->be = hpmg_backend_host();
-    q->symmetric = so->symmetric;
+    qk_level *q = NULL;
+    HPMG_CALL(level_new(&mg->lv[i], so, &q));
     if (i == nl - 1) {
       q->g = *fine;
       continue;
