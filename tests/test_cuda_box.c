@@ -11,7 +11,7 @@
  *     tanh y), mixed D/N/P faces, pure Neumann, fully periodic and
  *     inhomogeneous Dirichlet boxes, 2D and 3D, k = 1..4, CG in double to
  *     1e-12 on two grids: the GPU's L2 errors equal the CPU's (1e-4
- *     relative), its observed order log2(e1/e2) is within 0.3 of k+1 (the
+ *     relative + 10 tol absolute), its observed order log2(e1/e2) is within 0.3 of k+1 (the
  *     grids of test_qk_box's order cases), its iterations within 1 of the
  *     CPU's; then FMG, GMRES, the V-cycle iteration, Jacobi, mixed and float
  *     precision, a singular f = 1 (the compatibility defect), Dirichlet
@@ -333,7 +333,9 @@ static double compare(const char *name, const hpmg_problem_options *po, hpmg_sol
   CHECK(!g.err && g.converged, "%s: GPU solve (%s)", name, g.err ? hpmg_last_error() : "not converged");
   /* float: the outer iteration runs in float, whose sums round differently on the two devices */
   const int dit = g.iters - c.iters, itmax = prec == HPMG_PREC_FLOAT ? 2 : 1;
-  int l2ok = fabs(g.l2 - c.l2) <= 1e-4 * c.l2;
+  /* the same discretization error; the algebraic errors left at the tolerance differ (another
+   * rounding, an iteration more or less): within 10 tol absolute (|u| ~ 1) */
+  int l2ok = fabs(g.l2 - c.l2) <= 1e-4 * c.l2 + 10 * tol;
   if (prec == HPMG_PREC_FLOAT) l2ok = fabs(g.l2 - c.l2) <= 0.1 * c.l2 || fabs(g.l2 - c.l2) < 1e-6;
   if (po->rhs != HPMG_RHS_SINE) { /* no exact solution: the solutions themselves */
     double dmax = 0, xmax = 0;
