@@ -322,7 +322,8 @@ typedef enum { HPMG_FMG_INTERP_CUBIC = 0, HPMG_FMG_INTERP_LINEAR = 1 } hpmg_fmg_
 #define HPMG_SPLIT_AUTO (-1)
 /* Where the solve runs. CUDA: the whole solve on the GPU (CG, V-cycle, GMRES
  * or FMG; Chebyshev, Jacobi or vertex-patch (fdm) smoothing; double, float or
- * mixed precision); other combinations are refused with HPMG_ERR_BACKEND. */
+ * mixed precision; a general Q_k box: Chebyshev or Jacobi, AUTO = Chebyshev);
+ * other combinations are refused with HPMG_ERR_BACKEND. */
 typedef enum { HPMG_DEVICE_CPU = 0, HPMG_DEVICE_CUDA = 1 } hpmg_device;
 
 typedef struct {
@@ -456,7 +457,8 @@ void hpmg_solver_destroy(hpmg_solver *solver);
 hpmg_error hpmg_solver_solve(hpmg_solver solver, const double *b, double *x);
 /* Same as hpmg_solver_solve for a solver on HPMG_DEVICE_CUDA, with b and x in
  * GPU memory (cudaMalloc'ed, hpmg_problem_num_dofs doubles; b may be NULL):
- * nothing of the problem's size crosses the bus. Q_k problems only. */
+ * nothing of the problem's size crosses the bus (a general Q_k box: a given b
+ * goes to the host and back once, its boundary data added there). Q_k problems only. */
 hpmg_error hpmg_solver_solve_device(hpmg_solver solver, const double *b_device, double *x_device);
 void hpmg_solver_get_stats(hpmg_solver solver, hpmg_stats *stats);
 

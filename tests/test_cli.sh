@@ -142,9 +142,28 @@ assert all(abs(a-b)<=(1e-6 if a>1e-8*hc[0] else 1e-3)*abs(a) for a,b in zip(hc,h
        python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['device']=='cuda' and d['converged'] and d['smoother']=='patch' and d['patch_kernel']==sys.argv[2]" "$tmp/gpu" $pk; then
       echo "ok   --device cuda --smoother patch --patch-kernel $pk"; else echo "FAIL: --device cuda --patch-kernel $pk"; cat "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
   done
+  # Q_k on general boxes (docs/bc.md): the GPU's iterations and error = the CPU's (Chebyshev on both)
+  for box in "--dim 3 --degree 3 --cells 6,8,6 --box 6.283185307179586,2,3.141592653589793 --bc x=periodic,y=neumann,z=periodic --grid y=tanh:2" \
+             "--dim 2 --degree 2 --cells 12,10 --bc xmin=dirichlet,xmax=neumann,y=periodic --grid x=geometric:1.1" \
+             "--dim 2 --degree 4 --cells 6,5 --bc x=neumann,y=neumann --rhs one"; do
+    for sv in cg fmg; do
+      n=$((n+1))
+      "$HPMG" solve $box --smoother chebyshev --solver $sv --json >"$tmp/cpu" 2>"$tmp/err"
+      if "$HPMG" solve $box --device cuda --solver $sv --json >"$tmp/gpu" 2>>"$tmp/err" &&
+         python3 -c "
+import json,sys
+c=json.load(open(sys.argv[1])); g=json.load(open(sys.argv[2]))
+assert g['device']=='cuda' and g['converged'] and g['smoother']=='chebyshev' and abs(g['iterations']-c['iterations'])<=1, (g, c)
+assert abs(g['l2_error']-c['l2_error'])<=1e-4*abs(c['l2_error']), (g['l2_error'], c['l2_error'])" "$tmp/cpu" "$tmp/gpu"; then
+        echo "ok   --device cuda on a Q_k box ($box --solver $sv): iterations and error = the CPU's"; else echo "FAIL: --device cuda box $box $sv"; cat "$tmp/cpu" "$tmp/gpu" "$tmp/err"; fail=$((fail+1)); fi
+    done
+  done
 else
   expect_fail 2 solve --device cuda --dim 2 --degree 2 --refine 3
+  expect_fail 2 solve --device cuda --dim 2 --degree 2 --cells 8 --bc x=periodic,y=neumann
 fi
+# the GPU's box levels have no vertex-patch smoother (with or without a GPU)
+expect_fail 2 solve --device cuda --dim 2 --degree 2 --cells 8 --bc x=periodic,y=neumann --smoother patch
 # valid runs
 n=$((n+1))
 if "$HPMG" solve --dim 2 --degree 3 --refine 3 >"$tmp/out" 2>"$tmp/err" && grep -q "time to solution" "$tmp/out" &&

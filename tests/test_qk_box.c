@@ -707,7 +707,8 @@ static int run_api(void) {
   CHECK_OK(hpmg_problem_create(&po, &p));
   hpmg_solver_options_default(&so);
   so.device = HPMG_DEVICE_CUDA;
-  CHECK(hpmg_solver_create(p, &so, &s) == HPMG_ERR_ARG, "--device cuda on a box refused");
+  so.smoother = HPMG_SMOOTHER_PATCH; /* the GPU's box levels: Chebyshev and Jacobi (without a GPU: no device) */
+  CHECK(hpmg_solver_create(p, &so, &s) == HPMG_ERR_BACKEND, "--device cuda --smoother patch on a box refused");
   hpmg_solver_options_default(&so);
   so.smoother = HPMG_SMOOTHER_GS;
   so.gs_order = HPMG_GS_ORDER_CELLWISE;

@@ -171,13 +171,19 @@ static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_op
          !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
 }
 
+/* The default smoother of a Q_k box on the GPU: Chebyshev (the GPU's box
+ * levels have no vertex-patch smoother, docs/bc.md). */
+static void qk_box_cuda_smoother(hpmg_solver_options *o) {
+  if (o->device == HPMG_DEVICE_CUDA && o->smoother == HPMG_SMOOTHER_AUTO) o->smoother = HPMG_SMOOTHER_CHEBYSHEV;
+}
+
 /* Q_k on a general box (problem->qkbox): what its levels do not take yet,
- * and the default smoother on stretched cells. */
+ * and the default smoother on stretched cells (CPU) and on the GPU. The GPU
+ * backend refuses --smoother patch on a box itself (hpmg_cuda_solver_create). */
 static hpmg_error qk_box_check(const struct hpmg_problem_s *prob, hpmg_solver_options *o) {
   if (!prob->qkbox) return HPMG_SUCCESS;
   if (qk_box_auto_patch(&prob->box, prob->o.degree, o)) o->smoother = HPMG_SMOOTHER_PATCH;
-  HPMG_CHECK_ARG(o->device == HPMG_DEVICE_CPU,
-                 "--device cuda: Q_k on a general box (--cells, --bc, --grid, --grid-file) runs on the CPU only");
+  qk_box_cuda_smoother(o);
   HPMG_CHECK_ARG(o->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC,
                  "--gs-order cellwise needs the default mesh (--coarse/--refine), not a general box (--cells, --bc, --grid)");
   return HPMG_SUCCESS;
@@ -241,7 +247,8 @@ static hpmg_error memory_estimate(const hpmg_problem_options *po, const hpmg_sol
   HPMG_CALL(solver_options_check(so, po->dim, po->degree));
   if (so->device == HPMG_DEVICE_CUDA) { /* the CUDA backend gets the smoother resolved */
     hpmg_solver_options r = *so;
-    r.smoother = resolved_smoother(so, po->dim, po->degree);
+    if (qk_box_needed(po)) qk_box_cuda_smoother(&r);
+    r.smoother = resolved_smoother(&r, po->dim, po->degree);
     return hpmg_cuda_memory_estimate(po, &r, bytes);
   }
   hpmg_qk_smoother_options m;
@@ -354,8 +361,11 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
     g->o = *o;
     hpmg_solver_options r = *o; /* the CUDA backend gets the smoother resolved */
     r.smoother = resolved_smoother(o, prob->o.dim, prob->o.degree);
-    hpmg_error e = hpmg_cuda_solver_create(&prob->o, &r, &g->cuda);
-    if (!e) e = hpmg_cuda_memory_estimate(&prob->o, &r, &g->st.bytes_device);
+    hpmg_problem_options po = prob->o; /* a box's given nodes: the box's copy (the options keep none) */
+    for (int d = 0; d < 3 && prob->qkbox; d++)
+      if (po.spacing[d].kind == HPMG_SPACING_NODES) po.spacing[d].nodes = prob->box.x[d];
+    hpmg_error e = hpmg_cuda_solver_create(&po, &r, &g->cuda);
+    if (!e) e = hpmg_cuda_memory_estimate(&po, &r, &g->st.bytes_device);
     if (e) {
       hpmg_cuda_solver_destroy(&g->cuda);
       free(g);
@@ -463,27 +473,10 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   const int64_t n = s->drv.n;
   double *bb = NULL;
   if (s->prob->qkbox) { /* the boundary data join b (docs/bc.md) */
-    const hpmg_problem_options *po = &s->prob->o;
-    if (!b && po->rhs == HPMG_RHS_SINE)
-      for (int f = 0; f < 2 * po->dim; f++)
-        HPMG_CHECK_ARG(po->bc[f].value == 0 && !po->bc[f].fn && !po->bc[f].values,
-                       "the built-in right-hand side (rhs sine: the manufactured solution, docs/bc.md) takes its boundary "
-                       "data from that solution: leave the faces' value, fn and values unset, or pass b");
-    if (b && hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, b))
-      return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the right-hand side",
-                            (long long)hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, b));
     HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)n, &bb));
-    hpmg_error e = qk_box_rhs(po, &s->prob->box, &s->prob->g, b, bb);
     double c = 0;
-    if (!e && s->singular) { /* sum b = 0 is needed: b -= (sum b / sum m) m, a constant removed from f */
-      double sb = 0, sa = 0;
-      for (int64_t i = 0; i < n; i++) sb += bb[i], sa += fabs(bb[i]);
-      c = sb / s->sumw;
-      e = fd_box_compat_check(sb, sa, s->sumw, po->project_rhs);
-      for (int64_t i = 0; i < n && !e; i++) bb[i] -= c * s->w[i];
-      hpmg_vec v = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, bb);
-      if (!e) qk_box_project_mean(NULL, &v); /* its round-off */
-    }
+    hpmg_error e = qk_box_solve_rhs(&s->prob->o, &s->prob->box, &s->prob->g, b, s->singular ? s->w : NULL, s->sumw,
+                                    bb, &c);
     if (!e && hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x))
       e = hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the initial guess",
                          (long long)hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x));

@@ -330,6 +330,13 @@ static void wrap_destroy(hpmg_laplace *op) {
   op->nwt = 0;
 }
 
+const hpmg_laplace *hpmg_laplace_wrap_term(const hpmg_laplace *op, int t, const int64_t *off[3], const double *dm[3],
+                                           const double *dk[3]) {
+  const struct hpmg_laplace_wrap *w = &op->wt[t];
+  for (int e = 0; e < 3; e++) off[e] = w->off[e], dm[e] = w->dm[e], dk[e] = w->dk[e];
+  return &w->op;
+}
+
 /* The gather and the update loop over the term's layers in the grid's
  * memory order (t->ord: outer u, middle v, inner w), so each grid line is
  * read or updated in one visit (the layers of x: the k+1 values of each

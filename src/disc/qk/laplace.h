@@ -152,5 +152,13 @@ double hpmg_laplace_flops_cpu(const hpmg_laplace *op);
  * 1D mass and stiffness rows, the wrap part of a periodic direction left out:
  * k+1 in a cell's interior, 2k+1 at a vertex). */
 void hpmg_laplace_band(const hpmg_laplace *op, int d, int64_t i, int *j0, int *n);
+/* Term t (0..op->nwt-1) of the periodic wrap pass, for other backends that
+ * run the same pass (src/disc/qk/cuda/qk_ops.cu): its operator on the
+ * gathered layers, and per direction e of that operator (e = 0 fastest) the
+ * offsets off[e][j] in op's arrays of its index j (the layer's node times
+ * the grid stride) and op's 1D diagonals dm[e][j], dk[e][j] there (the
+ * smoothing step's D). Pointers into op, valid while op lives. */
+const hpmg_laplace *hpmg_laplace_wrap_term(const hpmg_laplace *op, int t, const int64_t *off[3], const double *dm[3],
+                                           const double *dk[3]);
 
 #endif

@@ -227,6 +227,30 @@ hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hp
   return e;
 }
 
+hpmg_error qk_box_solve_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *load,
+                            const double *w, double sumw, double *rhs, double *c) {
+  const int64_t n = g->N;
+  *c = 0;
+  if (!load && o->rhs == HPMG_RHS_SINE)
+    for (int f = 0; f < 2 * o->dim; f++)
+      HPMG_CHECK_ARG(o->bc[f].value == 0 && !o->bc[f].fn && !o->bc[f].values,
+                     "the built-in right-hand side (rhs sine: the manufactured solution, docs/bc.md) takes its boundary "
+                     "data from that solution: leave the faces' value, fn and values unset, or pass b");
+  if (load && hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, load))
+    return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the right-hand side",
+                          (long long)hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, load));
+  HPMG_CALL(qk_box_rhs(o, b, g, load, rhs));
+  if (!w) return HPMG_SUCCESS;
+  /* sum b = 0 is needed: b -= (sum b / sum m) m, a constant removed from f */
+  double sb = 0, sa = 0;
+  for (int64_t i = 0; i < n; i++) sb += rhs[i], sa += fabs(rhs[i]);
+  *c = sb / sumw;
+  HPMG_CALL(fd_box_compat_check(sb, sa, sumw, o->project_rhs));
+  for (int64_t i = 0; i < n; i++) rhs[i] -= *c * w[i];
+  hpmg_vec v = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, rhs);
+  return qk_box_project_mean(NULL, &v); /* its round-off */
+}
+
 hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *x,
                         double *l2, double *mx) {
   const hpmg_grid a = all_nodes(g);

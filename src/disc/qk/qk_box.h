@@ -9,6 +9,7 @@
 
 #include "grid/box.h"
 #include "grid/grid.h"
+#include "la/backend.h"
 #include "la/vec.h"
 
 /* 1 when a Q_k problem needs the general box path (cells, spacing or BCs
@@ -24,6 +25,15 @@ hpmg_error qk_box_load(const hpmg_grid *g, hpmg_function f, void *user, double *
  * HPMG_ERR_NUMERIC for non-finite boundary data. */
 hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *load,
                       double *rhs);
+/* The right-hand side a Q_k box solve iterates on (the CPU solver in
+ * solver.c and the GPU solver, qk_levels.cu): rhs = qk_box_rhs(b) (b: the
+ * caller's load vector, checked for non-finite entries; NULL: the built-in
+ * one, whose boundary data are the manufactured solution's, so the faces
+ * must carry none); singular (w != NULL: qk_box_weights, sumw their sum):
+ * the compatibility check of fd_box_compat_check, then b -= (sum b / sumw) w
+ * and its round-off mean removed; *c: the constant removed (0 otherwise). */
+hpmg_error qk_box_solve_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *load,
+                            const double *w, double sumw, double *rhs, double *c);
 /* L2 error ((k+2)-point Gauss) and max error at the nodes against the
  * manufactured solution, boundary nodes included with their lifted values
  * (singular problems: of the error minus its mean). */

@@ -35,7 +35,21 @@ template <typename R> struct qk_op_data {
   const R *W[3];  /* summation-by-parts weights of K for the z push (qk_ops.cu) */
 };
 
+/* One term of the periodic wrap pass (laplace.h, hpmg_laplace_wrap_term):
+ * the operator on its gathered layers, its size m[e] per direction, and on
+ * the device per direction e the grid offsets of its indices and the grid's
+ * 1D diagonals there (off/dm/dk + base[e]), the gathered x and the term. */
+struct qk_wrap_term {
+  struct hpmg_cuda_op_s *op;
+  int64_t m[3], base[3], N;
+  int64_t *off;
+  double *dm, *dk;
+  void *xs, *ys; /* N doubles each (float uses the first half) */
+};
+
 struct hpmg_cuda_op_s {
+  int nwt;               /* periodic directions: the wrap terms, added after the kernel */
+  qk_wrap_term *wt;
   int dim, k;
   int kb[3];
   int64_t n[3], N;
@@ -56,7 +70,7 @@ struct qk_csr {
 
 struct hpmg_cuda_kron3_s {
   qk_csr A[3];
-  int z_identity;
+  int identity[3]; /* factor d is the identity: its pass is skipped */
 };
 
 hpmg_error qk_sm_count(int *nsm);

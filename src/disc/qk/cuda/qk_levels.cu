@@ -15,6 +15,7 @@
 #include "qk_cuda.h"
 extern "C" {
 #include "api/problem_impl.h"
+#include "disc/qk/qk_box.h"
 #include "disc/qk/qk_host.h"
 #include "la/krylov.h"
 #include "mg/solve.h"
@@ -38,6 +39,7 @@ typedef struct {
   void *d, *t;            /* smoother scratch (cycle precision) */
   double lmax;            /* 1.2 x estimate (Chebyshev) */
   hpmg_cuda_patch patch;  /* vertex-patch smoother (qk_patch.cu) or NULL */
+  double *xn[3];          /* general box: this level's cell boundaries where coarsened (owned) */
 } qk_level;
 
 struct hpmg_cuda_solver_s {
@@ -55,6 +57,14 @@ struct hpmg_cuda_solver_s {
   double *db, *dx; /* device b and x for host callers */
   void *tscratch; /* transfer scratch */
   hpmg_stats st;
+  /* Q_k on a general box (prob->qkbox, docs/bc.md): the right-hand side is
+   * built on the host (qk_box_solve_rhs). singular (no Dirichlet face,
+   * lambda = 0): the weights m = M 1 on the host and the device (the zero-mean
+   * solution), their sum, and a vector of ones per precision (the Krylov
+   * methods' and the coarse solve's projection of the constants) */
+  int singular;
+  double *hw, *dw, sumw;
+  void *ones[2]; /* hpmg_real indexed */
 };
 
 static qk_level *Q(const hpmg_level *L) { return (qk_level *)L->ctx; }
@@ -70,6 +80,10 @@ static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solve
     return hpmg_error_set(HPMG_ERR_BACKEND,
                           "--device cuda: only --smoother chebyshev, jacobi and patch run on the GPU so far");
   HPMG_CHECK_ARG(so->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC, "--gs-order applies to --smoother gs and sgs only (CPU)");
+  if (so->smoother == HPMG_SMOOTHER_PATCH && qk_box_needed(po))
+    return hpmg_error_set(HPMG_ERR_BACKEND,
+                          "--device cuda: --smoother patch on a general Q_k box (--cells, --bc, --grid, --grid-file) runs "
+                          "on the CPU only; on the GPU use --smoother chebyshev (the default) or jacobi");
   if (so->smoother == HPMG_SMOOTHER_PATCH)
     HPMG_CALL(hpmg_cuda_patch_check(po->dim, po->degree, so->patch_mode, so->local_solver, so->patch_kernel));
   HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE || so->precision == HPMG_PREC_FLOAT ||
@@ -99,6 +113,38 @@ static hpmg_mg_solve_options drv_options(const hpmg_solver_options *so) {
   return d;
 }
 
+/* Unknowns per level, coarsest first (N[0..*nl-1]): the uniform mesh's
+ * levels l0..refine, or a general box's semi-coarsened levels
+ * (hpmg_qk_box_coarsening, as the host hierarchy). */
+static hpmg_error level_sizes(const hpmg_problem_options *po, int64_t N[QK_BOX_MAX_LEVELS], int *nl) {
+  if (!qk_box_needed(po)) {
+    const int l0 = hpmg_qk_first_level(po->degree, po->coarse);
+    HPMG_CHECK_ARG(po->refine >= l0, "degree 1 on a single coarse cell needs at least one refinement");
+    HPMG_CHECK_ARG(po->refine - l0 + 1 <= QK_BOX_MAX_LEVELS, "--refine %d: too many levels", po->refine);
+    *nl = po->refine - l0 + 1;
+    for (int l = l0; l <= po->refine; l++) {
+      const int64_t cells = (int64_t)po->coarse << l;
+      int64_t n = 1;
+      for (int d = 0; d < po->dim; d++) n *= po->degree * cells - 1;
+      N[l - l0] = n;
+    }
+    return HPMG_SUCCESS;
+  }
+  hpmg_box b;
+  hpmg_grid g;
+  int flags[QK_BOX_MAX_LEVELS][3];
+  int64_t Nf[QK_BOX_MAX_LEVELS];
+  HPMG_CALL(hpmg_box_init(po, &b));
+  hpmg_error e = hpmg_grid_init_box(&b, po->degree, &g);
+  if (!e && g.N <= 0) e = hpmg_error_set(HPMG_ERR_ARG, "the grid has no unknowns");
+  if (!e) {
+    *nl = hpmg_qk_box_coarsening(&g, flags, Nf, QK_BOX_MAX_LEVELS);
+    for (int i = 0; i < *nl; i++) N[i] = Nf[*nl - 1 - i];
+  }
+  hpmg_box_destroy(&b);
+  return e;
+}
+
 extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, const hpmg_solver_options *so,
                                                 double *bytes) {
   HPMG_CALL(options_check(po, so));
@@ -106,20 +152,21 @@ extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, 
   const hpmg_real kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   const double rs = (double)hpmg_real_size(real);
   const int cheb = so->smoother == HPMG_SMOOTHER_CHEBYSHEV || so->smoother == HPMG_SMOOTHER_AUTO;
-  double total = 0.0, nf = 0.0, n0 = 0.0;
-  const int l0 = hpmg_qk_first_level(po->degree, po->coarse);
-  for (int l = l0; l <= po->refine; l++) {
-    double n = 1.0, cells = (double)po->coarse * ldexp(1.0, l);
-    for (int d = 0; d < po->dim; d++) n *= po->degree * cells - 1;
-    const int alias = l == po->refine && so->precision != HPMG_PREC_MIXED;
-    total += hpmg_mg_level_bytes(real, n, !alias, 1) + (l > l0 ? 1 + cheb : 0) * n * rs; /* b x r, d t */
-    if (l == l0) n0 = n;
-    nf = n;
+  int64_t N[QK_BOX_MAX_LEVELS];
+  int nl;
+  HPMG_CALL(level_sizes(po, N, &nl));
+  double total = 0.0;
+  const double nf = (double)N[nl - 1], n0 = (double)N[0];
+  for (int i = 0; i < nl; i++) {
+    const double n = (double)N[i];
+    const int alias = i == nl - 1 && so->precision != HPMG_PREC_MIXED;
+    total += hpmg_mg_level_bytes(real, n, !alias, 1) + (i > 0 ? 1 + cheb : 0) * n * rs; /* b x r, d t */
   }
   total += 0.75 * nf * rs; /* transfer scratch */
   const hpmg_mg_solve_options d = drv_options(so);
   total += hpmg_mg_solver_memory(nf, kreal, &d) + 2 * nf * 8.0; /* outer vectors; b, x of host callers */
   total += n0 <= QK_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 6 * n0 * 8.0 : 6 * n0 * 8.0;
+  if (qk_box_needed(po)) total += 2 * nf * 8.0; /* the weights, ones (singular) */
   *bytes = total;
   return HPMG_SUCCESS;
 }
@@ -222,6 +269,16 @@ static hpmg_error prolong(hpmg_level *L, const hpmg_vec *xc, int add) {
   return hpmg_cuda_kron3_apply(Q(L)->dP, xc->real, xc->data, L->x.data, add, Q(L)->s->tscratch);
 }
 
+/* v -= mean(v) on the device (qk_box_project_mean's GPU twin: the Krylov
+ * methods' projection of the constants, and the coarse right-hand side's) */
+static hpmg_error project_mean(void *ctx, hpmg_vec *v) {
+  hpmg_cuda_solver s = (hpmg_cuda_solver)ctx;
+  if (v->n == 0) return HPMG_SUCCESS;
+  double sum;
+  HPMG_CALL(hpmg_cuda_dot(v->real, v->n, v->data, s->ones[v->real], &sum));
+  return hpmg_cuda_axpy(v->real, v->n, -sum / (double)v->n, s->ones[v->real], v->data);
+}
+
 /* y = A x, A dense n x n row-major: one warp per row, fixed-order sums */
 __global__ void qk_gemv_kernel(int n, const double *__restrict__ A, const double *__restrict__ x, double *__restrict__ y) {
   const int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -250,6 +307,7 @@ static hpmg_error coarse_solve(hpmg_level *L) {
   if (n == 0) return HPMG_SUCCESS;
   hpmg_vec cb = hpmg_vec_wrap(s->be, HPMG_REAL_DOUBLE, n, s->cw[0]), cx = hpmg_vec_wrap(s->be, HPMG_REAL_DOUBLE, n, s->cw[1]);
   HPMG_CALL(hpmg_v_convert(&L->b, &cb));
+  if (s->singular) HPMG_CALL(project_mean(s, &cb)); /* the compatible part of b (1 spans the null space) */
   if (s->cinv) {
     qk_gemv_kernel<<<(unsigned)((n + 7) / 8), 256>>>((int)n, s->cinv, s->cw[0], s->cw[1]);
     HPMG_CU_LAUNCH();
@@ -277,6 +335,7 @@ static void level_destroy(hpmg_level *L) {
   hpmg_kron3_destroy(&q->R);
   hpmg_cuda_kron3_destroy(&q->dP);
   hpmg_cuda_kron3_destroy(&q->dR);
+  for (int d = 0; d < 3; d++) free(q->xn[d]);
   hpmg_cuda_free(q->d);
   hpmg_cuda_free(q->t);
   free(q);
@@ -312,6 +371,9 @@ extern "C" void hpmg_cuda_solver_destroy(hpmg_cuda_solver *sp) {
   hpmg_cuda_free(s->db);
   hpmg_cuda_free(s->dx);
   hpmg_cuda_free(s->tscratch);
+  hpmg_cuda_free(s->dw);
+  for (int r = 0; r < 2; r++) hpmg_cuda_free(s->ones[r]);
+  free(s->hw);
   if (s->prob) hpmg_problem_destroy(&s->prob);
   free(s);
   *sp = NULL;
@@ -327,6 +389,11 @@ static hpmg_error coarse_setup(hpmg_cuda_solver s) {
   double *A = (double *)malloc(sizeof(double) * (size_t)(n * n));
   if (!A) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the coarse matrix");
   hpmg_error e = hpmg_laplace_dense(op, A);
+  if (!e && s->singular) { /* A + a 1 1^T (a = mean diagonal / n): regular, the same on 1-perp (as the host) */
+    double a = 0;
+    for (int64_t i = 0; i < n; i++) a += A[i * n + i] / (double)n;
+    for (int64_t i = 0; i < n * n; i++) A[i] += a / (double)n;
+  }
   int info = e ? 0 : LAPACKE_dpotrf(101 /* row major */, 'L', (int)n, A, (int)n);
   if (!e && info) e = hpmg_error_set(HPMG_ERR_NUMERIC, "coarse Cholesky factorization failed (info %d)", info);
   if (!e && (info = LAPACKE_dpotri(101, 'L', (int)n, A, (int)n)))
@@ -341,31 +408,91 @@ static hpmg_error coarse_setup(hpmg_cuda_solver s) {
   return e;
 }
 
-/* the levels: operators, transfers, smoother data, then the level vectors */
-static hpmg_error levels_create(hpmg_cuda_solver s) {
+/* a general box: singular or not; the weights and the ones of the projections */
+static hpmg_error box_setup(hpmg_cuda_solver s) {
+  const hpmg_grid *g = &s->prob->g;
+  const int64_t n = g->N;
+  s->singular = qk_box_singular(g, s->po.lambda);
+  if (!s->singular) return HPMG_SUCCESS;
+  const size_t bytes = sizeof(double) * (size_t)(n > 0 ? n : 1);
+  s->hw = (double *)malloc(bytes);
+  double *one = (double *)malloc(bytes);
+  hpmg_error e = s->hw && one ? HPMG_SUCCESS : hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the weights");
+  if (!e) e = qk_box_weights(g, s->hw);
+  for (int64_t i = 0; i < n && !e; i++) s->sumw += s->hw[i], one[i] = 1.0;
+  if (!e) e = dalloc(bytes, &s->dw);
+  if (!e) e = hpmg_cuda_upload(s->dw, s->hw, sizeof(double) * (size_t)n);
+  if (!e) e = dalloc(bytes, &s->ones[HPMG_REAL_DOUBLE]);
+  if (!e) e = dalloc(sizeof(float) * (size_t)(n > 0 ? n : 1), &s->ones[HPMG_REAL_FLOAT]);
+  if (!e) e = hpmg_cuda_upload(s->ones[HPMG_REAL_DOUBLE], one, sizeof(double) * (size_t)n);
+  if (!e) e = hpmg_cuda_convert(n, HPMG_REAL_DOUBLE, s->ones[HPMG_REAL_DOUBLE], HPMG_REAL_FLOAT, s->ones[HPMG_REAL_FLOAT]);
+  free(one);
+  return e;
+}
+
+/* the levels' grids: the uniform mesh's cells coarse*2^l, or a general
+ * box's semi-coarsened levels from the problem's grid (as
+ * hpmg_qk_host_create_box; the finest grid's node arrays are the problem's) */
+static hpmg_error level_grids(hpmg_cuda_solver s) {
   const hpmg_problem_options *po = &s->po;
-  const hpmg_solver_options *so = &s->so;
-  const int l0 = hpmg_qk_first_level(po->degree, po->coarse);
-  HPMG_CHECK_ARG(po->refine >= l0, "degree 1 on a single coarse cell needs at least one refinement");
-  hpmg_cycle_options co;
-  memset(&co, 0, sizeof co);
-  co.pre = so->pre;
-  co.post = so->post;
-  co.add_residual = so->cycle == HPMG_CYCLE_ADD_RESIDUAL;
-  co.timing = s->so.profile ? 2 : 0;
-  HPMG_CALL(hpmg_mg_init(&s->mg, po->refine - l0 + 1, s->real, &co, so->precision != HPMG_PREC_MIXED));
-  const size_t rs = hpmg_real_size(s->real);
-  size_t scratch = 0;
-  for (int i = 0; i < s->mg.nlevels; i++) {
-    hpmg_level *L = &s->mg.lv[i];
+  hpmg_mg *mg = &s->mg;
+  const int nl = mg->nlevels;
+  for (int i = 0; i < nl; i++) {
+    hpmg_level *L = &mg->lv[i];
     qk_level *q = (qk_level *)calloc(1, sizeof *q);
     if (!q) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate a level");
     L->ops = &qk_cuda_ops;
     L->ctx = q;
     L->be = s->be;
     q->s = s;
-    int64_t c = (int64_t)po->coarse << (l0 + i), cells[3] = {c, c, c};
-    HPMG_CALL(hpmg_grid_init(po->dim, po->degree, cells, po->box, &q->g));
+  }
+  if (!s->prob->qkbox) {
+    const int l0 = hpmg_qk_first_level(po->degree, po->coarse);
+    for (int i = 0; i < nl; i++) {
+      int64_t c = (int64_t)po->coarse << (l0 + i), cells[3] = {c, c, c};
+      HPMG_CALL(hpmg_grid_init(po->dim, po->degree, cells, po->box, &Q(&mg->lv[i])->g));
+    }
+    return HPMG_SUCCESS;
+  }
+  int flags[QK_BOX_MAX_LEVELS][3];
+  const hpmg_grid *fine = &s->prob->g;
+  if (hpmg_qk_box_coarsening(fine, flags, NULL, QK_BOX_MAX_LEVELS) != nl)
+    return hpmg_error_set(HPMG_ERR_NUMERIC, "box levels: the hierarchy changed between estimate and setup");
+  Q(&mg->lv[nl - 1])->g = *fine;
+  for (int i = nl - 2; i >= 0; i--) { /* flags[j]: level nl-1-j from nl-j */
+    qk_level *q = Q(&mg->lv[i]);
+    const hpmg_grid *gf = &Q(&mg->lv[i + 1])->g;
+    const int *f = flags[nl - 1 - i];
+    for (int d = 0; d < 3; d++)
+      if (f[d] && gf->xn[d]) {
+        q->xn[d] = (double *)malloc(sizeof(double) * (size_t)(gf->cells[d] / 2 + 1));
+        if (!q->xn[d]) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate a level's nodes");
+      }
+    HPMG_CALL(hpmg_grid_coarsen(gf, f, q->xn, &q->g));
+  }
+  return HPMG_SUCCESS;
+}
+
+/* the levels: operators, transfers, smoother data, then the level vectors */
+static hpmg_error levels_create(hpmg_cuda_solver s) {
+  const hpmg_problem_options *po = &s->po;
+  const hpmg_solver_options *so = &s->so;
+  int64_t N[QK_BOX_MAX_LEVELS];
+  int nl;
+  HPMG_CALL(level_sizes(po, N, &nl));
+  hpmg_cycle_options co;
+  memset(&co, 0, sizeof co);
+  co.pre = so->pre;
+  co.post = so->post;
+  co.add_residual = so->cycle == HPMG_CYCLE_ADD_RESIDUAL;
+  co.timing = s->so.profile ? 2 : 0;
+  HPMG_CALL(hpmg_mg_init(&s->mg, nl, s->real, &co, so->precision != HPMG_PREC_MIXED));
+  HPMG_CALL(level_grids(s));
+  const size_t rs = hpmg_real_size(s->real);
+  size_t scratch = 0;
+  for (int i = 0; i < s->mg.nlevels; i++) {
+    hpmg_level *L = &s->mg.lv[i];
+    qk_level *q = Q(L);
     HPMG_CALL(hpmg_laplace_create(&q->g, po->lambda, &q->op));
     HPMG_CALL(hpmg_cuda_op_create(&q->op, &q->dop));
     L->n = q->g.N;
@@ -378,7 +505,8 @@ static hpmg_error levels_create(hpmg_cuda_solver s) {
     if (s->smoother == HPMG_SMOOTHER_PATCH) /* work vector: d */
       HPMG_CALL(hpmg_cuda_patch_create(&q->op, q->dop, so->patch_mode, so->local_solver, so->patch_damping,
                                        so->patch_kernel, &q->patch));
-    HPMG_CALL(hpmg_transfer_create(&Q(&s->mg.lv[i - 1])->g, &q->P, &q->R));
+    if (s->prob->qkbox) HPMG_CALL(hpmg_transfer_create_grids(&Q(&s->mg.lv[i - 1])->g, &q->g, &q->P, &q->R));
+    else HPMG_CALL(hpmg_transfer_create(&Q(&s->mg.lv[i - 1])->g, &q->P, &q->R));
     HPMG_CALL(hpmg_cuda_kron3_create(&q->P, &q->dP));
     HPMG_CALL(hpmg_cuda_kron3_create(&q->R, &q->dR));
     size_t a = hpmg_cuda_kron3_scratch_bytes(q->dP, s->real), b = hpmg_cuda_kron3_scratch_bytes(q->dR, s->real);
@@ -412,8 +540,10 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   double need;
   HPMG_CALL(hpmg_cuda_memory_estimate(po, so, &need));
   if (so->solver == HPMG_SOLVER_GMRES) { /* the basis is allocated on first use: require 2 more vectors now */
-    double nf = 1.0, cells = (double)po->coarse * ldexp(1.0, po->refine);
-    for (int d = 0; d < po->dim; d++) nf *= po->degree * cells - 1;
+    int64_t N[QK_BOX_MAX_LEVELS];
+    int nl;
+    HPMG_CALL(level_sizes(po, N, &nl));
+    const double nf = (double)N[nl - 1];
     const double extra = hpmg_gmres_vectors(so->restart) - 4.0 - 2.0;
     if (extra > 0) need -= extra * nf * (so->precision == HPMG_PREC_FLOAT ? 4.0 : 8.0);
   }
@@ -439,6 +569,7 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   s->real = so->precision == HPMG_PREC_DOUBLE ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
   s->kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   hpmg_error e = hpmg_problem_create(po, &s->prob);
+  if (!e && s->prob->qkbox) e = box_setup(s);
   if (!e) e = levels_create(s);
   if (!e) {
     hpmg_linop A;
@@ -446,7 +577,11 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
     A.ctx = Q(&s->mg.lv[s->mg.nlevels - 1])->dop;
     A.apply = op_apply;
     A.residual = op_residual;
-    const hpmg_mg_solve_options d = drv_options(so);
+    hpmg_mg_solve_options d = drv_options(so);
+    if (s->singular) { /* the constants are A's null space: projections in the Krylov methods */
+      d.project = project_mean;
+      d.pctx = s;
+    }
     e = hpmg_mg_solver_create(&s->drv, &s->mg, A, be, s->mg.lv[s->mg.nlevels - 1].n, s->kreal, &d);
   }
   if (e) {
@@ -460,13 +595,39 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   return HPMG_SUCCESS;
 }
 
+/* a general box: the right-hand side the solve iterates on, built on the
+ * host from b (host or device array, or NULL: the built-in one) into s->db */
+static hpmg_error box_rhs(hpmg_cuda_solver s, const double *b, int device_ptrs) {
+  const int64_t n = s->st.dofs;
+  const size_t bytes = sizeof(double) * (size_t)(n > 0 ? n : 1);
+  double *hb = NULL, *rhs = (double *)malloc(bytes);
+  hpmg_error e = rhs ? HPMG_SUCCESS : hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the right-hand side");
+  if (!e && b && device_ptrs) { /* the boundary data join b on the host */
+    hb = (double *)malloc(bytes);
+    e = hb ? hpmg_cuda_download(hb, b, sizeof(double) * (size_t)n)
+           : hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the right-hand side");
+  }
+  double c = 0;
+  const struct hpmg_problem_s *p = s->prob;
+  if (!e) e = qk_box_solve_rhs(&p->o, &p->box, &p->g, hb ? hb : b, s->singular ? s->hw : NULL, s->sumw, rhs, &c);
+  if (!e) e = hpmg_cuda_upload(s->db, rhs, sizeof(double) * (size_t)n);
+  s->st.compat_defect = c;
+  free(hb);
+  free(rhs);
+  return e;
+}
+
 extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b, double *x, int device_ptrs) {
   HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
   const int64_t n = s->st.dofs;
   const size_t bytes = sizeof(double) * (size_t)n;
   const double *db = b;
   double *dx = x;
-  if (!b || !device_ptrs) { /* device copy of b */
+  if (s->prob->qkbox) { /* docs/bc.md: the boundary data join b */
+    if (!s->db) HPMG_CALL(dalloc(bytes, &s->db));
+    HPMG_CALL(box_rhs(s, b, device_ptrs));
+    db = s->db;
+  } else if (!b || !device_ptrs) { /* device copy of b */
     if (!s->db) HPMG_CALL(dalloc(bytes, &s->db));
     if (!b) {
       double *hb = (double *)malloc(bytes > 0 ? bytes : 8);
@@ -485,6 +646,12 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
   }
   hpmg_vec vb = hpmg_vec_wrap(s->be, HPMG_REAL_DOUBLE, n, (void *)db), vx = hpmg_vec_wrap(s->be, HPMG_REAL_DOUBLE, n, dx);
   hpmg_error e = hpmg_mg_solver_solve(&s->drv, &vb, &vx, &s->st);
+  if (s->singular && (e == HPMG_SUCCESS || e == HPMG_ERR_NOT_CONVERGED)) { /* mean zero: sum m x = 0 */
+    double mx = 0;
+    hpmg_error e2 = hpmg_cuda_dot(HPMG_REAL_DOUBLE, n, s->dw, dx, &mx);
+    if (!e2) e2 = hpmg_cuda_axpy(HPMG_REAL_DOUBLE, n, -mx / s->sumw, s->ones[HPMG_REAL_DOUBLE], dx);
+    if (e2) e = e2;
+  }
   if (!device_ptrs) {
     hpmg_error e2 = hpmg_cuda_download(x, dx, bytes);
     if (!e) e = e2;

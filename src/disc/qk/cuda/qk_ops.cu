@@ -41,6 +41,37 @@ hpmg_error qk_sm_count(int *nsm) {
 
 /* -------------------------------------------------------- level operator */
 
+/* The periodic wrap pass (laplace.h): the CPU's terms, one per nonempty set
+ * of periodic directions, each an operator of this file on its k+1 gathered
+ * layers per direction of the set (hpmg_laplace_wrap_term). */
+static hpmg_error wrap_create(const hpmg_laplace *op, hpmg_cuda_op o) {
+  if (!op->wrap || op->nwt == 0) return HPMG_SUCCESS;
+  o->wt = (qk_wrap_term *)calloc((size_t)op->nwt, sizeof(qk_wrap_term));
+  if (!o->wt) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the wrap terms");
+  o->nwt = op->nwt;
+  for (int t = 0; t < op->nwt; t++) {
+    qk_wrap_term *w = &o->wt[t];
+    const int64_t *off[3];
+    const double *dm[3], *dk[3];
+    const hpmg_laplace *s = hpmg_laplace_wrap_term(op, t, off, dm, dk);
+    HPMG_CALL(hpmg_cuda_op_create(s, &w->op));
+    int64_t len = 0;
+    for (int e = 0; e < 3; e++) w->m[e] = s->g.n[e], w->base[e] = len, len += s->g.n[e];
+    w->N = s->g.N;
+    HPMG_CALL(hpmg_cuda_malloc(sizeof(int64_t) * (size_t)len, (void **)&w->off));
+    HPMG_CALL(hpmg_cuda_malloc(sizeof(double) * (size_t)len, (void **)&w->dm));
+    HPMG_CALL(hpmg_cuda_malloc(sizeof(double) * (size_t)len, (void **)&w->dk));
+    for (int e = 0; e < 3; e++) {
+      HPMG_CALL(hpmg_cuda_upload(w->off + w->base[e], off[e], sizeof(int64_t) * (size_t)w->m[e]));
+      HPMG_CALL(hpmg_cuda_upload(w->dm + w->base[e], dm[e], sizeof(double) * (size_t)w->m[e]));
+      HPMG_CALL(hpmg_cuda_upload(w->dk + w->base[e], dk[e], sizeof(double) * (size_t)w->m[e]));
+    }
+    HPMG_CALL(hpmg_cuda_malloc(sizeof(double) * (size_t)w->N, &w->xs));
+    HPMG_CALL(hpmg_cuda_malloc(sizeof(double) * (size_t)w->N, &w->ys));
+  }
+  return HPMG_SUCCESS;
+}
+
 extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *out) {
   *out = NULL;
   HPMG_CALL(hpmg_cuda_check());
@@ -167,12 +198,27 @@ extern "C" hpmg_error hpmg_cuda_op_create(const hpmg_laplace *op, hpmg_cuda_op *
     o->d.sK[d] = bd + off[d][4]; o->f.sK[d] = bf + off[d][4];
     o->d.W[d] = bd + off[d][5]; o->f.W[d] = bf + off[d][5];
   }
+  e = wrap_create(op, o);
+  if (e) {
+    hpmg_cuda_op_destroy(&o);
+    return e;
+  }
   *out = o;
   return HPMG_SUCCESS;
 }
 
 extern "C" void hpmg_cuda_op_destroy(hpmg_cuda_op *op) {
   if (!*op) return;
+  for (int t = 0; t < (*op)->nwt; t++) {
+    qk_wrap_term *w = &(*op)->wt[t];
+    hpmg_cuda_op_destroy(&w->op);
+    hpmg_cuda_free(w->off);
+    hpmg_cuda_free(w->dm);
+    hpmg_cuda_free(w->dk);
+    hpmg_cuda_free(w->xs);
+    hpmg_cuda_free(w->ys);
+  }
+  free((*op)->wt);
   hpmg_cuda_free((*op)->mem_d);
   hpmg_cuda_free((*op)->mem_f);
   free(*op);
@@ -465,9 +511,70 @@ template <typename R> static hpmg_error op_kernel_r(const hpmg_cuda_op o, const 
   return hpmg_error_set(HPMG_ERR_ARG, "cuda operator: degree %d not instantiated", o->k);
 }
 
+/* the wrap pass's gather: xs = x on the term's layers (one thread per layer value) */
+template <typename R>
+__global__ void qk_wrap_gather_kernel(int64_t N, int64_t m0, int64_t m1, const int64_t *__restrict__ o0,
+                                      const int64_t *__restrict__ o1, const int64_t *__restrict__ o2,
+                                      const R *__restrict__ x, R *__restrict__ xs) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= N) return;
+  const int64_t i0 = i % m0, i1 = (i / m0) % m1, i2 = i / (m0 * m1);
+  xs[i] = x[o0[i0] + o1[i1] + o2[i2]];
+}
+
+/* the term c added to the kernel's output as its mode says (laplace.c's
+ * wrap_scatter): APPLY y += c, RESIDUAL y -= c, SMOOTH y -= c2 D^-1 c and
+ * d -= c2 D^-1 c (D from the grid's 1D diagonals, in double) */
+template <typename R>
+__global__ void qk_wrap_scatter_kernel(int64_t N, int64_t m0, int64_t m1, const int64_t *__restrict__ o0,
+                                       const int64_t *__restrict__ o1, const int64_t *__restrict__ o2,
+                                       const double *__restrict__ m_0, const double *__restrict__ m_1,
+                                       const double *__restrict__ m_2, const double *__restrict__ k_0,
+                                       const double *__restrict__ k_1, const double *__restrict__ k_2, int mode,
+                                       double c2, double lambda, const R *__restrict__ c, R *__restrict__ y,
+                                       R *__restrict__ d) {
+  const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= N) return;
+  const int64_t i0 = i % m0, i1 = (i / m0) % m1, i2 = i / (m0 * m1), at = o0[i0] + o1[i1] + o2[i2];
+  if (mode == 0) y[at] += c[i];
+  else if (mode == 1) y[at] -= c[i];
+  else {
+    const double pm = m_2[i2] * m_1[i1];
+    const double pk = k_2[i2] * m_1[i1] + m_2[i2] * k_1[i1] + lambda * pm;
+    const R dc = (R)(c2 * (double)c[i] / (k_0[i0] * pm + m_0[i0] * pk));
+    y[at] -= dc;
+    if (d) d[at] -= dc;
+  }
+}
+
+template <typename R> static hpmg_error wrap_apply_r(const hpmg_cuda_op o, const hpmg_kernel_args *a) {
+  const int mode = a->mode == HPMG_KERNEL_APPLY ? 0 : a->mode == HPMG_KERNEL_RESIDUAL ? 1 : 2;
+  for (int t = 0; t < o->nwt; t++) { /* in stream order: terms updating the same rows do not race */
+    const qk_wrap_term *w = &o->wt[t];
+    if (w->N == 0) continue;
+    const int64_t *o0 = w->off + w->base[0], *o1 = w->off + w->base[1], *o2 = w->off + w->base[2];
+    const unsigned nb = (unsigned)((w->N + 255) / 256);
+    qk_wrap_gather_kernel<R><<<nb, 256>>>(w->N, w->m[0], w->m[1], o0, o1, o2, (const R *)a->x, (R *)w->xs);
+    HPMG_CU_LAUNCH();
+    const hpmg_kernel_args s = qk_kargs(HPMG_KERNEL_APPLY, w->xs, w->ys, NULL);
+    HPMG_CALL(op_kernel_r<R>(w->op, &s));
+    qk_wrap_scatter_kernel<R><<<nb, 256>>>(w->N, w->m[0], w->m[1], o0, o1, o2, w->dm + w->base[0],
+                                           w->dm + w->base[1], w->dm + w->base[2], w->dk + w->base[0],
+                                           w->dk + w->base[1], w->dk + w->base[2], mode, a->c2, o->lambda,
+                                           (const R *)w->ys, (R *)a->y, (R *)a->d);
+    HPMG_CU_LAUNCH();
+  }
+  return HPMG_SUCCESS;
+}
+
 extern "C" hpmg_error hpmg_cuda_op_kernel(hpmg_cuda_op o, hpmg_real r, const hpmg_kernel_args *a) {
   if (o->N == 0) return HPMG_SUCCESS;
-  return r == HPMG_REAL_DOUBLE ? op_kernel_r<double>(o, a) : op_kernel_r<float>(o, a);
+  if (r == HPMG_REAL_DOUBLE) {
+    HPMG_CALL(op_kernel_r<double>(o, a));
+    return o->nwt ? wrap_apply_r<double>(o, a) : HPMG_SUCCESS;
+  }
+  HPMG_CALL(op_kernel_r<float>(o, a));
+  return o->nwt ? wrap_apply_r<float>(o, a) : HPMG_SUCCESS;
 }
 
 /* out = c in / D, D = Kx(x)My(x)Mz + ... diagonal from the 1D diagonals */
@@ -535,8 +642,13 @@ extern "C" hpmg_error hpmg_cuda_kron3_create(const hpmg_kron3 *T, hpmg_cuda_kron
       return e;
     }
   }
-  const hpmg_sp1d *Az = &T->A[2];
-  t->z_identity = Az->nrows == 1 && Az->ncols == 1 && Az->rowptr[1] == 1 && Az->val[0] == 1.0;
+  for (int d = 0; d < 3; d++) { /* identity factors (z of 2D, a direction a box level keeps) are skipped */
+    const hpmg_sp1d *A = &T->A[d];
+    int id = A->nrows == A->ncols;
+    for (int i = 0; i < A->nrows && id; i++)
+      id = A->rowptr[i] == i && A->rowptr[i + 1] == i + 1 && A->col[i] == i && A->val[i] == 1.0;
+    t->identity[d] = id;
+  }
   return HPMG_SUCCESS;
 }
 
@@ -552,17 +664,28 @@ extern "C" void hpmg_cuda_kron3_destroy(hpmg_cuda_kron3 *T) {
   *T = NULL;
 }
 
-/* intermediate sizes of the x, y, z passes */
-static void kron3_sizes(const hpmg_cuda_kron3 T, size_t *t1, size_t *t2) {
-  *t1 = (size_t)T->A[0].nrows * T->A[1].ncols * T->A[2].ncols;
-  *t2 = T->z_identity ? 0 : (size_t)T->A[0].nrows * T->A[1].nrows * T->A[2].ncols;
+/* The passes of the apply: the non-identity factors in the order x, y, z
+ * (ax[0..np-1]); the intermediate after pass p < np-1 goes to scratch buffer
+ * p (sizes s[p]). */
+static int kron3_passes(const hpmg_cuda_kron3 T, int ax[3], size_t s[2]) {
+  size_t n[3] = {(size_t)T->A[0].ncols, (size_t)T->A[1].ncols, (size_t)T->A[2].ncols};
+  int np = 0;
+  s[0] = s[1] = 0;
+  for (int d = 0; d < 3; d++) {
+    if (T->identity[d]) continue;
+    n[d] = (size_t)T->A[d].nrows;
+    if (np < 2) s[np] = n[0] * n[1] * n[2];
+    ax[np++] = d;
+  }
+  return np;
 }
 
 extern "C" size_t hpmg_cuda_kron3_scratch_bytes(hpmg_cuda_kron3 T, hpmg_real r) {
-  size_t t1, t2;
-  kron3_sizes(T, &t1, &t2);
+  int ax[3];
+  size_t s[2];
+  const int np = kron3_passes(T, ax, s);
   const size_t rs = r == HPMG_REAL_DOUBLE ? 8 : 4;
-  return (t1 + t2) * rs + 256;
+  return ((np > 1 ? s[0] : 0) + (np > 2 ? s[1] : 0)) * rs + 256;
 }
 
 /* out = (add ? out : 0) + A along `axis` of in (dims n[3] -> same with n[axis] = nrows).
@@ -625,16 +748,29 @@ static hpmg_error csr_axis(const qk_csr *A, int axis, const int n[3], const R *i
 
 template <typename R>
 static hpmg_error kron3_r(const hpmg_cuda_kron3 T, const R *in, R *out, int add, R *scratch) {
-  size_t s1, s2;
-  kron3_sizes(T, &s1, &s2);
-  R *t1 = scratch, *t2 = scratch + s1;
+  int ax[3];
+  size_t s[2];
+  const int np = kron3_passes(T, ax, s);
+  R *buf[2] = {scratch, scratch + (np > 1 ? s[0] : 0)};
   int n[3] = {T->A[0].ncols, T->A[1].ncols, T->A[2].ncols};
-  HPMG_CALL(csr_axis<R>(&T->A[0], 0, n, in, t1, 0));
-  n[0] = T->A[0].nrows;
-  if (T->z_identity) return csr_axis<R>(&T->A[1], 1, n, t1, out, add);
-  HPMG_CALL(csr_axis<R>(&T->A[1], 1, n, t1, t2, 0));
-  n[1] = T->A[1].nrows;
-  return csr_axis<R>(&T->A[2], 2, n, t2, out, add);
+  if (np == 0) { /* every factor the identity */
+    const size_t len = (size_t)n[0] * n[1] * n[2];
+    if (add) {
+      const hpmg_real r = sizeof(R) == 8 ? HPMG_REAL_DOUBLE : HPMG_REAL_FLOAT;
+      return hpmg_cuda_axpy(r, (int64_t)len, 1.0, in, out);
+    }
+    HPMG_CU(cudaMemcpyAsync(out, in, len * sizeof(R), cudaMemcpyDeviceToDevice));
+    return HPMG_SUCCESS;
+  }
+  const R *src = in;
+  for (int p = 0; p < np; p++) {
+    const int last = p == np - 1;
+    R *dst = last ? out : buf[p];
+    HPMG_CALL(csr_axis<R>(&T->A[ax[p]], ax[p], n, src, dst, last ? add : 0));
+    n[ax[p]] = T->A[ax[p]].nrows;
+    src = dst;
+  }
+  return HPMG_SUCCESS;
 }
 
 extern "C" hpmg_error hpmg_cuda_kron3_apply(hpmg_cuda_kron3 T, hpmg_real r, const void *in, void *out, int add,
