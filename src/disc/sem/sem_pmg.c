@@ -457,7 +457,11 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   c->pm = pm;
   c->l = l;
   c->m = m;
-  c->numult = pm->kind == HPMG_SEM_SOLVE_KVMG ? 1 << (L - l) : 1;
+  /* the p = 2 level smooths only inside the coarse solve's preconditioner
+   * hmg, one sweep before and after: the coarse CG iterates to coarse_rtol
+   * either way, and 2^L sweeps there (kvMG's rule) took 2-3x its time for
+   * the same outer counts (docs/sem.md, "Coarse solve by h-multigrid") */
+  c->numult = pm->kind == HPMG_SEM_SOLVE_KVMG && l > 0 ? 1 << (L - l) : 1;
   c->nthreads = omp_get_max_threads();
   HPMG_CALL(hpmg_malloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)m->ns, &c->tmp));

@@ -20,7 +20,7 @@
  *  - coarse solve at p_0 = 2 (HPMG_SEM_COARSE_HMG, the default): flexible CG
  *    (hpmg_pcg) to a relative residual of coarse_rtol (1e-3)
  *    from zero, preconditioned by one two-level cycle hmg: a star smoothing
- *    sweep at p = 2 before and after (times 2^L for kvMG), and between them
+ *    sweep at p = 2 before and after (one for every kind), and between them
  *    the correction from the vertex values of the mesh (degree 1: the
  *    condensed system of degree 1 is the whole vertex system) with the Q_1
  *    operator of the Q_k module on the same box (src/disc/qk/qk_host.h: the
