@@ -26,6 +26,9 @@ typedef struct {
   double *tmp;         /* ns: smoother output, prolongation, weighted fine vector */
   /* transfer from level l-1 (l > 0) */
   double *I1, *I1T;    /* (p+1) x (pc+1) and its transpose */
+  int *fmap[2];        /* 3D: per face f and face node (r, c) (n x n, rows over the higher tangential
+                        * direction) its boundary position, fine [0] and coarse [1] element */
+  uint8_t *own;        /* 3D: 1 where fine face f is the lowest face holding that node */
   double *twork;       /* per thread */
   size_t tws;
   int nthreads;
@@ -120,6 +123,75 @@ static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hp
         tensor_apply(dim, B, nt, nf, uin, uout, t1, t2);
         for (int k = 0; k < to->el.nb; k++) bb[k] = uout[to->el.bmap[k]];
         hpmg_sem_scatter_add(to, e, bb, y);
+      }
+    }
+  }
+}
+
+/* 3D: out (rows x rows) = B in B^T for a face in (cols x cols), B rows x cols */
+static void face_apply(const double *B, int rows, int cols, const double *in, double *out, double *tmp) {
+  for (int r = 0; r < cols; r++) /* tmp[r][b] = sum_a in[r][a] B[b][a] */
+    for (int b = 0; b < rows; b++) {
+      double s = 0;
+      for (int a = 0; a < cols; a++) s += B[b * cols + a] * in[r * cols + a];
+      tmp[r * rows + b] = s;
+    }
+  for (int b2 = 0; b2 < rows; b2++) { /* out[b2][b] = sum_r B[b2][r] tmp[r][b] */
+    double *o = out + b2 * rows;
+    for (int b = 0; b < rows; b++) o[b] = 0;
+    for (int r = 0; r < cols; r++) {
+      const double w = B[b2 * cols + r];
+      const double *t = tmp + r * rows;
+      for (int b = 0; b < rows; b++) o[b] += w * t[b];
+    }
+  }
+}
+
+/* 3D, per face: the element interpolation restricted to the boundary is a
+ * 2D transform of each face, since the end rows of I1 are unit vectors: the
+ * trace of the interpolant on a face is the interpolant of the face's
+ * trace. Prolongation (dir 0, c->I1): every fine boundary node from the
+ * lowest face holding it (an edge or vertex node gets the same value from
+ * any of its faces); restriction (dir 1, c->I1T): the exact transpose, each
+ * fine node into the coarse face of that face. 2 (n_c^2 n_f + n_c n_f^2) per
+ * face instead of the full 3D tensor product's O(n^4). */
+static void face_transfer(const lvctx *c, int dir, const hpmg_sem_mesh *from, const hpmg_sem_mesh *to,
+                          const double *x, double *y) {
+  const int nfi = c->m->el.n, nco = c->pm->m[c->l - 1]->el.n;
+  const int nin = dir ? nfi : nco, nout = dir ? nco : nfi;
+  const int *min = c->fmap[1 - dir], *mout = c->fmap[dir];
+  const double *B = dir ? c->I1T : c->I1;
+  const int64_t nsy = to->ns;
+#pragma omp parallel num_threads(c->nthreads)
+  {
+    const size_t big = c->tws / 5;
+    double *bin = c->twork + (size_t)omp_get_thread_num() * c->tws, *bout = bin + big, *fin = bout + big,
+           *fout = fin + big, *tmp = fout + big;
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < nsy; i++) y[i] = 0.0;
+    for (int col = 0; col < to->ncolors; col++) {
+#pragma omp for schedule(static)
+      for (int64_t q = to->color_ptr[col]; q < to->color_ptr[col + 1]; q++) {
+        const int64_t e = to->color_elems[q];
+        hpmg_sem_gather(from, e, x, bin);
+        if (dir) memset(bout, 0, sizeof(double) * (size_t)to->el.nb);
+        for (int f = 0; f < 6; f++) {
+          const int *fi = min + f * nin * nin, *fo = mout + f * nout * nout;
+          if (dir) { /* the fine nodes this face holds first */
+            const uint8_t *ow = c->own + f * nin * nin;
+            for (int t = 0; t < nin * nin; t++) fin[t] = ow[t] ? bin[fi[t]] : 0.0;
+          } else
+            for (int t = 0; t < nin * nin; t++) fin[t] = bin[fi[t]];
+          face_apply(B, nout, nin, fin, fout, tmp);
+          if (dir)
+            for (int t = 0; t < nout * nout; t++) bout[fo[t]] += fout[t];
+          else {
+            const uint8_t *ow = c->own + f * nout * nout;
+            for (int t = 0; t < nout * nout; t++)
+              if (ow[t]) bout[fo[t]] = fout[t];
+          }
+        }
+        hpmg_sem_scatter_add(to, e, bout, y);
       }
     }
   }
@@ -269,7 +341,8 @@ void hpmg_sem_pmg_prolong(const hpmg_sem_pmg *pm, int l, const double *xc, doubl
   }
   const lvctx *c = pm->mg.lv[l].ctx;
   const hpmg_sem_mesh *m = pm->m[l];
-  element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
+  if (m->dim == 3) face_transfer(c, 0, pm->m[l - 1], m, xc, y);
+  else element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
   const int64_t ns = m->ns;
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < ns; i++) y[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : y[i] / m->mult[i];
@@ -288,7 +361,8 @@ void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, doubl
   }
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i] / m->mult[i];
-  element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
+  if (m->dim == 3) face_transfer(c, 1, m, pm->m[l - 1], t, yc);
+  else element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
   mask(pm->m[l - 1], yc);
 }
 
@@ -394,6 +468,8 @@ static void lv_destroy(hpmg_level *L) {
   hpmg_free(&c->tmp);
   hpmg_free(&c->I1);
   hpmg_free(&c->I1T);
+  for (int i = 0; i < 2; i++) hpmg_free(&c->fmap[i]);
+  hpmg_free(&c->own);
   hpmg_free(&c->twork);
   if (c->cg.m) hpmg_sem_dcg_destroy(&c->cg);
   free(c);
@@ -484,6 +560,40 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   }
   for (int i = 0; i < nf; i++)
     for (int j = 0; j < nc; j++) c->I1T[(size_t)j * nf + i] = c->I1[(size_t)i * nc + j];
+  if (m->dim == 3) { /* the face tables of the fine and the coarse element, the fine nodes' lowest faces */
+    const hpmg_sem_element *els[2] = {ef, ec};
+    for (int w = 0; w < 2; w++) {
+      const hpmg_sem_element *el = els[w];
+      const int n = el->n, p = el->p;
+      int *inv = NULL;
+      HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)(6 * n * n), &c->fmap[w]));
+      HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)el->nloc, &inv));
+      for (int k = 0; k < el->nb; k++) inv[el->bmap[k]] = k;
+      if (w == 0) {
+        hpmg_error e = hpmg_malloc((size_t)(6 * n * n), &c->own);
+        if (e) {
+          hpmg_free(&inv);
+          return e;
+        }
+      }
+      for (int f = 0; f < 6; f++) {
+        const int k = f / 2, R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
+        for (int r = 0; r < n; r++)
+          for (int cc = 0; cc < n; cc++) {
+            int i[3];
+            i[k] = f % 2 ? p : 0, i[R] = r, i[C] = cc;
+            const int t = f * n * n + r * n + cc;
+            c->fmap[w][t] = inv[(i[2] * n + i[1]) * n + i[0]];
+            if (w == 0) {
+              int lower = 0;
+              for (int g = 0; g < f; g++) lower |= i[g / 2] == (g % 2 ? p : 0);
+              c->own[t] = !lower;
+            }
+          }
+      }
+      hpmg_free(&inv);
+    }
+  }
   const size_t big = m->dim == 3 ? (size_t)nf * nf * nf : (size_t)nf * nf;
   c->tws = 5 * (big > (size_t)ef->nb ? big : (size_t)ef->nb);
   return hpmg_malloc(sizeof(double) * c->tws * (size_t)c->nthreads, &c->twork);
