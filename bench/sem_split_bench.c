@@ -148,6 +148,9 @@ int main(int argc, char **argv) {
   ROW("total", best);
   printf("# coarse solves %d, their CG iterations %d, degree-1 V-cycles %d\n", pm.coarse_solves, pm.coarse_its,
          pm.q1_cycles);
+  printf("# one operator application, us per element:");
+  for (int l = nl - 1; l >= 0; l--) printf(" p=%d %.2f", pm.deg[l], 1e6 * t_apply[l] / (double)m.ne);
+  printf("\n");
   hpmg_sem_pmg_destroy(&pm);
   for (int d = 0; d < 3; d++) hpmg_free(&xl[d]);
   free(f), free(u), free(rhs), free(uD), free(x), free(y);

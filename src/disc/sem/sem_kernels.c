@@ -200,11 +200,15 @@ static inline __attribute__((always_inline)) void condensed_apply_v(const hpmg_s
 
 static void condensed_apply_batch(const hpmg_sem_element *el, const double *d, const double *uB, double *yB,
                                   double *work) {
-  switch (el->m) { /* p = 2, 4, 6, 8 */
+  switch (el->m) { /* p = 2, 4, 6, 8, 12, 16, 24, 32 */
     CASE(1)
     CASE(3)
     CASE(5)
     CASE(7)
+    CASE(11)
+    CASE(15)
+    CASE(23)
+    CASE(31)
   default:
     condensed_apply_v(el, el->m, d, uB, yB, work);
     return;

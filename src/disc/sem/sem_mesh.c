@@ -294,12 +294,10 @@ static void mask_element(const hpmg_sem_mesh *m, int64_t e, double *xb) {
   }
 }
 
-/* the operator runs batches of elements (sem_kernels.h) in 3D up to this m = p - 1
- * (p = 8); beyond it one element's lines fill the vectors and the batch's
- * arrays outgrow the caches */
-#define BATCH_MAX_M 7
-
-static int batched(const hpmg_sem_mesh *m) { return m->dim == 3 && m->el.m <= BATCH_MAX_M; }
+/* the operator runs batches of elements (sem_kernels.h) in 3D: measured
+ * 1.5-2.6x faster than element by element for every degree from 2 to 32
+ * (docs/sem.md, "Time and memory") */
+static int batched(const hpmg_sem_mesh *m) { return m->dim == 3; }
 
 /* doubles of scratch per thread: the element kernels', or the batch's
  * interleaved input, output and coefficients and its kernel scratch (a
