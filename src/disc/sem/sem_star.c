@@ -293,15 +293,29 @@ static inline void eig_pass3(const hpmg_sem_star *st, const int NP, const double
         o2[j] = O + (NP + j) * F + (size_t)a3 * ld;
         o3[j] = O + (2 * NP + j) * F + (size_t)a2 * ld;
       }
-      if (NP == 1) {
-        double d0 = 0.0;
-#pragma omp simd reduction(+ : d0)
-        for (int a1 = 0; a1 < ld; a1++) {
-          const double v = (g1[0] * s1[0][a1] + c2[0] * r2[0][a1] + c3[0] * r3[0][a1]) / (base + l1[a1]);
-          d0 += s1[0][a1] * v;
-          o2[0][a1] += c2[0] * v;
-          o3[0][a1] += c3[0] * v;
+      if (NP == 1) { /* explicit vectors: the compilers' auto-vectorization keeps to 256 bits on AVX-512 */
+        v8d acc8 = {0};
+        v4d acc4 = {0};
+        int a1 = 0;
+        for (; a1 + 8 <= ld; a1 += 8) {
+          const v8d sv = *(const v8d *)(s1[0] + a1);
+          const v8d v = (g1[0] * sv + c2[0] * *(const v8d *)(r2[0] + a1) + c3[0] * *(const v8d *)(r3[0] + a1)) /
+                        (base + *(const v8d *)(l1 + a1));
+          acc8 += sv * v;
+          *(v8d *)(o2[0] + a1) += c2[0] * v;
+          *(v8d *)(o3[0] + a1) += c3[0] * v;
         }
+        for (; a1 + 4 <= ld; a1 += 4) { /* ld is a multiple of 4 */
+          const v4d sv = *(const v4d *)(s1[0] + a1);
+          const v4d v = (g1[0] * sv + c2[0] * *(const v4d *)(r2[0] + a1) + c3[0] * *(const v4d *)(r3[0] + a1)) /
+                        (base + *(const v4d *)(l1 + a1));
+          acc4 += sv * v;
+          *(v4d *)(o2[0] + a1) += c2[0] * v;
+          *(v4d *)(o3[0] + a1) += c3[0] * v;
+        }
+        double d0 = 0.0;
+        for (int q = 0; q < 8; q++) d0 += acc8[q];
+        for (int q = 0; q < 4; q++) d0 += acc4[q];
         d[0] = d0;
       } else {
         double d0 = 0.0, d1 = 0.0;
