@@ -216,4 +216,42 @@ static void condensed_apply_batch(const hpmg_sem_element *el, const double *d, c
 }
 #undef CASE
 
-const hpmg_sem_kernels HPMG_ISA_DEFINE(hpmg_sem_kernels) = {.lanes = W, .condensed_apply = condensed_apply_batch};
+/* face_apply of sem_pmg.c (a 2D transform of one face), lanes interleaved */
+static inline __attribute__((always_inline)) void face_apply_v(const double *B, const int rows, const int cols,
+                                                               const vd *restrict in, vd *restrict out,
+                                                               vd *restrict tmp) {
+  for (int r = 0; r < cols; r++) /* tmp[r][b] = sum_a in[r][a] B[b][a] */
+    for (int b = 0; b < rows; b++) {
+      vd s = {0};
+      for (int a = 0; a < cols; a++) s += B[b * cols + a] * in[r * cols + a];
+      tmp[r * rows + b] = s;
+    }
+  for (int b2 = 0; b2 < rows; b2++) { /* out[b2][b] = sum_r B[b2][r] tmp[r][b] */
+    vd *o = out + b2 * rows;
+    for (int b = 0; b < rows; b++) o[b] = (vd){0};
+    for (int r = 0; r < cols; r++) {
+      const double w = B[b2 * cols + r];
+      const vd *t = tmp + r * rows;
+      for (int b = 0; b < rows; b++) o[b] += w * t[b];
+    }
+  }
+}
+
+#define FCASE(R, C)                                                                \
+  if (rows == R && cols == C) {                                                    \
+    face_apply_v(B, R, C, (const vd *)in, (vd *)out, (vd *)tmp);                   \
+    return;                                                                        \
+  }
+
+static void face_apply_batch(const double *B, int rows, int cols, const double *in, double *out, double *tmp) {
+  /* prolongation and restriction between p = 2, 4, 8 (n = 3, 5, 9) */
+  FCASE(5, 3)
+  FCASE(3, 5)
+  FCASE(9, 5)
+  FCASE(5, 9)
+  face_apply_v(B, rows, cols, (const vd *)in, (vd *)out, (vd *)tmp);
+}
+#undef FCASE
+
+const hpmg_sem_kernels HPMG_ISA_DEFINE(hpmg_sem_kernels) = {
+    .lanes = W, .condensed_apply = condensed_apply_batch, .face_apply = face_apply_batch};

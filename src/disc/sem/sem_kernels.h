@@ -23,6 +23,10 @@ typedef struct {
    * (coefficient j of lane l at j * lanes + l), all interleaved; work
    * hpmg_sem_batch_work_size doubles (any alignment of doubles). */
   void (*condensed_apply)(const hpmg_sem_element *el, const double *d, const double *uB, double *yB, double *work);
+  /* out (rows x rows per lane) = B in B^T for a face in (cols x cols per
+   * lane), B rows x cols row-major: the p-multigrid's face transfer
+   * (sem_pmg.c); tmp cols * rows * lanes doubles */
+  void (*face_apply)(const double *B, int rows, int cols, const double *in, double *out, double *tmp);
 } hpmg_sem_kernels;
 
 HPMG_ISA_TABLE(hpmg_sem_kernels, hpmg_sem_kernels)

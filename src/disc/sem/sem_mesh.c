@@ -362,6 +362,43 @@ static void coloured(const hpmg_sem_mesh *m, int masked, elem_fn fn, const doubl
   }
 }
 
+void hpmg_sem_gather_batch(const hpmg_sem_mesh *m, const int64_t *elems, int nl, int W, int masked,
+                           const double *x, double *xb) {
+  const int nent = m->nent;
+  for (int l = 0; l < W; l++) {
+    if (l >= nl) {
+      for (int k = 0; k < m->el.nb; k++) xb[(size_t)k * W + l] = 0.0;
+      continue;
+    }
+    const int64_t e = elems[l], *ent = m->ent + e * nent;
+    const int me = masked && m->dirichlet && m->edir[e];
+    for (int j = 0; j < nent; j++) {
+      const double *src = x + ent[j];
+      double *dst = xb + (size_t)m->ent_pos[j] * W + l;
+      const int len = m->ent_len[j];
+      if (me) {
+        const uint8_t *dm = m->dirichlet + ent[j];
+        for (int t = 0; t < len; t++) dst[(size_t)t * W] = dm[t] ? 0.0 : src[t];
+      } else
+        for (int t = 0; t < len; t++) dst[(size_t)t * W] = src[t];
+    }
+  }
+}
+
+void hpmg_sem_scatter_add_batch(const hpmg_sem_mesh *m, const int64_t *elems, int nl, int W, const double *yb,
+                                double *y) {
+  const int nent = m->nent;
+  for (int l = 0; l < nl; l++) {
+    const int64_t *ent = m->ent + elems[l] * nent;
+    for (int j = 0; j < nent; j++) {
+      double *dst = y + ent[j];
+      const double *src = yb + (size_t)m->ent_pos[j] * W + l;
+      const int len = m->ent_len[j];
+      for (int t = 0; t < len; t++) dst[t] += src[(size_t)t * W];
+    }
+  }
+}
+
 /* y = sum_e Q_e^T Hhat_e Q_e x by batches of `lanes` consecutive elements of
  * a colour (the last batch of a colour padded with zero input and the first
  * lane's coefficients), interleaved (sem_kernels.h); the scatter adds the
@@ -369,7 +406,7 @@ static void coloured(const hpmg_sem_mesh *m, int masked, elem_fn fn, const doubl
  * element by element */
 static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *x, double *y, double *work) {
   const hpmg_sem_kernels *K = hpmg_sem_kernels_select();
-  const int W = K->lanes, nb = m->el.nb, nent = m->nent, dc = m->dim + 1;
+  const int W = K->lanes, nb = m->el.nb, dc = m->dim + 1;
   const int64_t ns = m->ns;
   const int mask = masked && m->dirichlet;
   const size_t tw = thread_work(m);
@@ -388,33 +425,10 @@ static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *x
         for (int l = 0; l < W; l++) {
           const int64_t e = m->color_elems[q0 + (l < nl ? l : 0)];
           for (int j = 0; j < dc; j++) dv[j * W + l] = m->coef[e * dc + j];
-          if (l >= nl) {
-            for (int k = 0; k < nb; k++) xb[(size_t)k * W + l] = 0.0;
-            continue;
-          }
-          const int64_t *ent = m->ent + e * nent;
-          const int me = mask && m->edir[e];
-          for (int j = 0; j < nent; j++) {
-            const double *src = x + ent[j];
-            double *dst = xb + (size_t)m->ent_pos[j] * W + l;
-            const int len = m->ent_len[j];
-            if (me) {
-              const uint8_t *dm = m->dirichlet + ent[j];
-              for (int t = 0; t < len; t++) dst[(size_t)t * W] = dm[t] ? 0.0 : src[t];
-            } else
-              for (int t = 0; t < len; t++) dst[(size_t)t * W] = src[t];
-          }
         }
+        hpmg_sem_gather_batch(m, m->color_elems + q0, nl, W, mask, x, xb);
         K->condensed_apply(&m->el, dv, xb, yb, wk);
-        for (int l = 0; l < nl; l++) {
-          const int64_t *ent = m->ent + m->color_elems[q0 + l] * nent;
-          for (int j = 0; j < nent; j++) {
-            double *dst = y + ent[j];
-            const double *src = yb + (size_t)m->ent_pos[j] * W + l;
-            const int len = m->ent_len[j];
-            for (int t = 0; t < len; t++) dst[t] += src[(size_t)t * W];
-          }
-        }
+        hpmg_sem_scatter_add_batch(m, m->color_elems + q0, nl, W, yb, y);
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "disc/qk/qk_box.h"
 #include "disc/qk/qk_host.h"
+#include "disc/sem/sem_kernels.h"
 #include "disc/sem/sem_system.h"
 #include "fem/fem.h"
 #include "mg/solve.h"
@@ -128,25 +129,6 @@ static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hp
   }
 }
 
-/* 3D: out (rows x rows) = B in B^T for a face in (cols x cols), B rows x cols */
-static void face_apply(const double *B, int rows, int cols, const double *in, double *out, double *tmp) {
-  for (int r = 0; r < cols; r++) /* tmp[r][b] = sum_a in[r][a] B[b][a] */
-    for (int b = 0; b < rows; b++) {
-      double s = 0;
-      for (int a = 0; a < cols; a++) s += B[b * cols + a] * in[r * cols + a];
-      tmp[r * rows + b] = s;
-    }
-  for (int b2 = 0; b2 < rows; b2++) { /* out[b2][b] = sum_r B[b2][r] tmp[r][b] */
-    double *o = out + b2 * rows;
-    for (int b = 0; b < rows; b++) o[b] = 0;
-    for (int r = 0; r < cols; r++) {
-      const double w = B[b2 * cols + r];
-      const double *t = tmp + r * rows;
-      for (int b = 0; b < rows; b++) o[b] += w * t[b];
-    }
-  }
-}
-
 /* 3D, per face: the element interpolation restricted to the boundary is a
  * 2D transform of each face, since the end rows of I1 are unit vectors: the
  * trace of the interpolant on a face is the interpolant of the face's
@@ -154,44 +136,55 @@ static void face_apply(const double *B, int rows, int cols, const double *in, do
  * lowest face holding it (an edge or vertex node gets the same value from
  * any of its faces); restriction (dir 1, c->I1T): the exact transpose, each
  * fine node into the coarse face of that face. 2 (n_c^2 n_f + n_c n_f^2) per
- * face instead of the full 3D tensor product's O(n^4). */
+ * face instead of the full 3D tensor product's O(n^4); batches of elements,
+ * interleaved (sem_kernels.h: face_apply, the gather and scatter of
+ * sem_mesh.h), the lanes added in element order. */
 static void face_transfer(const lvctx *c, int dir, const hpmg_sem_mesh *from, const hpmg_sem_mesh *to,
                           const double *x, double *y) {
+  const hpmg_sem_kernels *K = hpmg_sem_kernels_select();
+  const int W = K->lanes;
   const int nfi = c->m->el.n, nco = c->pm->m[c->l - 1]->el.n;
   const int nin = dir ? nfi : nco, nout = dir ? nco : nfi;
   const int *min = c->fmap[1 - dir], *mout = c->fmap[dir];
   const double *B = dir ? c->I1T : c->I1;
   const int64_t nsy = to->ns;
+  const size_t nbf = (size_t)c->m->el.nb, ff = (size_t)nfi * nfi;
 #pragma omp parallel num_threads(c->nthreads)
   {
-    const size_t big = c->tws / 5;
-    double *bin = c->twork + (size_t)omp_get_thread_num() * c->tws, *bout = bin + big, *fin = bout + big,
-           *fout = fin + big, *tmp = fout + big;
+    /* lanes interleaved: the boundary vectors in and out, a face in and out, the transform's scratch */
+    double *bin = c->twork + (size_t)omp_get_thread_num() * c->tws, *bout = bin + W * nbf, *fin = bout + W * nbf,
+           *fout = fin + W * ff, *tmp = fout + W * ff;
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < nsy; i++) y[i] = 0.0;
     for (int col = 0; col < to->ncolors; col++) {
+      const int64_t c0 = to->color_ptr[col], nbat = (to->color_ptr[col + 1] - c0 + W - 1) / W;
 #pragma omp for schedule(static)
-      for (int64_t q = to->color_ptr[col]; q < to->color_ptr[col + 1]; q++) {
-        const int64_t e = to->color_elems[q];
-        hpmg_sem_gather(from, e, x, bin);
-        if (dir) memset(bout, 0, sizeof(double) * (size_t)to->el.nb);
+      for (int64_t bt = 0; bt < nbat; bt++) {
+        const int64_t q0 = c0 + bt * W;
+        const int nl = (int)(to->color_ptr[col + 1] - q0 < W ? to->color_ptr[col + 1] - q0 : W);
+        hpmg_sem_gather_batch(from, to->color_elems + q0, nl, W, 0, x, bin);
+        if (dir) memset(bout, 0, sizeof(double) * (size_t)W * (size_t)to->el.nb);
         for (int f = 0; f < 6; f++) {
           const int *fi = min + f * nin * nin, *fo = mout + f * nout * nout;
           if (dir) { /* the fine nodes this face holds first */
             const uint8_t *ow = c->own + f * nin * nin;
-            for (int t = 0; t < nin * nin; t++) fin[t] = ow[t] ? bin[fi[t]] : 0.0;
+            for (int t = 0; t < nin * nin; t++)
+              for (int l = 0; l < W; l++) fin[(size_t)t * W + l] = ow[t] ? bin[(size_t)fi[t] * W + l] : 0.0;
           } else
-            for (int t = 0; t < nin * nin; t++) fin[t] = bin[fi[t]];
-          face_apply(B, nout, nin, fin, fout, tmp);
-          if (dir)
-            for (int t = 0; t < nout * nout; t++) bout[fo[t]] += fout[t];
-          else {
+            for (int t = 0; t < nin * nin; t++)
+              for (int l = 0; l < W; l++) fin[(size_t)t * W + l] = bin[(size_t)fi[t] * W + l];
+          K->face_apply(B, nout, nin, fin, fout, tmp);
+          if (dir) {
+            for (int t = 0; t < nout * nout; t++)
+              for (int l = 0; l < W; l++) bout[(size_t)fo[t] * W + l] += fout[(size_t)t * W + l];
+          } else {
             const uint8_t *ow = c->own + f * nout * nout;
             for (int t = 0; t < nout * nout; t++)
-              if (ow[t]) bout[fo[t]] = fout[t];
+              if (ow[t])
+                for (int l = 0; l < W; l++) bout[(size_t)fo[t] * W + l] = fout[(size_t)t * W + l];
           }
         }
-        hpmg_sem_scatter_add(to, e, bout, y);
+        hpmg_sem_scatter_add_batch(to, to->color_elems + q0, nl, W, bout, y);
       }
     }
   }
@@ -596,6 +589,8 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   }
   const size_t big = m->dim == 3 ? (size_t)nf * nf * nf : (size_t)nf * nf;
   c->tws = 5 * (big > (size_t)ef->nb ? big : (size_t)ef->nb);
+  if (m->dim == 3) /* face_transfer: lanes of two boundary vectors and three faces */
+    c->tws = (size_t)hpmg_sem_kernels_select()->lanes * (2 * (size_t)ef->nb + 3 * (size_t)nf * nf);
   return hpmg_malloc(sizeof(double) * c->tws * (size_t)c->nthreads, &c->twork);
 }
 
