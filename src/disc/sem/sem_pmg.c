@@ -532,8 +532,8 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
    * the same outer counts (docs/sem.md, "Coarse solve by h-multigrid") */
   c->numult = pm->kind == HPMG_SEM_SOLVE_KVMG && l > 0 ? 1 << (L - l) : 1;
   c->nthreads = omp_get_max_threads();
-  HPMG_CALL(hpmg_malloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
-  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)m->ns, &c->tmp));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)m->ns, &c->tmp));
   if (l == 0) { /* CG's vectors; hlev: the star smoother too (the transfers to degree 1 need no tables) */
     HPMG_CALL(hpmg_sem_dcg_create(m, &c->cg));
     if (pm->hlev) HPMG_CALL(hpmg_sem_smoother_create(m, &c->sm));
@@ -591,7 +591,7 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   c->tws = 5 * (big > (size_t)ef->nb ? big : (size_t)ef->nb);
   if (m->dim == 3) /* face_transfer: lanes of two boundary vectors and three faces */
     c->tws = (size_t)hpmg_sem_kernels_select()->lanes * (2 * (size_t)ef->nb + 3 * (size_t)nf * nf);
-  return hpmg_malloc(sizeof(double) * c->tws * (size_t)c->nthreads, &c->twork);
+  return hpmg_calloc(sizeof(double) * c->tws * (size_t)c->nthreads, &c->twork);
 }
 
 void hpmg_sem_pmg_destroy(hpmg_sem_pmg *pm) {

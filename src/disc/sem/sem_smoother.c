@@ -85,7 +85,7 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
       s->tsize = 2 * st.size + hpmg_sem_star_work_size(&st) + 8;
       s->ssize = st.size;
       s->nthreads = omp_get_max_threads();
-      e = hpmg_malloc(sizeof(double) * s->tsize * (size_t)s->nthreads, &s->work);
+      e = hpmg_calloc(sizeof(double) * s->tsize * (size_t)s->nthreads, &s->work);
       const size_t per = dim == 3 ? 9 * (size_t)st.n : st.size;
       if (!e) e = hpmg_malloc(sizeof(int32_t) * per * (size_t)nvt, &s->idx);
     }
