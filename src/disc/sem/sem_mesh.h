@@ -118,6 +118,13 @@ void hpmg_sem_element_widths(const hpmg_sem_mesh *m, int64_t e, double h[3]);
 void hpmg_sem_gather(const hpmg_sem_mesh *m, int64_t e, const double *x, double *xb);
 /* Q_e^T: y += the boundary vector yb of element e. */
 void hpmg_sem_scatter_add(const hpmg_sem_mesh *m, int64_t e, const double *yb, double *y);
+/* Batches of W elements (sem_kernels.h), value k of lane l at k * W + l:
+ * xb = the boundary vectors of elems[0..nl-1] (lanes nl..W-1 zero; masked:
+ * Dirichlet entries zeroed), and y += those of yb, lane by lane. */
+void hpmg_sem_gather_batch(const hpmg_sem_mesh *m, const int64_t *elems, int nl, int W, int masked,
+                           const double *x, double *xb);
+void hpmg_sem_scatter_add_batch(const hpmg_sem_mesh *m, const int64_t *elems, int nl, int W, const double *yb,
+                                double *y);
 /* Direct stiffness summation of element boundary vectors: y = sum_e Q_e^T
  * eb_e, eb holding ne * nb values (threads by colour). */
 void hpmg_sem_dssum(const hpmg_sem_mesh *m, const double *eb, double *y);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "disc/qk/qk_box.h"
 #include "disc/qk/qk_host.h"
+#include "disc/sem/sem_kernels.h"
 #include "disc/sem/sem_system.h"
 #include "fem/fem.h"
 #include "mg/solve.h"
@@ -26,6 +27,9 @@ typedef struct {
   double *tmp;         /* ns: smoother output, prolongation, weighted fine vector */
   /* transfer from level l-1 (l > 0) */
   double *I1, *I1T;    /* (p+1) x (pc+1) and its transpose */
+  int *fmap[2];        /* 3D: per face f and face node (r, c) (n x n, rows over the higher tangential
+                        * direction) its boundary position, fine [0] and coarse [1] element */
+  uint8_t *own;        /* 3D: 1 where fine face f is the lowest face holding that node */
   double *twork;       /* per thread */
   size_t tws;
   int nthreads;
@@ -120,6 +124,67 @@ static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hp
         tensor_apply(dim, B, nt, nf, uin, uout, t1, t2);
         for (int k = 0; k < to->el.nb; k++) bb[k] = uout[to->el.bmap[k]];
         hpmg_sem_scatter_add(to, e, bb, y);
+      }
+    }
+  }
+}
+
+/* 3D, per face: the element interpolation restricted to the boundary is a
+ * 2D transform of each face, since the end rows of I1 are unit vectors: the
+ * trace of the interpolant on a face is the interpolant of the face's
+ * trace. Prolongation (dir 0, c->I1): every fine boundary node from the
+ * lowest face holding it (an edge or vertex node gets the same value from
+ * any of its faces); restriction (dir 1, c->I1T): the exact transpose, each
+ * fine node into the coarse face of that face. 2 (n_c^2 n_f + n_c n_f^2) per
+ * face instead of the full 3D tensor product's O(n^4); batches of elements,
+ * interleaved (sem_kernels.h: face_apply, the gather and scatter of
+ * sem_mesh.h), the lanes added in element order. */
+static void face_transfer(const lvctx *c, int dir, const hpmg_sem_mesh *from, const hpmg_sem_mesh *to,
+                          const double *x, double *y) {
+  const hpmg_sem_kernels *K = hpmg_sem_kernels_select();
+  const int W = K->lanes;
+  const int nfi = c->m->el.n, nco = c->pm->m[c->l - 1]->el.n;
+  const int nin = dir ? nfi : nco, nout = dir ? nco : nfi;
+  const int *min = c->fmap[1 - dir], *mout = c->fmap[dir];
+  const double *B = dir ? c->I1T : c->I1;
+  const int64_t nsy = to->ns;
+  const size_t nbf = (size_t)c->m->el.nb, ff = (size_t)nfi * nfi;
+#pragma omp parallel num_threads(c->nthreads)
+  {
+    /* lanes interleaved: the boundary vectors in and out, a face in and out, the transform's scratch */
+    double *bin = c->twork + (size_t)omp_get_thread_num() * c->tws, *bout = bin + W * nbf, *fin = bout + W * nbf,
+           *fout = fin + W * ff, *tmp = fout + W * ff;
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < nsy; i++) y[i] = 0.0;
+    for (int col = 0; col < to->ncolors; col++) {
+      const int64_t c0 = to->color_ptr[col], nbat = (to->color_ptr[col + 1] - c0 + W - 1) / W;
+#pragma omp for schedule(static)
+      for (int64_t bt = 0; bt < nbat; bt++) {
+        const int64_t q0 = c0 + bt * W;
+        const int nl = (int)(to->color_ptr[col + 1] - q0 < W ? to->color_ptr[col + 1] - q0 : W);
+        hpmg_sem_gather_batch(from, to->color_elems + q0, nl, W, 0, x, bin);
+        if (dir) memset(bout, 0, sizeof(double) * (size_t)W * (size_t)to->el.nb);
+        for (int f = 0; f < 6; f++) {
+          const int *fi = min + f * nin * nin, *fo = mout + f * nout * nout;
+          if (dir) { /* the fine nodes this face holds first */
+            const uint8_t *ow = c->own + f * nin * nin;
+            for (int t = 0; t < nin * nin; t++)
+              for (int l = 0; l < W; l++) fin[(size_t)t * W + l] = ow[t] ? bin[(size_t)fi[t] * W + l] : 0.0;
+          } else
+            for (int t = 0; t < nin * nin; t++)
+              for (int l = 0; l < W; l++) fin[(size_t)t * W + l] = bin[(size_t)fi[t] * W + l];
+          K->face_apply(B, nout, nin, fin, fout, tmp);
+          if (dir) {
+            for (int t = 0; t < nout * nout; t++)
+              for (int l = 0; l < W; l++) bout[(size_t)fo[t] * W + l] += fout[(size_t)t * W + l];
+          } else {
+            const uint8_t *ow = c->own + f * nout * nout;
+            for (int t = 0; t < nout * nout; t++)
+              if (ow[t])
+                for (int l = 0; l < W; l++) bout[(size_t)fo[t] * W + l] = fout[(size_t)t * W + l];
+          }
+        }
+        hpmg_sem_scatter_add_batch(to, to->color_elems + q0, nl, W, bout, y);
       }
     }
   }
@@ -269,7 +334,8 @@ void hpmg_sem_pmg_prolong(const hpmg_sem_pmg *pm, int l, const double *xc, doubl
   }
   const lvctx *c = pm->mg.lv[l].ctx;
   const hpmg_sem_mesh *m = pm->m[l];
-  element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
+  if (m->dim == 3) face_transfer(c, 0, pm->m[l - 1], m, xc, y);
+  else element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
   const int64_t ns = m->ns;
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < ns; i++) y[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : y[i] / m->mult[i];
@@ -288,7 +354,8 @@ void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, doubl
   }
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i] / m->mult[i];
-  element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
+  if (m->dim == 3) face_transfer(c, 1, m, pm->m[l - 1], t, yc);
+  else element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
   mask(pm->m[l - 1], yc);
 }
 
@@ -394,6 +461,8 @@ static void lv_destroy(hpmg_level *L) {
   hpmg_free(&c->tmp);
   hpmg_free(&c->I1);
   hpmg_free(&c->I1T);
+  for (int i = 0; i < 2; i++) hpmg_free(&c->fmap[i]);
+  hpmg_free(&c->own);
   hpmg_free(&c->twork);
   if (c->cg.m) hpmg_sem_dcg_destroy(&c->cg);
   free(c);
@@ -457,10 +526,14 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   c->pm = pm;
   c->l = l;
   c->m = m;
-  c->numult = pm->kind == HPMG_SEM_SOLVE_KVMG ? 1 << (L - l) : 1;
+  /* the p = 2 level smooths only inside the coarse solve's preconditioner
+   * hmg, one sweep before and after: the coarse CG iterates to coarse_rtol
+   * either way, and 2^L sweeps there (kvMG's rule) took 2-3x its time for
+   * the same outer counts (docs/sem.md, "Coarse solve by h-multigrid") */
+  c->numult = pm->kind == HPMG_SEM_SOLVE_KVMG && l > 0 ? 1 << (L - l) : 1;
   c->nthreads = omp_get_max_threads();
-  HPMG_CALL(hpmg_malloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
-  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)m->ns, &c->tmp));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)m->ns, &c->tmp));
   if (l == 0) { /* CG's vectors; hlev: the star smoother too (the transfers to degree 1 need no tables) */
     HPMG_CALL(hpmg_sem_dcg_create(m, &c->cg));
     if (pm->hlev) HPMG_CALL(hpmg_sem_smoother_create(m, &c->sm));
@@ -480,9 +553,45 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   }
   for (int i = 0; i < nf; i++)
     for (int j = 0; j < nc; j++) c->I1T[(size_t)j * nf + i] = c->I1[(size_t)i * nc + j];
+  if (m->dim == 3) { /* the face tables of the fine and the coarse element, the fine nodes' lowest faces */
+    const hpmg_sem_element *els[2] = {ef, ec};
+    for (int w = 0; w < 2; w++) {
+      const hpmg_sem_element *el = els[w];
+      const int n = el->n, p = el->p;
+      int *inv = NULL;
+      HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)(6 * n * n), &c->fmap[w]));
+      HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)el->nloc, &inv));
+      for (int k = 0; k < el->nb; k++) inv[el->bmap[k]] = k;
+      if (w == 0) {
+        hpmg_error e = hpmg_malloc((size_t)(6 * n * n), &c->own);
+        if (e) {
+          hpmg_free(&inv);
+          return e;
+        }
+      }
+      for (int f = 0; f < 6; f++) {
+        const int k = f / 2, R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
+        for (int r = 0; r < n; r++)
+          for (int cc = 0; cc < n; cc++) {
+            int i[3];
+            i[k] = f % 2 ? p : 0, i[R] = r, i[C] = cc;
+            const int t = f * n * n + r * n + cc;
+            c->fmap[w][t] = inv[(i[2] * n + i[1]) * n + i[0]];
+            if (w == 0) {
+              int lower = 0;
+              for (int g = 0; g < f; g++) lower |= i[g / 2] == (g % 2 ? p : 0);
+              c->own[t] = !lower;
+            }
+          }
+      }
+      hpmg_free(&inv);
+    }
+  }
   const size_t big = m->dim == 3 ? (size_t)nf * nf * nf : (size_t)nf * nf;
   c->tws = 5 * (big > (size_t)ef->nb ? big : (size_t)ef->nb);
-  return hpmg_malloc(sizeof(double) * c->tws * (size_t)c->nthreads, &c->twork);
+  if (m->dim == 3) /* face_transfer: lanes of two boundary vectors and three faces */
+    c->tws = (size_t)hpmg_sem_kernels_select()->lanes * (2 * (size_t)ef->nb + 3 * (size_t)nf * nf);
+  return hpmg_calloc(sizeof(double) * c->tws * (size_t)c->nthreads, &c->twork);
 }
 
 void hpmg_sem_pmg_destroy(hpmg_sem_pmg *pm) {

@@ -8,9 +8,11 @@
  *  - prolongation J_l (level l-1 to l): the embedded GLL-to-GLL
  *    interpolation of each element's polynomial, restricted to the skeleton.
  *    A face's trace depends only on the face's own nodes, so the element
- *    interiors are not needed; per element, the boundary values are embedded
- *    in the element's nodal array (interior 0), interpolated by the tensor
- *    product of the 1D matrix, and read back on the boundary; the direct
+ *    interiors are not needed; per element (2D), the boundary values are
+ *    embedded in the element's nodal array (interior 0), interpolated by the
+ *    tensor product of the 1D matrix, and read back on the boundary; in 3D
+ *    the same as a 2D transform of each face (each fine node from the lowest
+ *    face holding it), in batches of elements (sem_kernels.h); the direct
  *    stiffness sum of the elements is divided by the multiplicity
  *    (J = D^{-1} sum_e Q_e^T I_e Q_e^c); Dirichlet nodes masked;
  *  - restriction: J_l^T exactly (multiplicity division first, then the
@@ -20,7 +22,7 @@
  *  - coarse solve at p_0 = 2 (HPMG_SEM_COARSE_HMG, the default): flexible CG
  *    (hpmg_pcg) to a relative residual of coarse_rtol (1e-3)
  *    from zero, preconditioned by one two-level cycle hmg: a star smoothing
- *    sweep at p = 2 before and after (times 2^L for kvMG), and between them
+ *    sweep at p = 2 before and after (one for every kind), and between them
  *    the correction from the vertex values of the mesh (degree 1: the
  *    condensed system of degree 1 is the whole vertex system) with the Q_1
  *    operator of the Q_k module on the same box (src/disc/qk/qk_host.h: the

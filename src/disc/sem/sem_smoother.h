@@ -37,10 +37,16 @@ typedef struct {
   size_t tsize;             /* doubles of scratch per thread */
   double *work;             /* nthreads * tsize: f, u, star scratch */
   size_t ssize;             /* star-local vector length (hpmg_sem_star.size) */
-  int32_t *idx;             /* ssize per vertex: the star's skeleton indices, coded for the
+  int32_t *idx;             /* 2D: ssize per vertex: the star's skeleton indices, coded for the
                              * scatter (hpmg_sem_star_indices; -1 absent, a copy on a lower
                              * face that the scatter skips as -2 - index); 32 bits, so the
-                             * smoother takes skeletons of at most INT32_MAX - 2 nodes */
+                             * smoother takes skeletons of at most INT32_MAX - 2 nodes.
+                             * 3D: 9 n per vertex (n = 2p - 1): per face k and row r of the
+                             * star layout, the skeleton index where its m = p - 1 points of
+                             * the lower cell start (contiguous: a row of an element face or
+                             * an edge), the index of its point on the plane (an edge point
+                             * or the vertex) and where its m points of the upper cell start;
+                             * -1 where absent (beyond a non-periodic boundary) */
 } hpmg_sem_smoother;
 
 /* Blocks, colours, star index lists and scratch for mesh m (which must

@@ -158,33 +158,39 @@ hpmg_error hpmg_sem_condensed_rhs(const hpmg_sem_mesh *m, double *const xl[3], c
       }
   }
   if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Dirichlet boundary values", (long long)bad);
-  /* per element Fhat_e, minus Hhat_e Q_e uD where the element has Dirichlet
-   * nodes (uD vanishes elsewhere), summed into the skeleton */
+  /* per element Fhat_e summed into the skeleton, then minus Hhat uD (the
+   * mesh operator, element batches; uD vanishes away from the Dirichlet
+   * elements) */
   const size_t per = (size_t)el->nloc + 2 * (size_t)el->nb + m->ws;
-  double *buf = NULL;
+  double *buf = NULL, *mw = NULL, *hu = NULL;
   HPMG_CALL(hpmg_malloc(sizeof(double) * per * (size_t)omp_get_max_threads(), &buf));
 #pragma omp parallel reduction(+ : bad)
   {
-    double *Fe = buf + per * (size_t)omp_get_thread_num(), *Fh = Fe + el->nloc, *yb = Fh + el->nb,
-           *wk = yb + el->nb;
+    double *Fe = buf + per * (size_t)omp_get_thread_num(), *Fh = Fe + el->nloc, *wk = Fh + 2 * el->nb;
     for (int col = 0; col < m->ncolors; col++) {
 #pragma omp for schedule(static)
       for (int64_t i = m->color_ptr[col]; i < m->color_ptr[col + 1]; i++) {
         const int64_t e = m->color_elems[i];
-        const double *de = m->coef + e * dc;
         bad += element_load(m, xl, f, shift, bc, bctx, e, Fe);
-        hpmg_sem_condense_rhs(el, de, Fe, Fh, wk);
-        if (m->edir && m->edir[e]) {
-          hpmg_sem_gather(m, e, uD, Fe);
-          hpmg_sem_condensed_apply(el, de, Fe, yb, wk);
-          for (int k = 0; k < el->nb; k++) Fh[k] -= yb[k];
-        }
+        hpmg_sem_condense_rhs(el, m->coef + e * dc, Fe, Fh, wk);
         hpmg_sem_scatter_add(m, e, Fh, rhs);
       }
     }
   }
   hpmg_free(&buf);
   if (bad) return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite Neumann boundary values", (long long)bad);
+  if (m->ndir) {
+    hpmg_error e = hpmg_malloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &mw);
+    if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &hu);
+    if (!e) {
+      hpmg_sem_mesh_apply(m, 0, uD, hu, mw);
+#pragma omp parallel for schedule(static)
+      for (int64_t i = 0; i < ns; i++) rhs[i] -= hu[i];
+    }
+    hpmg_free(&mw);
+    hpmg_free(&hu);
+    if (e) return e;
+  }
   if (m->dirichlet) {
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < ns; i++)
