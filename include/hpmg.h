@@ -322,7 +322,8 @@ typedef enum { HPMG_FMG_INTERP_CUBIC = 0, HPMG_FMG_INTERP_LINEAR = 1 } hpmg_fmg_
 #define HPMG_SPLIT_AUTO (-1)
 /* Where the solve runs. CUDA: the whole solve on the GPU (CG, V-cycle, GMRES
  * or FMG; Chebyshev, Jacobi or vertex-patch (fdm) smoothing; double, float or
- * mixed precision; a general Q_k box: Chebyshev or Jacobi, AUTO = Chebyshev);
+ * mixed precision; a general Q_k box: Chebyshev or Jacobi, AUTO = Chebyshev,
+ * and with stretched cells solver AUTO = CG, docs/bc.md);
  * other combinations are refused with HPMG_ERR_BACKEND. */
 typedef enum { HPMG_DEVICE_CPU = 0, HPMG_DEVICE_CUDA = 1 } hpmg_device;
 
@@ -440,7 +441,9 @@ hpmg_smoother_kind hpmg_default_smoother(int dim, int degree, const hpmg_solver_
  * relative residual than CG + V-cycle in 13 of 14 CPU cases (2D k = 2..10, 3D
  * k = 2..8, ~1e6 unknowns; 3D k = 5 CG 8% faster) and on the H200 at paper
  * 000's Table 7 sizes (docs/performance.md). FMG discards the initial guess:
- * pick CG, GMRES or the V-cycle iteration explicitly to start from one. */
+ * pick CG, GMRES or the V-cycle iteration explicitly to start from one.
+ * (hpmg_solver_options_resolve has the problem: a Q_k box with stretched cells
+ * on CUDA resolves AUTO to CG.) */
 hpmg_solver_kind hpmg_default_solver(int dim, int degree, const hpmg_solver_options *opt);
 /* Checks opt for prob and replaces every automatic value by the one a solver
  * would run (solver and smoother AUTO; FD: pre/post HPMG_SWEEPS_AUTO, sor 0;

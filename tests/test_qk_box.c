@@ -716,6 +716,25 @@ static int run_api(void) {
   double dummy[4] = {0};
   CHECK(hpmg_problem_write_vtu(p, dummy, "/tmp/never.vtu") == HPMG_ERR_ARG, "VTU of a box refused");
   hpmg_problem_destroy(&p);
+  /* the GPU defaults of a box (resolved without a GPU): Chebyshev; CG where cells are
+   * stretched and the solver is left to auto (FMG with Chebyshev stagnates there); an
+   * explicit solver stays; the CPU keeps FMG with the patch smoother */
+  for (int st2 = 0; st2 < 2; st2++)
+    for (int dev = 0; dev < 2; dev++)
+      for (int ask = 0; ask < 2; ask++) {
+        box_options(&po, 3, 2, 4, chan);
+        if (st2) po.spacing[1].kind = HPMG_SPACING_TANH, po.spacing[1].param = 2.0;
+        CHECK_OK(hpmg_problem_create(&po, &p));
+        hpmg_solver_options_default(&so);
+        so.device = dev ? HPMG_DEVICE_CUDA : HPMG_DEVICE_CPU;
+        if (ask) so.solver = HPMG_SOLVER_FMG;
+        CHECK_OK(hpmg_solver_options_resolve(p, &so));
+        const hpmg_solver_kind want = dev && st2 && !ask ? HPMG_SOLVER_CG : HPMG_SOLVER_FMG;
+        const hpmg_smoother_kind wsm = dev ? HPMG_SMOOTHER_CHEBYSHEV : st2 ? HPMG_SMOOTHER_PATCH : HPMG_SMOOTHER_CHEBYSHEV;
+        CHECK(so.solver == want && so.smoother == wsm, "box defaults (stretched %d, cuda %d, fmg asked %d): solver %d (want %d), smoother %d (want %d)",
+              st2, dev, ask, (int)so.solver, (int)want, (int)so.smoother, (int)wsm);
+        hpmg_problem_destroy(&p);
+      }
   box_options(&po, 2, 2, 4, mixed);
   po.bc[0].value = 1.0;
   hpmg_solver_options_default(&so);

@@ -171,19 +171,28 @@ static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_op
          !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
 }
 
-/* The default smoother of a Q_k box on the GPU: Chebyshev (the GPU's box
- * levels have no vertex-patch smoother, docs/bc.md). */
-static void qk_box_cuda_smoother(hpmg_solver_options *o) {
-  if (o->device == HPMG_DEVICE_CUDA && o->smoother == HPMG_SMOOTHER_AUTO) o->smoother = HPMG_SMOOTHER_CHEBYSHEV;
+/* The defaults of a Q_k box on the GPU: the Chebyshev smoother (the GPU's
+ * box levels have no vertex-patch smoother, docs/bc.md), and where cells are
+ * stretched (any spacing not uniform) and the solver was left to AUTO, CG:
+ * FMG and the V-cycle iteration with Chebyshev stagnate on flat cells (Q3
+ * channel, tanh 2.9, H200, 906a351: FMG 48 cycles to 1e-9 on 64x48x64 cells,
+ * 96 on 128x96x128, stagnating at 5.8e-3 on 256x192x256; CG there 32
+ * iterations). asked: the solver before AUTO was resolved. */
+static void qk_box_cuda_defaults(const hpmg_problem_options *po, hpmg_solver_kind asked, hpmg_solver_options *o) {
+  if (o->device != HPMG_DEVICE_CUDA) return;
+  if (o->smoother == HPMG_SMOOTHER_AUTO) o->smoother = HPMG_SMOOTHER_CHEBYSHEV;
+  int stretched = 0;
+  for (int d = 0; d < po->dim; d++) stretched |= po->spacing[d].kind != HPMG_SPACING_UNIFORM;
+  if (asked == HPMG_SOLVER_AUTO && stretched) o->solver = HPMG_SOLVER_CG;
 }
 
 /* Q_k on a general box (problem->qkbox): what its levels do not take yet,
  * and the default smoother on stretched cells (CPU) and on the GPU. The GPU
  * backend refuses --smoother patch on a box itself (hpmg_cuda_solver_create). */
-static hpmg_error qk_box_check(const struct hpmg_problem_s *prob, hpmg_solver_options *o) {
+static hpmg_error qk_box_check(const struct hpmg_problem_s *prob, hpmg_solver_kind asked, hpmg_solver_options *o) {
   if (!prob->qkbox) return HPMG_SUCCESS;
   if (qk_box_auto_patch(&prob->box, prob->o.degree, o)) o->smoother = HPMG_SMOOTHER_PATCH;
-  qk_box_cuda_smoother(o);
+  qk_box_cuda_defaults(&prob->o, asked, o);
   HPMG_CHECK_ARG(o->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC,
                  "--gs-order cellwise needs the default mesh (--coarse/--refine), not a general box (--cells, --bc, --grid)");
   return HPMG_SUCCESS;
@@ -242,12 +251,12 @@ static hpmg_error memory_estimate(const hpmg_problem_options *po, const hpmg_sol
     *bytes = so->device == HPMG_DEVICE_CUDA ? device : host;
     return HPMG_SUCCESS;
   }
-  const hpmg_solver_options rso = resolved_solver(so, po->dim, po->degree);
+  const hpmg_solver_options *so0 = so, rso = resolved_solver(so, po->dim, po->degree);
   so = &rso;
   HPMG_CALL(solver_options_check(so, po->dim, po->degree));
   if (so->device == HPMG_DEVICE_CUDA) { /* the CUDA backend gets the smoother resolved */
     hpmg_solver_options r = *so;
-    if (qk_box_needed(po)) qk_box_cuda_smoother(&r);
+    if (qk_box_needed(po)) qk_box_cuda_defaults(po, so0->solver, &r);
     r.smoother = resolved_smoother(&r, po->dim, po->degree);
     return hpmg_cuda_memory_estimate(po, &r, bytes);
   }
@@ -300,7 +309,7 @@ hpmg_error hpmg_solver_options_resolve(hpmg_problem prob, hpmg_solver_options *o
   if (prob->o.disc == HPMG_DISC_P1) return hpmg_p1_options_resolve(o);
   if (prob->sem) return hpmg_sem_options_resolve(o);
   hpmg_solver_options r = resolved_solver(o, prob->o.dim, prob->o.degree);
-  HPMG_CALL(qk_box_check(prob, &r));
+  HPMG_CALL(qk_box_check(prob, o->solver, &r));
   HPMG_CALL(solver_options_check(&r, prob->o.dim, prob->o.degree));
   r.smoother = resolved_smoother(&r, prob->o.dim, prob->o.degree);
   *o = r;
@@ -351,7 +360,7 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
     return HPMG_SUCCESS;
   }
   hpmg_solver_options ro = resolved_solver(o, prob->o.dim, prob->o.degree);
-  HPMG_CALL(qk_box_check(prob, &ro));
+  HPMG_CALL(qk_box_check(prob, o->solver, &ro));
   o = &ro; /* from here on the solver is concrete */
   HPMG_CALL(solver_options_check(o, prob->o.dim, prob->o.degree));
   if (o->device == HPMG_DEVICE_CUDA) { /* the GPU backend checks GPU memory itself */
