@@ -429,7 +429,7 @@ static hpmg_error hmg_precondition(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
 /* the p = 2 level: CG to coarse_rtol from zero, Jacobi-preconditioned, or
  * (hlev) flexible CG preconditioned by one cycle of hmg (star smoothing at
  * p = 2, the degree-1 correction) */
-static hpmg_error lv_coarse(hpmg_level *L) {
+static hpmg_error lv_coarse_run(hpmg_level *L) {
   lvctx *c = L->ctx;
   hpmg_sem_pmg *pm = c->pm;
   pm->coarse_solves++;
@@ -454,6 +454,22 @@ static hpmg_error lv_coarse(hpmg_level *L) {
     return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "sem p-multigrid: the coarse CG (p = %d) did not converge in %d iterations",
                           c->m->p, info.iterations);
   return HPMG_SUCCESS;
+}
+
+/* the coarse solve on the calling thread where the p = 2 level's colours
+ * hold less than hpmg_sem_par_min of work each (sem_mesh.h): then every
+ * region inside, also the Krylov vectors' and the degree-1 multigrid's,
+ * would wake passive threads for microseconds of work */
+static hpmg_error lv_coarse(hpmg_level *L) {
+  const lvctx *c = L->ctx;
+  const hpmg_sem_mesh *m = c->m;
+  const double work = (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * hpmg_sem_condensed_flops(&m->el);
+  if (hpmg_sem_par(work) || omp_in_parallel()) return lv_coarse_run(L);
+  const int nt = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const hpmg_error e = lv_coarse_run(L);
+  omp_set_num_threads(nt);
+  return e;
 }
 
 static void lv_destroy(hpmg_level *L) {
