@@ -294,9 +294,6 @@ static void mask_element(const hpmg_sem_mesh *m, int64_t e, double *xb) {
   }
 }
 
-/* the operator runs batches of elements (sem_kernels.h) in 3D: measured
- * 1.5-2.6x faster than element by element for every degree from 2 to 32
- * (docs/sem.md, "Time and memory") */
 double hpmg_sem_par_min = HPMG_SEM_PAR_MIN_DEFAULT;
 
 double hpmg_sem_set_par_min(double units) {
@@ -310,6 +307,9 @@ static double colour_work(const hpmg_sem_mesh *m) {
   return (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * hpmg_sem_condensed_flops(&m->el);
 }
 
+/* the operator runs batches of elements (sem_kernels.h) in 3D: measured
+ * 1.5-2.6x faster than element by element for every degree from 2 to 32
+ * (docs/sem.md, "Time and memory") */
 static int batched(const hpmg_sem_mesh *m) { return m->dim == 3; }
 
 /* doubles of scratch per thread: the element kernels', or the batch's
