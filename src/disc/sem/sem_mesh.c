@@ -294,6 +294,19 @@ static void mask_element(const hpmg_sem_mesh *m, int64_t e, double *xb) {
   }
 }
 
+double hpmg_sem_par_min = HPMG_SEM_PAR_MIN_DEFAULT;
+
+double hpmg_sem_set_par_min(double units) {
+  const double old = hpmg_sem_par_min;
+  hpmg_sem_par_min = units;
+  return old;
+}
+
+/* the work of one colour of m's elements: elements per colour times flops per element */
+static double colour_work(const hpmg_sem_mesh *m) {
+  return (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * hpmg_sem_condensed_flops(&m->el);
+}
+
 /* the operator runs batches of elements (sem_kernels.h) in 3D: measured
  * 1.5-2.6x faster than element by element for every degree from 2 to 32
  * (docs/sem.md, "Time and memory") */
@@ -315,7 +328,7 @@ size_t hpmg_sem_mesh_work_size(const hpmg_sem_mesh *m) { return (size_t)omp_get_
 
 void hpmg_sem_dssum(const hpmg_sem_mesh *m, const double *eb, double *y) {
   const int64_t ns = m->ns, nb = m->el.nb;
-#pragma omp parallel
+#pragma omp parallel if (hpmg_sem_par((double)ns + (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * nb))
   {
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < ns; i++) y[i] = 0.0;
@@ -342,7 +355,7 @@ static void coloured(const hpmg_sem_mesh *m, int masked, elem_fn fn, const doubl
   const int64_t ns = m->ns, nb = m->el.nb;
   const int dc = m->dim + 1;
   const int mask = masked && m->dirichlet;
-#pragma omp parallel
+#pragma omp parallel if (hpmg_sem_par(colour_work(m)))
   {
     double *xb = work + (size_t)omp_get_thread_num() * thread_work(m), *yb = xb + nb, *wk = yb + nb;
 #pragma omp for schedule(static)
@@ -410,7 +423,7 @@ static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *x
   const int64_t ns = m->ns;
   const int mask = masked && m->dirichlet;
   const size_t tw = thread_work(m);
-#pragma omp parallel
+#pragma omp parallel if (hpmg_sem_par(colour_work(m)))
   {
     double *xb = work + (size_t)omp_get_thread_num() * tw, *yb = xb + (size_t)W * nb, *dv = yb + (size_t)W * nb,
            *wk = dv + (size_t)W * 4;
@@ -431,17 +444,23 @@ static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *x
         hpmg_sem_scatter_add_batch(m, m->color_elems + q0, nl, W, yb, y);
       }
     }
+    if (mask) { /* the Dirichlet rows: the identity, in the same region */
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < ns; i++)
+        if (m->dirichlet[i]) y[i] = x[i];
+    }
   }
 }
 
 void hpmg_sem_mesh_apply(const hpmg_sem_mesh *m, int masked, const double *x, double *y, double *work) {
-  if (batched(m))
+  if (batched(m)) {
     coloured_batched(m, masked, x, y, work);
-  else
-    coloured(m, masked, hpmg_sem_condensed_apply, x, y, work);
+    return;
+  }
+  coloured(m, masked, hpmg_sem_condensed_apply, x, y, work);
   if (masked && m->dirichlet) {
     const int64_t ns = m->ns;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
     for (int64_t i = 0; i < ns; i++)
       if (m->dirichlet[i]) y[i] = x[i];
   }

@@ -102,6 +102,22 @@ void hpmg_sem_mesh_destroy(hpmg_sem_mesh *m);
 /* Bytes the mesh holds (without the reference element). */
 double hpmg_sem_mesh_bytes(const hpmg_sem_mesh *m);
 
+/* OpenMP regions of the spectral-element loops: a loop runs on the team
+ * only where one of its regions (or, in the coloured loops, one colour
+ * between two barriers) holds at least hpmg_sem_par_min units of work
+ * (about a flop or a double streamed; the element loops count
+ * hpmg_sem_condensed_flops per element). Below, the loop runs on the
+ * calling thread: with OMP_WAIT_POLICY=passive every region and barrier
+ * wakes sleeping threads by a system call, microseconds that the coarse
+ * levels' loops do not have (docs/sem.md, "Time and memory"). The result
+ * is the same bit for bit either way (elementwise loops; the colours'
+ * scatters touch disjoint entries). hpmg_sem_set_par_min(0) puts every
+ * loop on the team (the thread tests); it returns the previous value. */
+#define HPMG_SEM_PAR_MIN_DEFAULT 65536.0
+extern double hpmg_sem_par_min;
+static inline int hpmg_sem_par(double work) { return work >= hpmg_sem_par_min; }
+double hpmg_sem_set_par_min(double units);
+
 /* Skeleton index of lattice node g (each g_d in [0, nlat[d])), -1 for an
  * element-interior node. */
 int64_t hpmg_sem_skeleton_index(const hpmg_sem_mesh *m, const int64_t g[3]);

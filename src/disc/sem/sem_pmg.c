@@ -94,7 +94,7 @@ static void tensor_apply(int dim, const double *B, int rows, int cols, const dou
 static void mask(const hpmg_sem_mesh *m, double *v) {
   if (!m->dirichlet) return;
   const int64_t ns = m->ns;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
   for (int64_t i = 0; i < ns; i++)
     if (m->dirichlet[i]) v[i] = 0.0;
 }
@@ -107,7 +107,8 @@ static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hp
   const int dim = to->dim, nf = from->el.n, nt = to->el.n;
   const int64_t nsy = to->ns;
   const size_t bigf = dim == 3 ? (size_t)nf * nf * nf : (size_t)nf * nf;
-#pragma omp parallel num_threads(c->nthreads)
+  const double work = (double)to->ne / to->ncolors * 2.0 * (double)bigf * (nf + nt);
+#pragma omp parallel num_threads(c->nthreads) if (hpmg_sem_par(work))
   {
     const size_t big = c->tws / 5;
     double *uin = c->twork + (size_t)omp_get_thread_num() * c->tws, *uout = uin + big, *t1 = uout + big,
@@ -149,7 +150,9 @@ static void face_transfer(const lvctx *c, int dir, const hpmg_sem_mesh *from, co
   const double *B = dir ? c->I1T : c->I1;
   const int64_t nsy = to->ns;
   const size_t nbf = (size_t)c->m->el.nb, ff = (size_t)nfi * nfi;
-#pragma omp parallel num_threads(c->nthreads)
+  /* a colour's elements, 6 faces of 2 (n_c^2 n_f + n_c n_f^2) multiply-adds each */
+  const double work = (double)to->ne / to->ncolors * 24.0 * nco * nfi * (nco + nfi);
+#pragma omp parallel num_threads(c->nthreads) if (hpmg_sem_par(work))
   {
     /* lanes interleaved: the boundary vectors in and out, a face in and out, the transform's scratch */
     double *bin = c->twork + (size_t)omp_get_thread_num() * c->tws, *bout = bin + W * nbf, *fin = bout + W * nbf,
@@ -228,7 +231,7 @@ static void q1_prolong(const hpmg_sem_pmg *pm, const double *xc, double *y) {
     int64_t s[3];
     ent_sizes(m, v, s);
     const int64_t n = s[0] * s[1] * s[2];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)n))
     for (int64_t q = 0; q < n; q++) {
       const int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
       y[m->off_vert + q] = q1_val(pm, xc, J);
@@ -240,7 +243,7 @@ static void q1_prolong(const hpmg_sem_pmg *pm, const double *xc, double *y) {
     int64_t s[3];
     ent_sizes(m, v, s);
     const int64_t n = s[0] * s[1] * s[2];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)n))
     for (int64_t q = 0; q < n; q++) {
       int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
       double a = q1_val(pm, xc, J);
@@ -256,7 +259,7 @@ static void q1_prolong(const hpmg_sem_pmg *pm, const double *xc, double *y) {
     ent_sizes(m, v, s);
     const int64_t n = s[0] * s[1] * s[2];
     const int ta = k == 0 ? 1 : 0, tb = k == 2 ? 1 : 2, nc = dim == 3 ? 4 : 2;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)n))
     for (int64_t q = 0; q < n; q++) {
       const int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
       double a = 0;
@@ -297,7 +300,7 @@ static void q1_restrict(const hpmg_sem_pmg *pm, const double *t, double *yc) {
     }
   }
   const int64_t N = g->N;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)N))
   for (int64_t q = 0; q < N; q++) {
     const int64_t i[3] = {q % g->n[0], (q / g->n[0]) % g->n[1], q / (g->n[0] * g->n[1])};
     int64_t J[3] = {0, 0, 0};
@@ -337,7 +340,7 @@ void hpmg_sem_pmg_prolong(const hpmg_sem_pmg *pm, int l, const double *xc, doubl
   if (m->dim == 3) face_transfer(c, 0, pm->m[l - 1], m, xc, y);
   else element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
   const int64_t ns = m->ns;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
   for (int64_t i = 0; i < ns; i++) y[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : y[i] / m->mult[i];
 }
 
@@ -347,12 +350,12 @@ void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, doubl
   const int64_t ns = m->ns;
   double *t = c->tmp;
   if (l == 0) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
     for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i];
     q1_restrict(pm, t, yc);
     return;
   }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
   for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i] / m->mult[i];
   if (m->dim == 3) face_transfer(c, 1, m, pm->m[l - 1], t, yc);
   else element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
@@ -364,7 +367,7 @@ void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, doubl
 static void residual(const lvctx *c, const double *b, const double *x, double *r) {
   hpmg_sem_mesh_apply(c->m, 1, x, r, c->work);
   const int64_t ns = c->m->ns;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
   for (int64_t i = 0; i < ns; i++) r[i] = b[i] - r[i];
 }
 
@@ -384,7 +387,7 @@ static hpmg_error lv_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) 
     hpmg_sem_smoother_apply(&c->sm, first ? b : r, z);
     if (first) memcpy(x, z, sizeof(double) * (size_t)ns);
     else {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
       for (int64_t i = 0; i < ns; i++) x[i] += z[i];
     }
   }
@@ -408,7 +411,7 @@ static hpmg_error lv_prolong(hpmg_level *L, const hpmg_vec *cx, int add) {
   double *x = L->x.data, *t = c->tmp;
   hpmg_sem_pmg_prolong(c->pm, c->l, cx->data, t);
   const int64_t ns = c->m->ns;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
   for (int64_t i = 0; i < ns; i++) x[i] = add ? x[i] + t[i] : t[i];
   return HPMG_SUCCESS;
 }
@@ -426,7 +429,7 @@ static hpmg_error hmg_precondition(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
 /* the p = 2 level: CG to coarse_rtol from zero, Jacobi-preconditioned, or
  * (hlev) flexible CG preconditioned by one cycle of hmg (star smoothing at
  * p = 2, the degree-1 correction) */
-static hpmg_error lv_coarse(hpmg_level *L) {
+static hpmg_error lv_coarse_run(hpmg_level *L) {
   lvctx *c = L->ctx;
   hpmg_sem_pmg *pm = c->pm;
   pm->coarse_solves++;
@@ -451,6 +454,22 @@ static hpmg_error lv_coarse(hpmg_level *L) {
     return hpmg_error_set(HPMG_ERR_NOT_CONVERGED, "sem p-multigrid: the coarse CG (p = %d) did not converge in %d iterations",
                           c->m->p, info.iterations);
   return HPMG_SUCCESS;
+}
+
+/* the coarse solve on the calling thread where the p = 2 level's colours
+ * hold less than hpmg_sem_par_min of work each (sem_mesh.h): then every
+ * region inside, also the Krylov vectors' and the degree-1 multigrid's,
+ * would wake passive threads for microseconds of work */
+static hpmg_error lv_coarse(hpmg_level *L) {
+  const lvctx *c = L->ctx;
+  const hpmg_sem_mesh *m = c->m;
+  const double work = (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * hpmg_sem_condensed_flops(&m->el);
+  if (hpmg_sem_par(work) || omp_in_parallel()) return lv_coarse_run(L);
+  const int nt = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const hpmg_error e = lv_coarse_run(L);
+  omp_set_num_threads(nt);
+  return e;
 }
 
 static void lv_destroy(hpmg_level *L) {

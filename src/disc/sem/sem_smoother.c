@@ -228,7 +228,13 @@ void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double
   const int dim = m->dim;
   const int64_t ns = m->ns, nv0 = m->nv[0], nv1 = m->nv[1];
   const size_t size = s->ssize;
-#pragma omp parallel num_threads(s->nthreads)
+  /* a colour's work: its stars (the mean over the non-empty colours), each
+   * Algorithm 1 on 3 (2D: 2) faces of n^2 (n) points, O(n) flops a point */
+  int ncol = 0;
+  for (int col = 0; col < s->ncolors; col++) ncol += s->color_ptr[col] < s->color_ptr[col + 1];
+  const double star_flops = 8.0 * (2 * m->p - 1) * (double)size;
+  const double par_work = (double)s->color_ptr[s->ncolors] / (ncol > 0 ? ncol : 1) * star_flops;
+#pragma omp parallel num_threads(s->nthreads) if (hpmg_sem_par(par_work))
   {
     double *f = s->work + (size_t)omp_get_thread_num() * s->tsize, *u = f + size;
     double *wk = u + size;
