@@ -21,6 +21,7 @@ void hpmg_sem_element_free(hpmg_sem_element *el) {
   hpmg_free(&el->a[1]);
   hpmg_free(&el->lI[0]);
   hpmg_free(&el->lI[1]);
+  hpmg_free(&el->sig);
   hpmg_free(&el->bmap);
   hpmg_free(&el->imap);
   hpmg_free(&el->mb);
@@ -97,6 +98,11 @@ static hpmg_error interior_eigen(hpmg_sem_element *el) {
       el->Sinv[k * m + i] = el->SinvT[i * m + k] = el->S[i * m + k] * el->M[i + 1];
       el->ST[k * m + i] = el->S[i * m + k];
     }
+  for (int k = 0; k < m; k++) {
+    double t = 0.0;
+    for (int i = 0; i < m; i++) t += el->Sinv[k * m + i];
+    el->sig[k] = t;
+  }
   for (int s = 0; s < 2; s++) {
     int e = s ? el->p : 0;
     for (int i = 0; i < m; i++) el->lI[s][i] = el->L[(i + 1) * n + e];
@@ -191,6 +197,7 @@ hpmg_error hpmg_sem_element_create(int dim, int p, hpmg_sem_element *el) {
   ALLOC(el->a[1], m);
   ALLOC(el->lI[0], m);
   ALLOC(el->lI[1], m);
+  ALLOC(el->sig, m);
   ALLOC(el->bmap, el->nb);
   ALLOC(el->imap, el->ni);
   ALLOC(el->mb, el->nb);
