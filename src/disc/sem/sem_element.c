@@ -491,22 +491,46 @@ static inline __attribute__((always_inline)) void condensed_apply(const hpmg_sem
   double *G0 = E + ni, *G1 = G0 + mf, *tmp = G1 + mf;
   const double *a0 = el->a[0], *a1 = el->a[1];
 
-  /* Difference form (docs/sem.md, "Error floor"): Hhat uB = Hhat (uB - c) +
-   * c Hhat 1 with c the mean of the vertex values, Hhat 1 = d0 (w_B - H_BI H_II^{-1} w_I)
-   * (w the GLL mass weights; the stiffness annihilates constants). Applied to
-   * uB itself, the stiffness parts (O(d1)) of H_BB uB and H_BI H_II^{-1}
-   * H_IB uB cancel to O(h^2) of that only up to rounding, ~eps d1 |u|: a
-   * spurious zeroth-order term that bounds the solution error at ~eps/h^2. */
+  /* Difference form (docs/sem.md, "Error floor"): Hhat uB = Hhat (uB - l) +
+   * Hhat l with l = c + sum_v (u_v - c) phi_v the multilinear interpolant of
+   * the vertex values u_v (c their mean: a constant is removed exactly), and
+   * Hhat l = (H l)_B - H_BI H_II^{-1} (H l)_I exact: the stiffness part of
+   * H l is the flux dphi on the faces (0 at interior nodes), the mass part
+   * d0 w l. Applied to uB itself, the stiffness parts (O(d1)) of H_BB uB and
+   * H_BI H_II^{-1} H_IB uB cancel to O(h^2) of that only up to rounding,
+   * ~eps d1 |u|: a spurious zeroth-order term that bounds the solution error
+   * at ~eps/h^2; uB - l is O(h^2). */
+  const int nv = 1 << dim, nb = el->nb;
   const double c = boundary_shift(el, uB);
+  double uv[8], dl[8]; /* the vertex values, and less c */
+  for (int v = 0; v < nv; v++) {
+    uv[v] = uB[v];
+    dl[v] = uB[v] - c;
+  }
 
-  /* H_BB (uB - c), plus the mass term d0 w_B c */
-  for (int k = 0; k < el->nb; k++) U[el->bmap[k]] = uB[k] - c;
+  /* H_BB (uB - l) + d0 w_B l + the fluxes of l */
+  for (int k = 0; k < nb; k++) {
+    const double *ph = el->phi + k * nv;
+    double l = 0.0;
+    for (int v = 0; v < nv; v++) l += dl[v] * ph[v];
+    yB[k] = c + l;
+    U[el->bmap[k]] = (uB[k] - c) - l; /* uB - c exact where uB is close to c */
+  }
   boundary_block(el, m, d, U, Y);
-  for (int k = 0; k < el->nb; k++) yB[k] = Y[el->bmap[k]] + d[0] * el->mb[k] * c;
-  double *ub = Y; /* uB - c in boundary order (faces only) */
-  for (int k = el->face_offset; k < el->nb; k++) ub[k] = U[el->bmap[k]];
+  for (int k = 0; k < nb; k++) {
+    double y = Y[el->bmap[k]] + d[0] * el->mb[k] * yB[k];
+    for (int dd = 0; dd < dim; dd++) {
+      const double *q = el->dphi + ((size_t)dd * nb + k) * nv;
+      double f = 0.0;
+      for (int v = 0; v < nv; v++) f += q[v] * dl[v];
+      y += d[dd + 1] * f;
+    }
+    yB[k] = y;
+  }
+  double *ub = Y; /* uB - l in boundary order (faces only) */
+  for (int k = el->face_offset; k < nb; k++) ub[k] = U[el->bmap[k]];
 
-  /* - H_BI H_II^{-1} (H_IB (uB - c) + d0 w_I c): into the eigenspace of H_II
+  /* - H_BI H_II^{-1} (H_IB (uB - l) + d0 w_I l): into the eigenspace of H_II
    * face pair by face pair (a 2D transform of each face, then a rank-1
    * expansion in the normal direction), divide by the eigenvalues, and back
    * (contraction in the normal direction, then the 2D transform) */
@@ -524,14 +548,19 @@ static inline __attribute__((always_inline)) void condensed_apply(const hpmg_sem
         for (int t = 0; t < inner; t++) e[t] += b0 * g0[t] + b1 * g1[t];
       }
   }
-  if (d[0] != 0.0) { /* E += c d0 (S^T (x) S^T (x) S^T) w_I = c d0 sig (x) sig (x) sig */
-    const double *sg = el->sig, cd = c * d[0];
+  if (d[0] != 0.0) { /* E += d0 (S^T (x) S^T (x) S^T) w_I l = d0 sum_v u_v (x)_dd sv[v_dd] */
     const int n3 = dim == 2 ? 1 : m;
     for (int k3 = 0; k3 < n3; k3++)
       for (int k2 = 0; k2 < m; k2++) {
-        const double so = dim == 2 ? cd * sg[k2] : cd * (sg[k3] * sg[k2]);
         double *e = E + (k3 * m + k2) * m;
-        for (int k1 = 0; k1 < m; k1++) e[k1] += so * sg[k1];
+        for (int k1 = 0; k1 < m; k1++) {
+          double t = 0.0;
+          for (int v = 0; v < nv; v++) {
+            const double f = dim == 2 ? el->sv[(v >> 1) & 1][k2] : el->sv[(v >> 2) & 1][k3] * el->sv[(v >> 1) & 1][k2];
+            t += uv[v] * f * el->sv[v & 1][k1];
+          }
+          e[k1] += d[0] * t;
+        }
       }
   }
   divide_eigen(el, d, E);
