@@ -513,8 +513,8 @@ static inline __attribute__((always_inline)) void condensed_apply(const hpmg_sem
     const double *ph = el->phi + k * nv;
     double l = 0.0;
     for (int v = 0; v < nv; v++) l += dl[v] * ph[v];
-    yB[k] = c + l;
     U[el->bmap[k]] = (uB[k] - c) - l; /* uB - c exact where uB is close to c */
+    yB[k] = c + l;
   }
   boundary_block(el, m, d, U, Y);
   for (int k = 0; k < nb; k++) {

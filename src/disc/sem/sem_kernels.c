@@ -163,8 +163,8 @@ static inline __attribute__((always_inline)) void condensed_apply_v(const hpmg_s
     const double *ph = el->phi + k * 8;
     vd l = {0};
     for (int v = 0; v < 8; v++) l += dl[v] * ph[v];
-    yB[k] = cs + l;
     U[bmap[k]] = (uB[k] - cs) - l;
+    yB[k] = cs + l;
   }
   boundary_block_v(el, m, dv, U, Y);
   for (int k = 0; k < nb; k++) {
