@@ -278,6 +278,54 @@ static int test_element(int dim, int p, const double *h, double lambda) {
   return 0;
 }
 
+/* Difference form of the condensed operator (docs/sem.md, "Error floor"):
+ * with lambda = 0, Hhat_e maps a constant to exactly 0, and a field offset
+ * by a constant large against its variation (x = 100 + v, |v| <= 1e-6, the
+ * variation over a small element of a smooth field) gives Hhat_e v to
+ * rounding relative to |Hhat_e v|, single-element and batched. Without it
+ * the stiffness parts of H_BB x and H_BI H_II^{-1} H_IB x (O(d1 |x|) each)
+ * cancel only to ~eps d1 |x|: ~1e-8 relative here. */
+static int test_shift(int dim, int p) {
+  hpmg_sem_element el;
+  CHECK_OK(hpmg_sem_element_create(dim, p, &el));
+  const int nb = el.nb, ne = 3;
+  const double h[3] = {1.0 / 16, 1.0 / 12, 1.0 / 20};
+  double d[3 * 4];
+  for (int e = 0; e < ne; e++) CHECK_OK(hpmg_sem_coefficients(dim, h, 0.0, d + e * (dim + 1)));
+  double *x = malloc(sizeof(double) * ne * nb), *w = malloc(sizeof(double) * ne * nb);
+  double *yx = malloc(sizeof(double) * ne * nb), *yw = malloc(sizeof(double) * ne * nb);
+  double *work = malloc(sizeof(double) * hpmg_sem_work_size(&el));
+  for (int i = 0; i < nb; i++) x[i] = 0.7315;
+  hpmg_sem_condensed_apply(&el, d, x, yx, work);
+  int zero = 1;
+  for (int i = 0; i < nb; i++) zero &= yx[i] == 0.0;
+  CHECK(zero, "dim=%d p=%d: Hhat_e of a constant not exactly 0", dim, p);
+  for (int i = 0; i < ne * nb; i++) {
+    x[i] = 100.0 + 1e-6 * check_rand();
+    w[i] = x[i] - 100.0; /* exact (Sterbenz) */
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 0) {
+      hpmg_sem_condensed_apply(&el, d, x, yx, work);
+      hpmg_sem_condensed_apply(&el, d, w, yw, work);
+    } else {
+      CHECK_OK(hpmg_sem_condensed_apply_batch(&el, ne, d, x, yx));
+      CHECK_OK(hpmg_sem_condensed_apply_batch(&el, ne, d, w, yw));
+    }
+    const int len = pass ? ne * nb : nb;
+    const double r = rel_diff(len, yx, yw);
+    CHECK(r <= 1e-12, "dim=%d p=%d %s: Hhat_e (100 + v) vs Hhat_e v: rel diff %.3g", dim, p,
+          pass ? "batch" : "single", r);
+  }
+  free(x);
+  free(w);
+  free(yx);
+  free(yw);
+  free(work);
+  hpmg_sem_element_free(&el);
+  return 0;
+}
+
 /* the batch drivers agree with the single-element calls */
 static int test_batch(int dim, int p) {
   hpmg_sem_element el;
@@ -333,6 +381,10 @@ int main(int argc, char **argv) {
     test_element(2, p, haniso, 7.5);
     test_element(3, p, haniso, 0.0);
     test_element(3, p, haniso, 7.5);
+  }
+  for (int p = 2; p <= pmax; p += 2) {
+    test_shift(2, p);
+    test_shift(3, p);
   }
   test_batch(2, pmax < 5 ? pmax : 5);
   test_batch(3, pmax < 7 ? pmax : 7);

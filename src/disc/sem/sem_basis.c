@@ -21,6 +21,10 @@ void hpmg_sem_element_free(hpmg_sem_element *el) {
   hpmg_free(&el->a[1]);
   hpmg_free(&el->lI[0]);
   hpmg_free(&el->lI[1]);
+  hpmg_free(&el->phi);
+  hpmg_free(&el->dphi);
+  hpmg_free(&el->sv[0]);
+  hpmg_free(&el->sv[1]);
   hpmg_free(&el->bmap);
   hpmg_free(&el->imap);
   hpmg_free(&el->mb);
@@ -97,6 +101,12 @@ static hpmg_error interior_eigen(hpmg_sem_element *el) {
       el->Sinv[k * m + i] = el->SinvT[i * m + k] = el->S[i * m + k] * el->M[i + 1];
       el->ST[k * m + i] = el->S[i * m + k];
     }
+  for (int s = 0; s < 2; s++)
+    for (int k = 0; k < m; k++) {
+      double t = 0.0;
+      for (int i = 0; i < m; i++) t += el->Sinv[k * m + i] * 0.5 * (s ? 1.0 + el->x[i + 1] : 1.0 - el->x[i + 1]);
+      el->sv[s][k] = t;
+    }
   for (int s = 0; s < 2; s++) {
     int e = s ? el->p : 0;
     for (int i = 0; i < m; i++) el->lI[s][i] = el->L[(i + 1) * n + e];
@@ -158,6 +168,30 @@ static void numbering(hpmg_sem_element *el) {
     }
     el->mb[k] = w;
   }
+  /* multilinear vertex functions and their stiffness fluxes at the boundary nodes */
+  const int dim = el->dim, nv = 1 << dim;
+  for (int k = 0; k < el->nb; k++) {
+    int ii[3], r = el->bmap[k];
+    double a[3];
+    for (int dd = 0; dd < dim; dd++, r /= n) {
+      ii[dd] = r % n;
+      a[dd] = 0.5 * (1.0 + el->x[ii[dd]]);
+    }
+    for (int v = 0; v < nv; v++) {
+      double f = 1.0;
+      for (int dd = 0; dd < dim; dd++) f *= (v >> dd) & 1 ? a[dd] : 1.0 - a[dd];
+      el->phi[k * nv + v] = f;
+      for (int dd = 0; dd < dim; dd++) {
+        double q = 0.0;
+        if (ii[dd] == 0 || ii[dd] == p) {
+          q = (ii[dd] == p ? 1.0 : -1.0) * ((v >> dd) & 1 ? 0.5 : -0.5);
+          for (int e = 0; e < dim; e++)
+            if (e != dd) q *= el->M[ii[e]] * ((v >> e) & 1 ? a[e] : 1.0 - a[e]);
+        }
+        el->dphi[((size_t)dd * el->nb + k) * nv + v] = q;
+      }
+    }
+  }
 }
 
 hpmg_error hpmg_sem_element_create(int dim, int p, hpmg_sem_element *el) {
@@ -191,6 +225,10 @@ hpmg_error hpmg_sem_element_create(int dim, int p, hpmg_sem_element *el) {
   ALLOC(el->a[1], m);
   ALLOC(el->lI[0], m);
   ALLOC(el->lI[1], m);
+  ALLOC(el->sv[0], m);
+  ALLOC(el->sv[1], m);
+  ALLOC(el->phi, el->nb << dim);
+  ALLOC(el->dphi, (el->nb << dim) * dim);
   ALLOC(el->bmap, el->nb);
   ALLOC(el->imap, el->ni);
   ALLOC(el->mb, el->nb);

@@ -237,15 +237,15 @@ static inline double tangential_mass(const hpmg_sem_element *el, int f, int q) {
   return el->mb[el->face_offset + f * ipow(el->m, el->dim - 1) + q] / el->M[0];
 }
 
-/* q += d_{dir+1} (M_I (x) ... l_s ... (x) M_I) g */
-static void face_expand(const hpmg_sem_element *el, const double *d, int f, const double *g, double *q) {
+/* q += d_{dir+1} (M_I (x) ... l_s ... (x) M_I) (g - c) */
+static void face_expand(const hpmg_sem_element *el, const double *d, int f, const double *g, double c, double *q) {
   const int m = el->m, dir = f / 2, s = f % 2;
   const int inner = ipow(m, dir), outer = ipow(m, el->dim - 1 - dir);
   const double *l = el->lI[s];
   for (int o = 0; o < outer; o++)
     for (int t = 0; t < inner; t++) {
       const int fq = o * inner + t;
-      const double v = d[dir + 1] * tangential_mass(el, f, fq) * g[fq];
+      const double v = d[dir + 1] * tangential_mass(el, f, fq) * (g[fq] - c);
       for (int k = 0; k < m; k++) q[((size_t)o * m + k) * inner + t] += l[k] * v;
     }
 }
@@ -262,6 +262,14 @@ static void face_contract(const hpmg_sem_element *el, const double *d, int f, co
       for (int k = 0; k < m; k++) acc += l[k] * w[((size_t)o * m + k) * inner + t];
       r[fq] = d[dir + 1] * tangential_mass(el, f, fq) * acc;
     }
+}
+
+/* the shift of the difference form: the mean of the element's vertex
+ * values (boundary positions 0 .. 2^dim - 1), summed pairwise as the batch
+ * kernel (sem_kernels.c) does */
+static inline double boundary_shift(const hpmg_sem_element *el, const double *uB) {
+  if (el->dim == 2) return 0.25 * ((uB[0] + uB[1]) + (uB[2] + uB[3]));
+  return 0.125 * (((uB[0] + uB[1]) + (uB[2] + uB[3])) + ((uB[4] + uB[5]) + (uB[6] + uB[7])));
 }
 
 void hpmg_sem_condense_rhs(const hpmg_sem_element *el, const double *d, const double *F, double *Fhat,
@@ -282,11 +290,19 @@ void hpmg_sem_recover(const hpmg_sem_element *el, const double *d, const double 
                       double *u, double *work) {
   const int mf = ipow(el->m, el->dim - 1);
   double *rI = work, *uI = work + el->ni, *scratch = uI + el->ni;
+  /* difference form (condensed_apply below): u_I = c + H_II^{-1} (F_I -
+   * H_IB (u_B - c) - d0 w_I c), c the mean of the vertex values; the
+   * stiffness annihilates constants, so H_IB 1 = -H_II 1 + d0 w_I */
+  const double c = boundary_shift(el, uB);
   memset(rI, 0, sizeof(double) * (size_t)el->ni);
-  for (int f = 0; f < 2 * el->dim; f++) face_expand(el, d, f, uB + el->face_offset + f * mf, rI);
-  for (int k = 0; k < el->ni; k++) rI[k] = F[el->imap[k]] - rI[k];
+  for (int f = 0; f < 2 * el->dim; f++) face_expand(el, d, f, uB + el->face_offset + f * mf, c, rI);
+  for (int k = 0; k < el->ni; k++) {
+    double w = 1.0;
+    for (int r = el->imap[k], dd = 0; dd < el->dim; dd++, r /= el->n) w *= el->M[r % el->n];
+    rI[k] = F[el->imap[k]] - rI[k] - d[0] * w * c;
+  }
   hpmg_sem_interior_solve(el, d, rI, uI, scratch);
-  for (int k = 0; k < el->ni; k++) u[el->imap[k]] = uI[k];
+  for (int k = 0; k < el->ni; k++) u[el->imap[k]] = uI[k] + c;
   for (int k = 0; k < el->nb; k++) u[el->bmap[k]] = uB[k];
 }
 
@@ -475,19 +491,53 @@ static inline __attribute__((always_inline)) void condensed_apply(const hpmg_sem
   double *G0 = E + ni, *G1 = G0 + mf, *tmp = G1 + mf;
   const double *a0 = el->a[0], *a1 = el->a[1];
 
-  /* H_BB */
-  for (int k = 0; k < el->nb; k++) U[el->bmap[k]] = uB[k];
-  boundary_block(el, m, d, U, Y);
-  for (int k = 0; k < el->nb; k++) yB[k] = Y[el->bmap[k]];
+  /* Difference form (docs/sem.md, "Error floor"): Hhat uB = Hhat (uB - l) +
+   * Hhat l with l = c + sum_v (u_v - c) phi_v the multilinear interpolant of
+   * the vertex values u_v (c their mean: a constant is removed exactly), and
+   * Hhat l = (H l)_B - H_BI H_II^{-1} (H l)_I exact: the stiffness part of
+   * H l is the flux dphi on the faces (0 at interior nodes), the mass part
+   * d0 w l. Applied to uB itself, the stiffness parts (O(d1)) of H_BB uB and
+   * H_BI H_II^{-1} H_IB uB cancel to O(h^2) of that only up to rounding,
+   * ~eps d1 |u|: a spurious zeroth-order term that bounds the solution error
+   * at ~eps/h^2; uB - l is O(h^2). */
+  const int nv = 1 << dim, nb = el->nb;
+  const double c = boundary_shift(el, uB);
+  double uv[8], dl[8]; /* the vertex values, and less c */
+  for (int v = 0; v < nv; v++) {
+    uv[v] = uB[v];
+    dl[v] = uB[v] - c;
+  }
 
-  /* - H_BI H_II^{-1} H_IB: into the eigenspace of H_II face pair by face
-   * pair (a 2D transform of each face, then a rank-1 expansion in the normal
-   * direction), divide by the eigenvalues, and back (contraction in the
-   * normal direction, then the 2D transform) */
+  /* H_BB (uB - l) + d0 w_B l + the fluxes of l */
+  for (int k = 0; k < nb; k++) {
+    const double *ph = el->phi + k * nv;
+    double l = 0.0;
+    for (int v = 0; v < nv; v++) l += dl[v] * ph[v];
+    U[el->bmap[k]] = (uB[k] - c) - l; /* uB - c exact where uB is close to c */
+    yB[k] = c + l;
+  }
+  boundary_block(el, m, d, U, Y);
+  for (int k = 0; k < nb; k++) {
+    double y = Y[el->bmap[k]] + d[0] * el->mb[k] * yB[k];
+    for (int dd = 0; dd < dim; dd++) {
+      const double *q = el->dphi + ((size_t)dd * nb + k) * nv;
+      double f = 0.0;
+      for (int v = 0; v < nv; v++) f += q[v] * dl[v];
+      y += d[dd + 1] * f;
+    }
+    yB[k] = y;
+  }
+  double *ub = Y; /* uB - l in boundary order (faces only) */
+  for (int k = el->face_offset; k < nb; k++) ub[k] = U[el->bmap[k]];
+
+  /* - H_BI H_II^{-1} (H_IB (uB - l) + d0 w_I l): into the eigenspace of H_II
+   * face pair by face pair (a 2D transform of each face, then a rank-1
+   * expansion in the normal direction), divide by the eigenvalues, and back
+   * (contraction in the normal direction, then the 2D transform) */
   memset(E, 0, sizeof(double) * (size_t)ni);
   for (int dir = 0; dir < dim; dir++) {
     const int inner = dir == 0 ? 1 : dir == 1 ? m : m * m, outer = mf / inner;
-    const double *g = uB + el->face_offset + 2 * dir * mf;
+    const double *g = ub + el->face_offset + 2 * dir * mf;
     face_to_eigen(el, m, d[dir + 1], g, G0, tmp);
     face_to_eigen(el, m, d[dir + 1], g + mf, G1, tmp);
     for (int o = 0; o < outer; o++)
@@ -496,6 +546,21 @@ static inline __attribute__((always_inline)) void condensed_apply(const hpmg_sem
         const double *g0 = G0 + o * inner, *g1 = G1 + o * inner;
         const double b0 = a0[k], b1 = a1[k];
         for (int t = 0; t < inner; t++) e[t] += b0 * g0[t] + b1 * g1[t];
+      }
+  }
+  if (d[0] != 0.0) { /* E += d0 (S^T (x) S^T (x) S^T) w_I l = d0 sum_v u_v (x)_dd sv[v_dd] */
+    const int n3 = dim == 2 ? 1 : m;
+    for (int k3 = 0; k3 < n3; k3++)
+      for (int k2 = 0; k2 < m; k2++) {
+        double *e = E + (k3 * m + k2) * m;
+        for (int k1 = 0; k1 < m; k1++) {
+          double t = 0.0;
+          for (int v = 0; v < nv; v++) {
+            const double f = dim == 2 ? el->sv[(v >> 1) & 1][k2] : el->sv[(v >> 2) & 1][k3] * el->sv[(v >> 1) & 1][k2];
+            t += uv[v] * f * el->sv[v & 1][k1];
+          }
+          e[k1] += d[0] * t;
+        }
       }
   }
   divide_eigen(el, d, E);

@@ -42,6 +42,12 @@ typedef struct {
   double *ST;             /* S transposed (row access in the interior solve) */
   double *a[2];           /* a_s = S^T L_{I,s} for the end nodes s = 0 (index 0) and 1 (index p), m each */
   double *lI[2];          /* L_{I,s}: column of L_S at end node s, interior rows (m) */
+  /* difference form of the condensed apply (docs/sem.md, "Error floor"), nv = 2^dim vertices:
+   * phi[k nv + v]: the multilinear vertex function of vertex v at boundary position k;
+   * dphi[(dd nb + k) nv + v]: its exact stiffness flux (L_S xi = e_p - e_0) along x_{dd+1}
+   * at k, times the tangential mass weights (0 unless k is at an end of that direction);
+   * sv[s] = Sinv (1 -+ xi_I)/2 (m), the 1D factors of S^T (x) ... w_I phi_v */
+  double *phi, *dphi, *sv[2];
   int *bmap;              /* boundary position -> element-local node (nb) */
   int *imap;              /* interior position -> element-local node (ni) */
   double *mb;             /* product of the 1D mass weights at each boundary node (nb) */

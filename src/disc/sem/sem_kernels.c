@@ -148,16 +148,43 @@ static inline __attribute__((always_inline)) void condensed_apply_v(const hpmg_s
   const vd dv[4] = {((const vd *)d)[0], ((const vd *)d)[1], ((const vd *)d)[2], ((const vd *)d)[3]};
   const int *bmap = el->bmap;
 
-  /* H_BB */
-  for (int k = 0; k < el->nb; k++) U[bmap[k]] = uB[k];
-  boundary_block_v(el, m, dv, U, Y);
-  for (int k = 0; k < el->nb; k++) yB[k] = Y[bmap[k]];
+  /* difference form: Hhat (uB - l) + Hhat l, l the multilinear interpolant
+   * of the vertex values around their mean cs (sem_element.c) */
+  const int nb = el->nb;
+  const vd cs = 0.125 * (((uB[0] + uB[1]) + (uB[2] + uB[3])) + ((uB[4] + uB[5]) + (uB[6] + uB[7])));
+  vd uv[8], dl[8];
+  for (int v = 0; v < 8; v++) {
+    uv[v] = uB[v];
+    dl[v] = uB[v] - cs;
+  }
 
-  /* - H_BI H_II^{-1} H_IB */
+  /* H_BB (uB - l) + d0 w_B l + the fluxes of l */
+  for (int k = 0; k < nb; k++) {
+    const double *ph = el->phi + k * 8;
+    vd l = {0};
+    for (int v = 0; v < 8; v++) l += dl[v] * ph[v];
+    U[bmap[k]] = (uB[k] - cs) - l;
+    yB[k] = cs + l;
+  }
+  boundary_block_v(el, m, dv, U, Y);
+  for (int k = 0; k < nb; k++) {
+    vd y = Y[bmap[k]] + dv[0] * el->mb[k] * yB[k];
+    for (int dd = 0; dd < 3; dd++) {
+      const double *q = el->dphi + ((size_t)dd * nb + k) * 8;
+      vd f = {0};
+      for (int v = 0; v < 8; v++) f += q[v] * dl[v];
+      y += dv[dd + 1] * f;
+    }
+    yB[k] = y;
+  }
+  vd *ub = Y; /* uB - l in boundary order (faces only) */
+  for (int k = el->face_offset; k < nb; k++) ub[k] = U[bmap[k]];
+
+  /* - H_BI H_II^{-1} (H_IB (uB - l) + d0 w_I l) */
   for (int q = 0; q < ni; q++) E[q] = (vd){0};
   for (int dir = 0; dir < 3; dir++) {
     const int inner = dir == 0 ? 1 : dir == 1 ? m : m * m, outer = mf / inner;
-    const vd *g = uB + el->face_offset + 2 * dir * mf;
+    const vd *g = ub + el->face_offset + 2 * dir * mf;
     face_to_eigen_v(el, m, dv[dir + 1], g, G0, tmp);
     face_to_eigen_v(el, m, dv[dir + 1], g + mf, G1, tmp);
     for (int o = 0; o < outer; o++)
@@ -166,6 +193,22 @@ static inline __attribute__((always_inline)) void condensed_apply_v(const hpmg_s
         const vd *g0 = G0 + o * inner, *g1 = G1 + o * inner;
         const double b0 = a0[k], b1 = a1[k];
         for (int t = 0; t < inner; t++) e[t] += b0 * g0[t] + b1 * g1[t];
+      }
+  }
+  int mass = 0;
+  for (int l = 0; l < W; l++) mass |= dv[0][l] != 0.0;
+  if (mass) { /* E += d0 sum_v u_v sv[v_3] (x) sv[v_2] (x) sv[v_1] */
+    for (int k3 = 0; k3 < m; k3++)
+      for (int k2 = 0; k2 < m; k2++) {
+        vd *e = E + (k3 * m + k2) * m;
+        for (int k1 = 0; k1 < m; k1++) {
+          vd t = {0};
+          for (int v = 0; v < 8; v++) {
+            const double f = el->sv[(v >> 2) & 1][k3] * el->sv[(v >> 1) & 1][k2];
+            t += uv[v] * f * el->sv[v & 1][k1];
+          }
+          e[k1] += dv[0] * t;
+        }
       }
   }
   for (int k3 = 0; k3 < m; k3++) /* divide_eigen */
