@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,25 @@ hpmg_error hpmg_malloc(size_t bytes, void *ptr_out) {
   return HPMG_SUCCESS;
 }
 
+/* Zeroed by all threads, in the static blocks the vector loops use (1 MiB
+ * chunks, contiguous per thread): the pages are faulted in in parallel and, on
+ * several sockets, placed where they are used. A serial memset faulted every
+ * page of a solver's vectors in one thread (2D Q4, 1.7e7 unknowns, 16 threads:
+ * setup 1.8 s). */
 hpmg_error hpmg_calloc(size_t bytes, void *ptr_out) {
   HPMG_CALL(hpmg_malloc(bytes, ptr_out));
-  memset(*(void **)ptr_out, 0, bytes);
+  char *p = *(char **)ptr_out;
+  const size_t chunk = (size_t)1 << 20;
+  if (bytes < 4 * chunk) {
+    memset(p, 0, bytes);
+    return HPMG_SUCCESS;
+  }
+  const int64_t nc = (int64_t)((bytes + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < nc; c++) {
+    const size_t o = (size_t)c * chunk;
+    memset(p + o, 0, o + chunk <= bytes ? chunk : bytes - o);
+  }
   return HPMG_SUCCESS;
 }
 
