@@ -77,31 +77,6 @@ static int run_kernels(void) {
 #else
 /* ------------------------------------------------------------- kernels */
 
-static uint64_t seed = 0x9e3779b97f4a7c15ull;
-static double urand(void) { /* in [-1, 1) */
-  seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-  return 2.0 * ((double)(seed >> 11) / 9007199254740992.0) - 1.0;
-}
-static void fill(hpmg_real r, int64_t n, void *x) {
-  for (int64_t i = 0; i < n; i++) {
-    const double v = urand();
-    if (r == HPMG_REAL_DOUBLE) ((double *)x)[i] = v;
-    else ((float *)x)[i] = (float)v;
-  }
-}
-static double get(hpmg_real r, const void *x, int64_t i) {
-  return r == HPMG_REAL_DOUBLE ? ((const double *)x)[i] : (double)((const float *)x)[i];
-}
-static double relerr(hpmg_real r, int64_t n, const void *a, const void *ref) {
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < n; i++) {
-    if (!isfinite(get(r, a, i))) return INFINITY;
-    const double d = get(r, a, i) - get(r, ref, i);
-    num += d * d;
-    den += get(r, ref, i) * get(r, ref, i);
-  }
-  return den > 0 ? sqrt(num / den) : sqrt(num);
-}
 static double worst[2] = {0, 0};
 static void check_err(const char *what, const char *label, hpmg_real r, double err) {
   const double tol = r == HPMG_REAL_DOUBLE ? 1e-12 : 1e-5;
@@ -110,58 +85,21 @@ static void check_err(const char *what, const char *label, hpmg_real r, double e
         err, tol);
 }
 
+/* cuda_check_operator's report: ctx = the case's label */
+static void report(const char *what, hpmg_real r, double err, void *ctx) { check_err(what, ctx, r, err); }
+
 /* the operator of one box grid in every mode, and the inverse diagonal */
 static void check_operator(const hpmg_grid *g, double lambda, const char *label) {
   hpmg_laplace op;
   hpmg_cuda_op dop;
   CK(hpmg_laplace_create(g, lambda, &op));
   CK(hpmg_cuda_op_create(&op, &dop));
-  const int64_t n = g->N;
   for (int ri = 0; ri < 2; ri++) {
     const hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
-    const size_t bytes = (size_t)n * hpmg_real_size(r);
-    void *hx = malloc(bytes), *hb = malloc(bytes), *hd = malloc(bytes), *hy = malloc(bytes), *hd2 = malloc(bytes),
-         *gy = malloc(bytes), *gd = malloc(bytes);
-    void *dx, *db, *dd, *dy, *dy2;
-    CK(hpmg_cuda_malloc(bytes, &dx));
-    CK(hpmg_cuda_malloc(bytes, &db));
-    CK(hpmg_cuda_malloc(bytes, &dd));
-    CK(hpmg_cuda_malloc(bytes, &dy));
-    CK(hpmg_cuda_malloc(bytes, &dy2));
-    fill(r, n, hx);
-    fill(r, n, hb);
-    fill(r, n, hd);
-    CK(hpmg_cuda_upload(dx, hx, bytes));
-    CK(hpmg_cuda_upload(db, hb, bytes));
-    const double c1 = 0.3 + 0.5 * fabs(urand()), c2 = 0.2 + fabs(urand());
-    const char *names[4] = {"apply", "residual", "smooth (chebyshev)", "smooth (jacobi)"};
-    for (int m = 0; m < 4; m++) {
-      hpmg_kernel_args a = {.mode = m == 0 ? HPMG_KERNEL_APPLY : m == 1 ? HPMG_KERNEL_RESIDUAL : HPMG_KERNEL_SMOOTH,
-                            .x = hx, .y = hy, .b = hb, .d = m == 2 ? hd2 : NULL, .c1 = c1, .c2 = c2};
-      memcpy(hd2, hd, bytes);
-      hpmg_laplace_kernel(&op, r, &a);
-      CK(hpmg_cuda_upload(dd, hd, bytes));
-      poison(dy, bytes);
-      hpmg_kernel_args ga = a;
-      ga.x = dx, ga.y = dy, ga.b = db, ga.d = m == 2 ? dd : NULL;
-      CK(hpmg_cuda_op_kernel(dop, r, &ga));
-      CK(hpmg_cuda_download(gy, dy, bytes));
-      check_err(names[m], label, r, relerr(r, n, gy, hy));
-      if (m == 2) {
-        CK(hpmg_cuda_download(gd, dd, bytes));
-        check_err("smooth (d update)", label, r, relerr(r, n, gd, hd2));
-      }
-    }
-    hpmg_laplace_inverse_diagonal(&op, r, 0.7, hx, hy, NULL);
-    poison(dy, bytes);
-    poison(dy2, bytes);
-    CK(hpmg_cuda_op_inverse_diagonal(dop, r, 0.7, dx, dy, dy2));
-    CK(hpmg_cuda_download(gy, dy, bytes));
-    check_err("inverse diagonal", label, r, relerr(r, n, gy, hy));
-    CK(hpmg_cuda_download(gy, dy2, bytes));
-    check_err("inverse diagonal copy", label, r, relerr(r, n, gy, hy));
-    free(hx), free(hb), free(hd), free(hy), free(hd2), free(gy), free(gd);
-    hpmg_cuda_free(dx), hpmg_cuda_free(db), hpmg_cuda_free(dd), hpmg_cuda_free(dy), hpmg_cuda_free(dy2);
+    cuda_op_bufs B;
+    cuda_op_bufs_create(r, g->N, &B);
+    cuda_check_operator(&op, dop, r, g->N, &B, report, (void *)label);
+    cuda_op_bufs_destroy(&B);
   }
   hpmg_cuda_op_destroy(&dop);
   hpmg_laplace_destroy(&op);

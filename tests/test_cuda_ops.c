@@ -20,32 +20,6 @@ int main(void) {
 #include "la/vec.h"
 #include "disc/qk/smoother.h"
 
-static uint64_t seed = 0x12345678abcdefull;
-static double urand(void) { /* in [-1, 1) */
-  seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-  return 2.0 * ((double)(seed >> 11) / 9007199254740992.0) - 1.0;
-}
-static void fill(hpmg_real r, int64_t n, void *x) {
-  for (int64_t i = 0; i < n; i++) {
-    double v = urand();
-    if (r == HPMG_REAL_DOUBLE) ((double *)x)[i] = v;
-    else ((float *)x)[i] = (float)v;
-  }
-}
-static double get(hpmg_real r, const void *x, int64_t i) {
-  return r == HPMG_REAL_DOUBLE ? ((const double *)x)[i] : (double)((const float *)x)[i];
-}
-static double relerr(hpmg_real r, int64_t n, const void *a, const void *ref) {
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < n; i++) {
-    double d = get(r, a, i) - get(r, ref, i);
-    if (!isfinite(get(r, a, i))) return INFINITY;
-    num += d * d;
-    den += get(r, ref, i) * get(r, ref, i);
-  }
-  return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 static int failures = 0, checks = 0;
 static double worst[2] = {0, 0};
 static void check(const char *what, int dim, int k, hpmg_real r, double err) {
@@ -61,6 +35,12 @@ static void check(const char *what, int dim, int k, hpmg_real r, double err) {
 
 
 
+/* cuda_check_operator's report: ctx = {dim, k} */
+static void report(const char *what, hpmg_real r, double err, void *ctx) {
+  const int *dk = ctx;
+  check(what, dk[0], dk[1], r, err);
+}
+
 static void test_level(int dim, int k, const int64_t cells[3], const double box[3], double lambda) {
   hpmg_grid g;
   hpmg_laplace op;
@@ -72,48 +52,11 @@ static void test_level(int dim, int k, const int64_t cells[3], const double box[
   for (int ri = 0; ri < 2; ri++) {
     const hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
     const size_t bytes = (size_t)n * hpmg_real_size(r);
-    void *hx = malloc(bytes), *hb = malloc(bytes), *hd = malloc(bytes), *hy = malloc(bytes), *hd2 = malloc(bytes),
-         *gy = malloc(bytes), *gd = malloc(bytes);
-    void *dx, *db, *dd, *dy, *dy2;
-    CK(hpmg_cuda_malloc(bytes, &dx));
-    CK(hpmg_cuda_malloc(bytes, &db));
-    CK(hpmg_cuda_malloc(bytes, &dd));
-    CK(hpmg_cuda_malloc(bytes, &dy));
-    CK(hpmg_cuda_malloc(bytes, &dy2));
-    fill(r, n, hx);
-    fill(r, n, hb);
-    fill(r, n, hd);
-    CK(hpmg_cuda_upload(dx, hx, bytes));
-    CK(hpmg_cuda_upload(db, hb, bytes));
-    const double c1 = 0.3 + 0.5 * fabs(urand()), c2 = 0.2 + fabs(urand());
-    const char *names[4] = {"apply", "residual", "smooth (chebyshev)", "smooth (jacobi)"};
-    for (int m = 0; m < 4; m++) {
-      hpmg_kernel_args a = {.mode = m == 0 ? HPMG_KERNEL_APPLY : m == 1 ? HPMG_KERNEL_RESIDUAL : HPMG_KERNEL_SMOOTH,
-                            .x = hx, .y = hy, .b = hb, .d = m == 2 ? hd2 : NULL, .c1 = c1, .c2 = c2};
-      memcpy(hd2, hd, bytes);
-      hpmg_laplace_kernel(&op, r, &a);
-      CK(hpmg_cuda_upload(dd, hd, bytes));
-      poison(dy, bytes);
-      hpmg_kernel_args ga = a;
-      ga.x = dx; ga.y = dy; ga.b = db; ga.d = m == 2 ? dd : NULL;
-      CK(hpmg_cuda_op_kernel(dop, r, &ga));
-      CK(hpmg_cuda_download(gy, dy, bytes));
-      check(names[m], dim, k, r, relerr(r, n, gy, hy));
-      if (m == 2) {
-        CK(hpmg_cuda_download(gd, dd, bytes));
-        check("smooth (d update)", dim, k, r, relerr(r, n, gd, hd2));
-      }
-    }
-    /* inverse diagonal with a copy */
-    const double c = 0.7;
-    hpmg_laplace_inverse_diagonal(&op, r, c, hx, hy, NULL);
-    poison(dy, bytes);
-    poison(dy2, bytes);
-    CK(hpmg_cuda_op_inverse_diagonal(dop, r, c, dx, dy, dy2));
-    CK(hpmg_cuda_download(gy, dy, bytes));
-    check("inverse diagonal", dim, k, r, relerr(r, n, gy, hy));
-    CK(hpmg_cuda_download(gy, dy2, bytes));
-    check("inverse diagonal copy", dim, k, r, relerr(r, n, gy, hy));
+    cuda_op_bufs B;
+    cuda_op_bufs_create(r, n, &B);
+    const int dk[2] = {dim, k};
+    cuda_check_operator(&op, dop, r, n, &B, report, (void *)dk);
+    void *hx = B.hx, *hb = B.hb, *hy = B.hy, *gy = B.gy, *dx = B.dx, *db = B.db, *dy = B.dy;
     /* BLAS-1 */
     double dc = hpmg_vec_dot(r, n, hx, hb), dg;
     CK(hpmg_cuda_dot(r, n, dx, db, &dg));
@@ -132,8 +75,7 @@ static void test_level(int dim, int k, const int64_t cells[3], const double box[
     CK(hpmg_cuda_xpby(r, n, dx, 0.61, dy));
     CK(hpmg_cuda_download(gy, dy, bytes));
     check("xpby", dim, k, r, relerr(r, n, gy, hy));
-    free(hx); free(hb); free(hd); free(hy); free(hd2); free(gy); free(gd);
-    hpmg_cuda_free(dx); hpmg_cuda_free(db); hpmg_cuda_free(dd); hpmg_cuda_free(dy); hpmg_cuda_free(dy2);
+    cuda_op_bufs_destroy(&B);
   }
   /* lambda_max: the same random start vector and CG steps as the CPU */
   if (n >= 1) {

@@ -29,29 +29,7 @@ int main(void) {
 #include "disc/qk/cuda/hpmg_cuda.h"
 #include "disc/qk/patch.h"
 
-static uint64_t seed = 0x9e3779b97f4a7c15ull;
-static double urand(void) { /* in [-1, 1) */
-  seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-  return 2.0 * ((double)(seed >> 11) / 9007199254740992.0) - 1.0;
-}
 static size_t rs(hpmg_real r) { return r == HPMG_REAL_DOUBLE ? 8 : 4; }
-static double get(hpmg_real r, const void *x, int64_t i) {
-  return r == HPMG_REAL_DOUBLE ? ((const double *)x)[i] : (double)((const float *)x)[i];
-}
-static void set(hpmg_real r, void *x, int64_t i, double v) {
-  if (r == HPMG_REAL_DOUBLE) ((double *)x)[i] = v;
-  else ((float *)x)[i] = (float)v;
-}
-static double relerr(hpmg_real r, int64_t n, const void *a, const void *ref) {
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < n; i++) {
-    const double va = get(r, a, i), vr = get(r, ref, i);
-    if (!isfinite(va)) return INFINITY;
-    num += (va - vr) * (va - vr);
-    den += vr * vr;
-  }
-  return den > 0 ? sqrt(num / den) : sqrt(num);
-}
 
 static int failures = 0, checks = 0;
 static double worst[2] = {0, 0};
