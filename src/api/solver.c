@@ -164,26 +164,27 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
  * hpmg_qk_box_coarsening its CG iterations on the tanh channel are within
  * 1.2-2x of the uniform grid's, Chebyshev's within 1.4-2.6x; docs/bc.md),
  * where the cycle allows it (CG: pre = post). o: the solver resolved. */
-static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_options *o) {
+static int box_stretched(const hpmg_box *b) {
   int stretched = 0;
   for (int d = 0; d < b->dim; d++) stretched |= !b->uniform[d];
-  return o->smoother == HPMG_SMOOTHER_AUTO && stretched && o->device == HPMG_DEVICE_CPU && degree <= HPMG_FDM_MAX_DEGREE &&
+  return stretched;
+}
+static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_options *o) {
+  return o->smoother == HPMG_SMOOTHER_AUTO && box_stretched(b) && o->device == HPMG_DEVICE_CPU && degree <= HPMG_FDM_MAX_DEGREE &&
          !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
 }
 
 /* The defaults of a Q_k box on the GPU: the Chebyshev smoother (the GPU's
  * box levels have no vertex-patch smoother, docs/bc.md), and where cells are
- * stretched (any spacing not uniform) and the solver was left to AUTO, CG:
+ * stretched (box_stretched) and the solver was left to AUTO, CG:
  * FMG and the V-cycle iteration with Chebyshev stagnate on flat cells (Q3
  * channel, tanh 2.9, H200, 906a351: FMG 48 cycles to 1e-9 on 64x48x64 cells,
  * 96 on 128x96x128, stagnating at 5.8e-3 on 256x192x256; CG there 32
  * iterations). asked: the solver before AUTO was resolved. */
-static void qk_box_cuda_defaults(const hpmg_problem_options *po, hpmg_solver_kind asked, hpmg_solver_options *o) {
+static void qk_box_cuda_defaults(const hpmg_box *b, hpmg_solver_kind asked, hpmg_solver_options *o) {
   if (o->device != HPMG_DEVICE_CUDA) return;
   if (o->smoother == HPMG_SMOOTHER_AUTO) o->smoother = HPMG_SMOOTHER_CHEBYSHEV;
-  int stretched = 0;
-  for (int d = 0; d < po->dim; d++) stretched |= po->spacing[d].kind != HPMG_SPACING_UNIFORM;
-  if (asked == HPMG_SOLVER_AUTO && stretched) o->solver = HPMG_SOLVER_CG;
+  if (asked == HPMG_SOLVER_AUTO && box_stretched(b)) o->solver = HPMG_SOLVER_CG;
 }
 
 /* Q_k on a general box (problem->qkbox): what its levels do not take yet,
@@ -192,7 +193,7 @@ static void qk_box_cuda_defaults(const hpmg_problem_options *po, hpmg_solver_kin
 static hpmg_error qk_box_check(const struct hpmg_problem_s *prob, hpmg_solver_kind asked, hpmg_solver_options *o) {
   if (!prob->qkbox) return HPMG_SUCCESS;
   if (qk_box_auto_patch(&prob->box, prob->o.degree, o)) o->smoother = HPMG_SMOOTHER_PATCH;
-  qk_box_cuda_defaults(&prob->o, asked, o);
+  qk_box_cuda_defaults(&prob->box, asked, o);
   HPMG_CHECK_ARG(o->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC,
                  "--gs-order cellwise needs the default mesh (--coarse/--refine), not a general box (--cells, --bc, --grid)");
   return HPMG_SUCCESS;
@@ -256,7 +257,12 @@ static hpmg_error memory_estimate(const hpmg_problem_options *po, const hpmg_sol
   HPMG_CALL(solver_options_check(so, po->dim, po->degree));
   if (so->device == HPMG_DEVICE_CUDA) { /* the CUDA backend gets the smoother resolved */
     hpmg_solver_options r = *so;
-    if (qk_box_needed(po)) qk_box_cuda_defaults(po, so0->solver, &r);
+    if (qk_box_needed(po)) { /* the box's defaults (its spacing decides the solver) */
+      hpmg_box b;
+      HPMG_CALL(hpmg_box_init(po, &b));
+      qk_box_cuda_defaults(&b, so0->solver, &r);
+      hpmg_box_destroy(&b);
+    }
     r.smoother = resolved_smoother(&r, po->dim, po->degree);
     return hpmg_cuda_memory_estimate(po, &r, bytes);
   }
