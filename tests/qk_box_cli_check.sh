@@ -31,7 +31,7 @@ expect 2 --dim 2 --degree 2 --cells 4 --bc xmin=dirichlet:1     # data with the 
 expect 2 --dim 2 --degree 2 --grid y=tanh:-1
 expect 2 --dim 2 --degree 2 --grid-file "$T/decreasing"
 expect 2 --dim 2 --degree 2 --cells 4 --fd-layout cell
-expect 2 --dim 2 --degree 2 --cells 4 --bc x=periodic --device cuda --smoother patch   # the GPU's box smoothers: chebyshev, jacobi
+expect 2 --dim 2 --degree 2 --cells 4 --bc x=periodic --device cuda --smoother patch --local-solver dense   # GPU patch: fdm only
 expect 2 --dim 2 --degree 2 --cells 4 --bc x=neumann,y=neumann --rhs one --no-project
 expect 2 --dim 2 --degree 2 --cells 4 --vtu "$T/u.vtu"
 # valid boxes

@@ -18,9 +18,28 @@
  *     face constants, a coarsest level solved by CG, device pointers (the
  *     same solution as host arrays to rounding), and the unit box with uniform Dirichlet
  *     cells against the default mesh path.
- * Usage: test_cuda_box [kernels|solve] [cpu]. "cpu" runs the solve cases on
- * the CPU only (their orders), without a GPU. Exits 77 (skipped) without a
- * CUDA build or a GPU. */
+ *   patch-sweep: the GPU vertex-patch smoother on box levels (qk_patch.cu,
+ *     BOX) against the CPU's general-box path (patch.c) in its order
+ *     (--patch-batch all: each color over the whole level, the same colors
+ *     in the same sequence), on every level of channel-like hierarchies
+ *     (periodic x with an odd cell count, Neumann y tanh-stretched, periodic
+ *     or Dirichlet z; Neumann and Dirichlet ends in x with geometric
+ *     stretching; 2D and 3D, k = 2, 3, 4; lambda 0 and > 0): one pre step
+ *     (colors forward), one post step (backward) and two steps from x = 0
+ *     (x poisoned with NaN), every kernel variant and the additive mode, on
+ *     random b and x. Tolerance: relative 2-norm 1e-12 in double, 1e-4 in
+ *     float. Both devices do the same operations on the same factors
+ *     (hpmg_patch_box: one setup), in another order of summation (the
+ *     sum-factorized contractions, FMA contraction), so they differ by
+ *     rounding amplified by the local solves' conditioning, which the flat
+ *     cells raise (float: 1e-4 leaves room for that; a wrong factor, map or
+ *     color gives O(1));
+ *   patch-cg: whole CG solves with --smoother patch: the GPU's iterations
+ *     within 1 of the CPU's and the same L2 error (as "solve" checks);
+ *   patch-fmg: the same with FMG.
+ * Usage: test_cuda_box [kernels|solve|patch-sweep|patch-cg|patch-fmg] [cpu].
+ * "cpu" runs the solve cases on the CPU only (their orders), without a GPU.
+ * Exits 77 (skipped) without a CUDA build or a GPU. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +49,7 @@
 #include "grid/box.h"
 #include "grid/grid.h"
 #include "disc/qk/laplace.h"
+#include "disc/qk/patch.h"
 #include "disc/qk/qk_host.h"
 #include "disc/qk/transfer.h"
 
@@ -74,6 +94,7 @@ static int run_kernels(void) {
   printf("test_cuda_box: this build has no CUDA backend: skipped\n");
   return 77;
 }
+static int run_patch_sweep(void) { return run_kernels(); }
 #else
 /* ------------------------------------------------------------- kernels */
 
@@ -143,34 +164,54 @@ static void check_transfer(const hpmg_grid *gc, const hpmg_grid *gf, const char 
   hpmg_kron3_destroy(&T[1]);
 }
 
-/* the operator on every level of a box's hierarchy, the transfers between them */
-static void check_box(int dim, int k, const int cells[3], const hpmg_bc_kind bc[6], int stretch, double lambda) {
-  hpmg_problem_options po;
-  box_options(&po, dim, k, cells, bc, stretch, lambda);
+/* a box's hierarchy (finest first), as the solvers build it */
+typedef struct {
   hpmg_box b;
   hpmg_grid g[QK_BOX_MAX_LEVELS];
   double *xn[QK_BOX_MAX_LEVELS][3];
-  memset(xn, 0, sizeof xn);
-  CK(hpmg_box_init(&po, &b));
-  CK(hpmg_grid_init_box(&b, k, &g[0]));
+  int nl;
+} hierarchy;
+
+static void hierarchy_create(int dim, int k, const int cells[3], const hpmg_bc_kind bc[6], int stretch, double lambda,
+                             hierarchy *h) {
+  hpmg_problem_options po;
+  box_options(&po, dim, k, cells, bc, stretch, lambda);
+  memset(h, 0, sizeof *h);
+  CK(hpmg_box_init(&po, &h->b));
+  CK(hpmg_grid_init_box(&h->b, k, &h->g[0]));
   int flags[QK_BOX_MAX_LEVELS][3];
-  const int nl = hpmg_qk_box_coarsening(&g[0], flags, NULL, QK_BOX_MAX_LEVELS);
-  for (int j = 1; j < nl; j++) {
+  h->nl = hpmg_qk_box_coarsening(&h->g[0], flags, NULL, QK_BOX_MAX_LEVELS);
+  for (int j = 1; j < h->nl; j++) {
     for (int d = 0; d < 3; d++)
-      if (flags[j][d] && g[j - 1].xn[d]) xn[j][d] = malloc(sizeof(double) * (size_t)(g[j - 1].cells[d] / 2 + 1));
-    CK(hpmg_grid_coarsen(&g[j - 1], flags[j], xn[j], &g[j]));
+      if (flags[j][d] && h->g[j - 1].xn[d]) h->xn[j][d] = malloc(sizeof(double) * (size_t)(h->g[j - 1].cells[d] / 2 + 1));
+    CK(hpmg_grid_coarsen(&h->g[j - 1], flags[j], h->xn[j], &h->g[j]));
   }
-  for (int j = 0; j < nl; j++) {
+}
+
+static void hierarchy_destroy(hierarchy *h) {
+  for (int j = 0; j < h->nl; j++)
+    for (int d = 0; d < 3; d++) free(h->xn[j][d]);
+  hpmg_box_destroy(&h->b);
+}
+
+static void level_label(char *label, size_t len, const hpmg_grid *g, const hpmg_bc_kind bc[6], int stretch,
+                        double lambda) {
+  snprintf(label, len, "%dD k=%d cells %lldx%lldx%lld bc %d%d%d%d%d%d stretch %d lambda %g", g->dim, g->k,
+           (long long)g->cells[0], (long long)g->cells[1], (long long)g->cells[2], bc[0], bc[1], bc[2], bc[3], bc[4],
+           bc[5], stretch, lambda);
+}
+
+/* the operator on every level of a box's hierarchy, the transfers between them */
+static void check_box(int dim, int k, const int cells[3], const hpmg_bc_kind bc[6], int stretch, double lambda) {
+  hierarchy h;
+  hierarchy_create(dim, k, cells, bc, stretch, lambda, &h);
+  for (int j = 0; j < h.nl; j++) {
     char label[160];
-    snprintf(label, sizeof label, "%dD k=%d cells %lldx%lldx%lld bc %d%d%d%d%d%d stretch %d lambda %g", dim, k,
-             (long long)g[j].cells[0], (long long)g[j].cells[1], (long long)g[j].cells[2], bc[0], bc[1], bc[2], bc[3],
-             bc[4], bc[5], stretch, lambda);
-    check_operator(&g[j], lambda, label);
-    if (j > 0) check_transfer(&g[j], &g[j - 1], label);
+    level_label(label, sizeof label, &h.g[j], bc, stretch, lambda);
+    check_operator(&h.g[j], lambda, label);
+    if (j > 0) check_transfer(&h.g[j], &h.g[j - 1], label);
   }
-  for (int j = 0; j < nl; j++)
-    for (int d = 0; d < 3; d++) free(xn[j][d]);
-  hpmg_box_destroy(&b);
+  hierarchy_destroy(&h);
 }
 
 static int run_kernels(void) {
@@ -196,6 +237,114 @@ static int run_kernels(void) {
          failures, worst[0], worst[1]);
   return failures ? 1 : 0;
 }
+
+/* ------------------------------------------------- patch smoother sweeps */
+
+static double pworst[2] = {0, 0};
+static int pcases = 0;
+
+/* one smoother (variant 0..2: fused, separate, global; 3: additive) in
+ * precision r on one level: pre, post and two steps from x = 0, GPU against CPU */
+static void patch_case(const hpmg_laplace *op, hpmg_cuda_op dop, hpmg_real r, int variant, const void *b,
+                       const void *x0, const char *label) {
+  static const char *const vname[] = {"fused", "separate", "global", "additive"};
+  const hpmg_patch_mode mode = variant == 3 ? HPMG_PATCH_ADDITIVE : HPMG_PATCH_MULTIPLICATIVE;
+  const hpmg_patch_kernel kern = variant == 3 ? HPMG_PATCH_KERNEL_FUSED : (hpmg_patch_kernel)variant;
+  const int64_t n = op->g.N;
+  const size_t bytes = (size_t)n * hpmg_real_size(r);
+  /* the GPU sweeps each color over the whole level: the CPU in that order */
+  hpmg_patch_options po = {.mode = mode, .local = HPMG_LOCAL_FDM, .damping = 0,
+                           .batch = mode == HPMG_PATCH_MULTIPLICATIVE ? -1 : 0};
+  hpmg_smoother *s;
+  CK(hpmg_smoother_patch(op, r, &po, &s));
+  hpmg_cuda_patch p;
+  CK(hpmg_cuda_patch_create(op, dop, mode, HPMG_LOCAL_FDM, 0.0, kern, &p));
+  void *db, *dx, *dw, *xc = malloc(bytes), *xg = malloc(bytes);
+  CK(hpmg_cuda_malloc(bytes, &db));
+  CK(hpmg_cuda_malloc(bytes, &dx));
+  CK(hpmg_cuda_malloc(bytes, &dw));
+  CK(hpmg_cuda_upload(db, b, bytes));
+  static const char *const what[] = {"pre", "post", "zero x2"};
+  const double tol = r == HPMG_REAL_DOUBLE ? 1e-12 : 1e-4;
+  for (int c = 0; c < 3; c++) {
+    const int post = c == 1, zero = c == 2, sweeps = zero ? 2 : 1;
+    memcpy(xc, x0, bytes);
+    CK(s->apply(s, b, xc, zero, post, sweeps));
+    if (zero) poison(dx, bytes);
+    else CK(hpmg_cuda_upload(dx, x0, bytes));
+    poison(dw, bytes); /* a variant that reads an entry it did not write fails */
+    CK(hpmg_cuda_patch_apply(p, r, db, dx, hpmg_cuda_patch_needs_work(p) ? dw : NULL, zero, post, sweeps));
+    CK(hpmg_cuda_download(xg, dx, bytes));
+    const double err = relerr(r, n, xg, xc), change = zero ? 1.0 : relerr(r, n, xc, x0);
+    if (err > pworst[r]) pworst[r] = err;
+    /* the step must have changed x (a no-op GPU step would match a no-op CPU step) */
+    CHECK(err <= tol && change > 1e-3, "patch %-8s %-7s %s %s: relative error %.3e (tol %.0e), relative change of x %.3e",
+          vname[variant], what[c], r == HPMG_REAL_DOUBLE ? "double" : "float", label, err, tol, change);
+  }
+  pcases++;
+  hpmg_cuda_free(db);
+  hpmg_cuda_free(dx);
+  hpmg_cuda_free(dw);
+  free(xc);
+  free(xg);
+  hpmg_cuda_patch_destroy(&p);
+  hpmg_smoother_destroy(&s);
+}
+
+/* every level of a box's hierarchy: each variant, both precisions */
+static void patch_box(int dim, int k, const int cells[3], const hpmg_bc_kind bc[6], int stretch, double lambda) {
+  hierarchy h;
+  hierarchy_create(dim, k, cells, bc, stretch, lambda, &h);
+  for (int j = 0; j < h.nl; j++) {
+    const hpmg_grid *g = &h.g[j];
+    char label[160];
+    level_label(label, sizeof label, g, bc, stretch, lambda);
+    hpmg_laplace op;
+    hpmg_cuda_op dop;
+    CK(hpmg_laplace_create(g, lambda, &op));
+    CK(hpmg_cuda_op_create(&op, &dop));
+    for (int ri = 0; ri < 2; ri++) {
+      const hpmg_real r = ri ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
+      const size_t bytes = (size_t)g->N * hpmg_real_size(r);
+      void *b = malloc(bytes), *x0 = malloc(bytes);
+      fill(r, g->N, b);
+      fill(r, g->N, x0);
+      for (int v = 0; v < 4; v++) patch_case(&op, dop, r, v, b, x0, label);
+      free(b);
+      free(x0);
+    }
+    hpmg_cuda_op_destroy(&dop);
+    hpmg_laplace_destroy(&op);
+  }
+  printf("patch sweeps %dD k=%d bc %d%d%d%d%d%d stretch %d: %d levels done (%d checks, %d failures)\n", dim, k, bc[0],
+         bc[1], bc[2], bc[3], bc[4], bc[5], stretch, h.nl, checks, failures);
+  fflush(stdout);
+  hierarchy_destroy(&h);
+}
+
+static int run_patch_sweep(void) {
+  if (hpmg_cuda_check()) {
+    printf("test_cuda_box: %s: skipped\n", hpmg_last_error());
+    return 77;
+  }
+  /* the channel: periodic x (odd count: a third color), Neumann y (half
+   * patches) tanh-stretched, periodic or Dirichlet z; then Neumann / Dirichlet
+   * x ends with geometric x and tanh y, periodic y of odd count */
+  const hpmg_bc_kind ch3[6] = {P, P, N, N, P, P}, chd3[6] = {P, P, N, N, D, D}, ch2[6] = {P, P, N, N, D, D},
+                     nd3[6] = {N, D, P, P, N, N}, nd2[6] = {N, D, P, P, D, D};
+  for (int k = 2; k <= 4; k++) {
+    const int c2[3] = {7, 6, 1}, c2b[3] = {6, 5, 1}, c3[3] = {5, 4, 4}, c3b[3] = {3, 5, 4}, c3c[3] = {4, 5, 3};
+    patch_box(2, k, c2, ch2, 1, 0.0);
+    patch_box(2, k, c2b, nd2, 3, 1.5);
+    patch_box(3, k, c3, ch3, 1, 0.0);
+    patch_box(3, k, c3b, chd3, 1, 1.5);
+    patch_box(3, k, c3c, nd3, 3, 0.0);
+  }
+  printf("test_cuda_box patch-sweep: %d checks (%d smoother cases), %d failures; worst relative error double %.2e, "
+         "float %.2e\n",
+         checks, pcases, failures, pworst[0], pworst[1]);
+  return failures ? 1 : 0;
+}
 #endif
 
 /* --------------------------------------------------------------- solves */
@@ -216,6 +365,7 @@ static result solve_po(const hpmg_problem_options *po, hpmg_solver_kind solver, 
   hpmg_solver_options_default(&so);
   so.solver = solver;
   so.smoother = sm;
+  if (sm == HPMG_SMOOTHER_PATCH) so.patch_batch = -1; /* the GPU's order (each color over the level) on the CPU */
   so.precision = prec;
   so.tol = tol;
   so.maxit = 300;
@@ -431,13 +581,53 @@ static void run_variants(void) {
            ok ? "ok  " : "FAIL", dim, c, dim, rb.iters, rd.iters, dm, xm);
     free(rb.x), free(rd.x);
   }
-  /* refused: the patch smoother on a box */
-  box_options(&po, 2, 2, c2, sets2d[0].bc, 1, 0.0);
-  result rp = solve_po(&po, CG, HPMG_SMOOTHER_PATCH, Dp, 1e-9, HPMG_DEVICE_CUDA, 0);
-  CHECK(rp.err == HPMG_ERR_BACKEND && strstr(hpmg_last_error(), "patch"), "--smoother patch on a box on the GPU: %s",
-        rp.err ? hpmg_last_error() : "accepted");
-  free(rp.x);
 #endif
+}
+
+/* --smoother patch on the GPU's box levels against the CPU's: CG (iterations
+ * within 1, the same L2 error) or FMG */
+static int run_patch_solve(int fmg) {
+#ifdef HPMG_HAVE_CUDA
+  if (!cpu_only && hpmg_cuda_check()) {
+    printf("test_cuda_box: %s: skipped\n", hpmg_last_error());
+    return 77;
+  }
+#else
+  if (!cpu_only) {
+    printf("test_cuda_box: this build has no CUDA backend: skipped\n");
+    return 77;
+  }
+#endif
+  const hpmg_smoother_kind PA = HPMG_SMOOTHER_PATCH;
+  const hpmg_precision Dp = HPMG_PREC_DOUBLE, M = HPMG_PREC_MIXED;
+  const hpmg_solver_kind S = fmg ? HPMG_SOLVER_FMG : HPMG_SOLVER_CG;
+  const double tol = 1e-10;
+  hpmg_problem_options po;
+  char name[128];
+  /* the channel: periodic x of odd count, Neumann y tanh, periodic z (3D) */
+  const hpmg_bc_kind ch2[6] = {P, P, N, N, D, D}, ch3[6] = {P, P, N, N, P, P}, chd3[6] = {P, P, N, N, D, D};
+  for (int k = 2; k <= 4; k++) {
+    const int c2[3] = {k == 2 ? 15 : 9, 12, 1}, c3[3] = {k == 2 ? 7 : 5, k == 2 ? 8 : 6, 4};
+    box_options(&po, 2, k, c2, ch2, 1, 0.0);
+    snprintf(name, sizeof name, "patch 2D channel k=%d %dx%d tanh y", k, c2[0], c2[1]);
+    compare(name, &po, S, PA, Dp, tol);
+    box_options(&po, 3, k, c3, ch3, 1, 0.0);
+    snprintf(name, sizeof name, "patch 3D channel k=%d %dx%dx%d tanh y", k, c3[0], c3[1], c3[2]);
+    compare(name, &po, S, PA, Dp, tol);
+  }
+  /* Dirichlet z, lambda > 0; geometric x with Neumann and Dirichlet ends */
+  const int c3b[3] = {5, 6, 4};
+  box_options(&po, 3, 3, c3b, chd3, 1, 1.5);
+  compare("patch 3D channel, Dirichlet z, k=3 5x6x4 lambda 1.5", &po, S, PA, Dp, tol);
+  const hpmg_bc_kind nd3[6] = {N, D, P, P, N, N};
+  box_options(&po, 3, 2, c3b, nd3, 3, 0.0);
+  compare("patch 3D N/D x geometric, periodic y, k=2 5x6x4", &po, S, PA, Dp, tol);
+  /* mixed precision */
+  const int c3c[3] = {5, 6, 4};
+  box_options(&po, 3, 3, c3c, ch3, 1, 0.0);
+  compare("patch 3D channel k=3 5x6x4 tanh y, mixed", &po, S, PA, M, tol);
+  printf("test_cuda_box patch-%s: %d checks, %d failures\n", fmg ? "fmg" : "cg", checks, failures);
+  return failures ? 1 : 0;
 }
 
 static int run_solve(void) {
@@ -464,6 +654,9 @@ int main(int argc, char **argv) {
   cpu_only = argc > 2 && !strcmp(argv[2], "cpu");
   if (!strcmp(mode, "kernels")) return run_kernels();
   if (!strcmp(mode, "solve")) return run_solve();
-  printf("usage: test_cuda_box [kernels|solve] [cpu]\n");
+  if (!strcmp(mode, "patch-sweep")) return run_patch_sweep();
+  if (!strcmp(mode, "patch-cg")) return run_patch_solve(0);
+  if (!strcmp(mode, "patch-fmg")) return run_patch_solve(1);
+  printf("usage: test_cuda_box [kernels|solve|patch-sweep|patch-cg|patch-fmg] [cpu]\n");
   return 2;
 }

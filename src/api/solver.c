@@ -169,13 +169,19 @@ static int box_stretched(const hpmg_box *b) {
   for (int d = 0; d < b->dim; d++) stretched |= !b->uniform[d];
   return stretched;
 }
+/* 1: the same default on the GPU, whose box levels run the patch smoother
+ * too (qk_patch.cu; 2D k <= 10, 3D k <= 8); 0: Chebyshev there
+ * (qk_box_cuda_defaults) until measured (scripts/gpu-check-all boxpatch) */
+#define QK_BOX_CUDA_AUTO_PATCH 0
 static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_options *o) {
-  return o->smoother == HPMG_SMOOTHER_AUTO && box_stretched(b) && o->device == HPMG_DEVICE_CPU && degree <= HPMG_FDM_MAX_DEGREE &&
+  const int dev = o->device == HPMG_DEVICE_CPU ||
+                  (QK_BOX_CUDA_AUTO_PATCH && o->device == HPMG_DEVICE_CUDA && degree <= (b->dim == 3 ? 8 : 10));
+  return o->smoother == HPMG_SMOOTHER_AUTO && box_stretched(b) && dev && degree <= HPMG_FDM_MAX_DEGREE &&
          !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
 }
 
-/* The defaults of a Q_k box on the GPU: the Chebyshev smoother (the GPU's
- * box levels have no vertex-patch smoother, docs/bc.md), and where cells are
+/* The defaults of a Q_k box on the GPU: the Chebyshev smoother (unless
+ * QK_BOX_CUDA_AUTO_PATCH made it the patch smoother above), and where cells are
  * stretched (box_stretched) and the solver was left to AUTO, CG:
  * FMG and the V-cycle iteration with Chebyshev stagnate on flat cells (Q3
  * channel, tanh 2.9, H200, 906a351: FMG 48 cycles to 1e-9 on 64x48x64 cells,
@@ -188,8 +194,7 @@ static void qk_box_cuda_defaults(const hpmg_box *b, hpmg_solver_kind asked, hpmg
 }
 
 /* Q_k on a general box (problem->qkbox): what its levels do not take yet,
- * and the default smoother on stretched cells (CPU) and on the GPU. The GPU
- * backend refuses --smoother patch on a box itself (hpmg_cuda_solver_create). */
+ * and the default smoother on stretched cells (CPU) and on the GPU. */
 static hpmg_error qk_box_check(const struct hpmg_problem_s *prob, hpmg_solver_kind asked, hpmg_solver_options *o) {
   if (!prob->qkbox) return HPMG_SUCCESS;
   if (qk_box_auto_patch(&prob->box, prob->o.degree, o)) o->smoother = HPMG_SMOOTHER_PATCH;

@@ -514,3 +514,44 @@ hpmg_error hpmg_patch_local_correction(const hpmg_smoother *s, const int64_t v[3
   hpmg_free(&buf);
   return HPMG_SUCCESS;
 }
+
+hpmg_error hpmg_patch_box_create(const hpmg_grid *g, hpmg_patch_box *b) {
+  HPMG_CHECK_ARG(g && b, "patch smoother: NULL argument");
+  memset(b, 0, sizeof *b);
+  HPMG_CHECK_ARG(g->k >= 1 && g->k <= HPMG_FDM_MAX_DEGREE, "the patch smoother supports degree 1..%d (got %d)",
+                 HPMG_FDM_MAX_DEGREE, g->k);
+  HPMG_CALL(box_check(g));
+  /* the CPU smoother's own setup (patch_vertices, box_setup) on a bare
+   * smoother: one source of the local problems */
+  patch_smoother P;
+  memset(&P, 0, sizeof P);
+  P.o.local = HPMG_LOCAL_FDM;
+  patch_vertices(&P, g);
+  hpmg_error e = box_setup(&P, g);
+  b->dim = g->dim;
+  b->k = g->k;
+  b->ncol = P.ncol;
+  for (int d = 0; d < 3; d++) {
+    b->vmin[d] = P.vmin[d];
+    b->nv[d] = P.nv[d];
+    b->ncd[d] = P.ncd[d];
+    b->ntype[d] = P.ntype[d];
+    b->vtype[d] = P.vtype[d];
+    b->fac_d[d] = P.fac_d[d];
+    b->fac_f[d] = P.fac_f[d];
+    b->gmap[d] = P.gmap[d];
+  }
+  if (e) hpmg_patch_box_destroy(b);
+  return e;
+}
+
+void hpmg_patch_box_destroy(hpmg_patch_box *b) {
+  if (!b) return;
+  for (int d = 0; d < 3; d++) {
+    free(b->vtype[d]);
+    hpmg_free(&b->fac_d[d]);
+    hpmg_free(&b->fac_f[d]);
+    free(b->gmap[d]);
+  }
+  memset(b, 0, sizeof *b);
+}

@@ -98,4 +98,31 @@ hpmg_error hpmg_patch_local_residual(const hpmg_smoother *s, const int64_t v[3],
  * vectors in the smoother's precision; y is 0 outside the patch's local space). */
 hpmg_error hpmg_patch_local_correction(const hpmg_smoother *s, const int64_t v[3], const void *r, void *y);
 
+
+/* The local problems of the general-box path, for another backend (the GPU
+ * patch smoother, src/disc/qk/cuda/qk_patch.cu): per direction d < dim the
+ * patch vertices vmin[d] .. vmin[d]+nv[d]-1 and their colors (ncd[d]: 2, 3
+ * for an odd periodic count, 1 in z for 2D; color c0 + ncd0 (c1 + ncd1 c2),
+ * ncol in all; the 1D color of patch p = v - vmin is p & 1, and 2 for the
+ * last patch of an odd periodic count), each vertex's 1D factor block
+ * (vtype[d][v], v = 0..cells: block vtype of ntype[d], hpmg_fdm_1d_len(k)
+ * entries each in fac_d[d] and fac_f[d], fdm.h's layout) and the closed-patch
+ * index map (gmap[d][v (2k+1) + j]: the free node index of closed position j
+ * of the patch of vertex v in direction d, periodic ends wrapped, -1 where
+ * there is none). Exactly the data the CPU sweep reads. Checks the grid as
+ * hpmg_smoother_patch does (periodic on one end only, fewer than 2 periodic
+ * cells, a vanishing cell) before allocating; on failure *b is left zeroed. */
+typedef struct {
+  int dim, k;
+  int64_t vmin[3], nv[3];
+  int ncd[3], ncol;
+  int ntype[3];
+  int32_t *vtype[3];
+  double *fac_d[3];
+  float *fac_f[3];
+  int64_t *gmap[3];
+} hpmg_patch_box;
+hpmg_error hpmg_patch_box_create(const hpmg_grid *g, hpmg_patch_box *b);
+void hpmg_patch_box_destroy(hpmg_patch_box *b);
+
 #endif

@@ -80,10 +80,6 @@ static hpmg_error options_check(const hpmg_problem_options *po, const hpmg_solve
     return hpmg_error_set(HPMG_ERR_BACKEND,
                           "--device cuda: only --smoother chebyshev, jacobi and patch run on the GPU so far");
   HPMG_CHECK_ARG(so->gs_order == HPMG_GS_ORDER_LEXICOGRAPHIC, "--gs-order applies to --smoother gs and sgs only (CPU)");
-  if (so->smoother == HPMG_SMOOTHER_PATCH && qk_box_needed(po))
-    return hpmg_error_set(HPMG_ERR_BACKEND,
-                          "--device cuda: --smoother patch on a general Q_k box (--cells, --bc, --grid, --grid-file) runs "
-                          "on the CPU only; on the GPU use --smoother chebyshev (the default) or jacobi");
   if (so->smoother == HPMG_SMOOTHER_PATCH)
     HPMG_CALL(hpmg_cuda_patch_check(po->dim, po->degree, so->patch_mode, so->local_solver, so->patch_kernel));
   HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE || so->precision == HPMG_PREC_FLOAT ||

@@ -38,12 +38,35 @@
 #include "qk_coef.h"
 extern "C" {
 #include "disc/qk/fdm.h"
+#include "disc/qk/patch.h"
 }
 
 /* the cell sizes of the level: h, 1/h per direction, lambda, 1/(h0 h1 (h2)) */
 template <typename R> struct qk_hscale {
   R h[3], ih[3], lam, sfac;
 };
+
+/* A general box (docs/bc.md, "Q_k on a box on the GPU"): the CPU smoother's
+ * local problems (hpmg_patch_box, patch.h) on the device. Per direction d:
+ * the 1D factor blocks of the vertices (fac: hpmg_fdm_1d_len(k) entries each,
+ * fdm.h's layout, in the kernel's precision; facd: the same in double, whose
+ * eigenvalues give D^{-1} in hpmg_fdm_setup's order, as the CPU forms it),
+ * vertex v's block vtype[d][v], and the closed-patch index map gmap[d][v (2k+1)
+ * + j] (free node index, periodic ends wrapped; -1: none, gathered as 0 and
+ * never written). The cell widths are in the factors, so the level's scalars
+ * (qk_hscale) are 1 but for lambda. */
+template <typename R> struct qk_boxf {
+  const R *fac[3];
+  const double *facd[3];
+  const int *vtype[3], *gmap[3];
+  double lam;
+};
+/* entries of one 1D block and the offsets in it (fdm.h, HPMG_FDM_LAYOUT_1D):
+ * M, K (m x m), Mb, Kb, MbT, KbT (m x n), S, ST (m x m), eig (m) */
+__host__ __device__ constexpr int qk_box_len(int k) {
+  return 4 * (2 * k - 1) * (2 * k - 1) + 4 * (2 * k - 1) * (2 * k + 1) + (2 * k - 1);
+}
+__host__ __device__ constexpr int qk_box_eig(int k) { return 4 * (2 * k - 1) * (2 * k - 1) + 4 * (2 * k - 1) * (2 * k + 1); }
 
 struct hpmg_cuda_patch_s {
   int dim, k;
@@ -56,6 +79,14 @@ struct hpmg_cuda_patch_s {
   qk_hscale<float> hs_f;
   void *dinv_d, *dinv_f; /* D^{-1} of the level's fast diagonalization (fdm.c), m^d entries */
   int64_t matvecs;
+  /* patch vertices vmin[d] .. vmin[d]+nv[d]-1 and colors per direction, ncol
+   * in all (plain grid: 1, 2 colors per direction) */
+  int64_t vmin[3];
+  int ncd[3], ncol;
+  int box;             /* general box: the factors per vertex (qk_boxf) */
+  void *boxmem;        /* their device block */
+  qk_boxf<double> bx_d;
+  qk_boxf<float> bx_f;
 };
 
 /* one color of one level */
@@ -63,7 +94,7 @@ struct qk_patch_geo {
   int64_t n0, n1, n2;     /* free nodes per direction (n2 = 1 in 2D) */
   int64_t cnt0, cnt1;     /* patches of the color in x and y */
   int64_t total;          /* patches of the color */
-  int par0, par1, par2;   /* color parity */
+  int64_t s0, s1, s2;     /* the color's first patch vertex per direction (its vertices: s + 2 i) */
 };
 
 template <int DIM, int K> struct qk_patch_sizes {
@@ -175,6 +206,28 @@ __device__ __forceinline__ void qk_mv(const R *sc, const R *v, R *a) {
 #pragma unroll
     for (int o = 0; o < A::M; o++)
       if (A::nz(o, j)) a[o] = fma(qk_rc<R, K, MAT, CS>(sc, o, j), v[j], a[o]);
+}
+
+/* The same product on a general box with the patch's own 1D block f
+ * (qk_boxf: global memory, read through the L1 cache; the structural zeros
+ * of Mb and Kb are those of the reference rows, and a half patch's
+ * placeholder rows are zero) */
+__host__ __device__ constexpr int qk_box_idx(int k, int mat, int o, int j) {
+  return mat == QK_MR ? 2 * (2 * k - 1) * (2 * k - 1) + o * (2 * k + 1) + j
+         : mat == QK_KR ? 2 * (2 * k - 1) * (2 * k - 1) + (2 * k - 1) * (2 * k + 1) + o * (2 * k + 1) + j
+         : mat == QK_SR ? 2 * (2 * k - 1) * (2 * k - 1) + 4 * (2 * k - 1) * (2 * k + 1) + o * (2 * k - 1) + j
+                        : 2 * (2 * k - 1) * (2 * k - 1) + 4 * (2 * k - 1) * (2 * k + 1) + j * (2 * k - 1) + o;
+}
+template <typename R, int K, int MAT>
+__device__ __forceinline__ void qk_mv_box(const R *__restrict__ f, const R *v, R *a) {
+  using A = qk_refmat<K, MAT>;
+#pragma unroll
+  for (int o = 0; o < A::M; o++) a[o] = 0;
+#pragma unroll
+  for (int j = 0; j < A::NI; j++)
+#pragma unroll
+    for (int o = 0; o < A::M; o++)
+      if (A::nz(o, j)) a[o] = fma(__ldg(f + qk_box_idx(K, MAT, o, j)), v[j], a[o]);
 }
 
 /* Every line along DIR of the boxes I0 x I1 x I2 (x fastest) of the block's P
@@ -492,10 +545,25 @@ template <typename R, int DIM, int K, int CS, int TC> constexpr int qk_lines_min
  * patches each. Patches of one color never write what another patch of the
  * color reads (closures meet on patch boundaries, which are not written), so
  * the next group's closure can be read while the current group updates x. */
-template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS, int TC>
+/* y = Mat v along direction D for patch PP of the current set: the
+ * degree's reference coefficients (qk_mv) or, on a box, the patch's own */
+#define QK_MV(MAT, D, PP, V, A)                                      \
+  do {                                                               \
+    if constexpr (BOX) qk_mv_box<R, K, MAT>(fac(bi, PP, D), V, A);   \
+    else qk_mv<R, K, MAT, CS>(sc, V, A);                             \
+  } while (0)
+
+/* BOX: a general box (qk_boxf): each patch's 1D factors from its vertices'
+ * blocks in global memory (QK_MV), D^{-1} from their eigenvalues, and every
+ * access to x, b, rin, rout through the index maps (periodic wrap, half
+ * patches, Dirichlet ends); the vertices of the color come from g as on the
+ * plain grid. The contractions, the shared layout and the pipelining are the
+ * plain kernel's (CS = TC = 0). */
+template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS, int TC, bool BOX>
 __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM, K, CS, TC>()))
     qk_lines_kernel(const qk_patch_geo g, const R *__restrict__ dinv, const qk_hscale<R> hs, const R omega,
-                    const R *__restrict__ b, R *__restrict__ x, const R *__restrict__ rin, R *__restrict__ rout) {
+                    const R *__restrict__ b, R *__restrict__ x, const R *__restrict__ rin, R *__restrict__ rout,
+                    const qk_boxf<R> bx) {
   using S = qk_patch_sizes<DIM, K>;
   using Lay = qk_lines_layout<DIM, K>;
   constexpr int N = S::N, M = S::M, NZ = S::NZ, MZ = S::MZ, P = qk_lines_cfg<DIM, K>::P,
@@ -512,6 +580,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
   constexpr int NT = TF::NT;        /* TC: n tiles of M outputs */
   const double *fr = reinterpret_cast<const double *>(sc); /* TC: the B fragments */
   static_assert(!TC || (sizeof(R) == 8 && DIM == 3), "tensor-core contractions: double, 3D");
+  static_assert(!BOX || (!TC && !CS), "a general box reads each patch's factors from global memory");
   const int64_t n0 = g.n0, n1 = g.n1, gs2 = n0 * n1;
   constexpr int LAST = DIM - 1; /* z in 3D, y in 2D */
   /* fused, float: the residual's last step applies the local solve's first
@@ -526,17 +595,38 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
     if (tid < P) {
       const int64_t p = p0 + tid;
       if (p < g.total) {
-        const int64_t v0 = 1 + g.par0 + 2 * (p % g.cnt0), v1 = 1 + g.par1 + 2 * ((p / g.cnt0) % g.cnt1),
-                      v2 = 1 + g.par2 + 2 * (p / (g.cnt0 * g.cnt1));
-        const int64_t s0 = (v0 - 1) * K, s1 = (v1 - 1) * K, s2 = DIM == 3 ? (v2 - 1) * K : 0;
-        orgs[bi * P + tid] = s0 + n0 * (s1 + n1 * s2);
-        oris[3 * (bi * P + tid)] = (int)s0;
-        oris[3 * (bi * P + tid) + 1] = (int)s1;
-        oris[3 * (bi * P + tid) + 2] = (int)s2;
+        const int64_t v0 = g.s0 + 2 * (p % g.cnt0), v1 = g.s1 + 2 * ((p / g.cnt0) % g.cnt1),
+                      v2 = g.s2 + 2 * (p / (g.cnt0 * g.cnt1));
+        if constexpr (BOX) { /* the vertex: its maps and factors */
+          orgs[bi * P + tid] = 0;
+          oris[3 * (bi * P + tid)] = (int)v0;
+          oris[3 * (bi * P + tid) + 1] = (int)v1;
+          oris[3 * (bi * P + tid) + 2] = (int)v2;
+        } else {
+          const int64_t s0 = (v0 - 1) * K, s1 = (v1 - 1) * K, s2 = DIM == 3 ? (v2 - 1) * K : 0;
+          orgs[bi * P + tid] = s0 + n0 * (s1 + n1 * s2);
+          oris[3 * (bi * P + tid)] = (int)s0;
+          oris[3 * (bi * P + tid) + 1] = (int)s1;
+          oris[3 * (bi * P + tid) + 2] = (int)s2;
+        }
       } else {
         orgs[bi * P + tid] = -1;
       }
     }
+  };
+  /* BOX: the free index of closed position (j0, j1, j2) of patch pp of set
+   * si, -1 if there is none; the factor block of its vertex in direction d */
+  [[maybe_unused]] auto gidx = [&](int si, int pp, int j0, int j1, int j2) -> int64_t {
+    const int *vi = oris + 3 * (si * P + pp);
+    const int a0 = bx.gmap[0][vi[0] * N + j0], a1 = bx.gmap[1][vi[1] * N + j1],
+              a2 = DIM == 3 ? bx.gmap[2][vi[2] * N + j2] : 0;
+    return a0 < 0 || a1 < 0 || a2 < 0 ? (int64_t)-1 : a0 + n0 * (a1 + n1 * (int64_t)a2);
+  };
+  [[maybe_unused]] auto fac = [&](int si, int pp, int d) -> const R * {
+    return bx.fac[d] + (size_t)bx.vtype[d][oris[3 * (si * P + pp) + d]] * qk_box_len(K);
+  };
+  [[maybe_unused]] auto eigd = [&](int si, int pp, int d) -> const double * {
+    return bx.facd[d] + (size_t)bx.vtype[d][oris[3 * (si * P + pp) + d]] * qk_box_len(K) + qk_box_eig(K);
   };
   /* closures of set bi into the A regions, 0 on Dirichlet nodes (async).
    * One thread per column along the last direction (consecutive threads,
@@ -546,6 +636,17 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
    * per node, as before, spent ~70 instructions per node on index
    * arithmetic, as many as the contractions' FMAs at k = 4.) */
   auto gather = [&](int bi) {
+    if constexpr (BOX) { /* one thread per node, through the maps */
+      for (int it = tid; it < P * NCL; it += T) {
+        const int pp = it / NCL, c = it - pp * NCL;
+        if (orgs[bi * P + pp] < 0) continue;
+        const int64_t gi = gidx(bi, pp, c % N, (c / N) % N, DIM == 3 ? c / (N * N) : 0);
+        if constexpr (sizeof(R) == 8) qk_cp_async8(pb + pp * PATCH + c, gi >= 0 ? x + gi : x, gi >= 0);
+        else qk_cp_async4(pb + pp * PATCH + c, gi >= 0 ? x + gi : x, gi >= 0);
+      }
+      asm volatile("cp.async.commit_group;\n" ::: "memory");
+      return;
+    }
     constexpr int NC = NCL / N; /* columns per patch; also the shared stride along the last direction */
     const int64_t nl = DIM == 3 ? g.n2 : n1;
     for (int it = tid; it < P * NC; it += T) {
@@ -615,8 +716,8 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
         R v[N], a[M], c[M];
 #pragma unroll
         for (int j = 0; j < N; j++) v[j] = X[j];
-        qk_mv<R, K, QK_MR, CS>(sc, v, a);
-        qk_mv<R, K, QK_KR, CS>(sc, v, c);
+        QK_MV(QK_MR, 0, pp, v, a);
+        QK_MV(QK_KR, 0, pp, v, c);
         R *tK = pb + pp * PATCH + BOFF + (i2 * N + i1) * M;
 #pragma unroll
         for (int o = 0; o < M; o++) {
@@ -660,8 +761,8 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
           R v[N], a[M], c[M];
 #pragma unroll
           for (int j = 0; j < N; j++) v[j] = tM[j * N];
-          qk_mv<R, K, QK_MR, CS>(sc, v, a);
-          qk_mv<R, K, QK_KR, CS>(sc, v, c);
+          QK_MV(QK_MR, 1, pp, v, a);
+          QK_MV(QK_KR, 1, pp, v, c);
 #pragma unroll
           for (int o = 0; o < M; o++) {
             const R um = hs.h[1] * a[o];
@@ -670,7 +771,7 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
           }
 #pragma unroll
           for (int j = 0; j < N; j++) v[j] = tK[j * M];
-          qk_mv<R, K, QK_MR, CS>(sc, v, a);
+          QK_MV(QK_MR, 1, pp, v, a);
 #pragma unroll
           for (int o = 0; o < M; o++) tK[o * M] = fma(hs.h[1], a[o], c[o]);
         });
@@ -718,26 +819,44 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
         if (org[pp] < 0) return;
         const int64_t gi = org[pp] + i0 + n0 * i1;
         R bv[M];
+        /* BOX: interior node o of the line, closed position o + 1 along L */
+        [[maybe_unused]] auto gl = [&](int o) {
+          return DIM == 3 ? gidx(bi, pp, i0 + 1, i1 + 1, o + 1) : gidx(bi, pp, i0 + 1, o + 1, 0);
+        };
+        if constexpr (BOX) {
 #pragma unroll
-        for (int o = 0; o < M; o++) bv[o] = b[gi + o * glast];
+          for (int o = 0; o < M; o++) {
+            const int64_t q = gl(o);
+            bv[o] = q >= 0 ? b[q] : (R)0;
+          }
+        } else {
+#pragma unroll
+          for (int o = 0; o < M; o++) bv[o] = b[gi + o * glast];
+        }
         const R *u = pb + pp * PATCH + i1 * N + i0;
         R *w = pb + pp * PATCH + BOFF + i1 * M + i0;
         R v[N], a[M], c[M];
 #pragma unroll
         for (int j = 0; j < N; j++) v[j] = u[j * AST];
-        qk_mv<R, K, QK_KR, CS>(sc, v, c);
+        QK_MV(QK_KR, LAST, pp, v, c);
 #pragma unroll
         for (int j = 0; j < N; j++) v[j] = w[j * BST];
-        qk_mv<R, K, QK_MR, CS>(sc, v, a);
+        QK_MV(QK_MR, LAST, pp, v, a);
 #pragma unroll
         for (int o = 0; o < M; o++) a[o] = bv[o] - (hs.ih[LAST] * c[o] + hs.h[LAST] * a[o]);
         if constexpr (FZ) {
-          qk_mv<R, K, QK_SRT, CS>(sc, a, c);
+          QK_MV(QK_SRT, LAST, pp, a, c);
 #pragma unroll
           for (int o = 0; o < M; o++) w[o * BST] = c[o];
         } else if constexpr (SOLVE) {
 #pragma unroll
           for (int o = 0; o < M; o++) w[o * BST] = a[o];
+        } else if constexpr (BOX) {
+#pragma unroll
+          for (int o = 0; o < M; o++) {
+            const int64_t q = gl(o);
+            if (q >= 0) rout[q] = a[o];
+          }
         } else {
 #pragma unroll
           for (int o = 0; o < M; o++) rout[gi + o * glast] = a[o];
@@ -750,7 +869,12 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
         const int pp = it / NLOC, e = it - pp * NLOC;
         if (org[pp] < 0) continue;
         const int o0 = e % M, o1 = (e / M) % M, o2 = e / (M * M);
-        pb[pp * PATCH + BOFF + o0 + BS1 * o1 + BS2 * o2] = rin[org[pp] + o0 + n0 * (o1 + n1 * o2)];
+        if constexpr (BOX) {
+          const int64_t q = gidx(bi, pp, o0 + 1, o1 + 1, o2 + 1);
+          pb[pp * PATCH + BOFF + o0 + BS1 * o1 + BS2 * o2] = q >= 0 ? rin[q] : (R)0;
+        } else {
+          pb[pp * PATCH + BOFF + o0 + BS1 * o1 + BS2 * o2] = rin[org[pp] + o0 + n0 * (o1 + n1 * o2)];
+        }
       }
       __syncthreads();
     }
@@ -805,9 +929,28 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
           if (org[pp] < 0) return;
           R e[MODE ? M : 1];
           int64_t gi = 0;
-          if constexpr (MODE == 1) {
+          /* BOX: the line's interior node o, closed position + 1 */
+          [[maybe_unused]] auto gl = [&](int o) {
+            return gidx(bi, pp, i0 + 1 + (DIR == 0 ? o : 0), i1 + 1 + (DIR == 1 ? o : 0), i2 + 1 + (DIR == 2 ? o : 0));
+          };
+          if constexpr (MODE == 1 && BOX) {
+            /* D^{-1} from the directions' double eigenvalues, in hpmg_fdm_setup's order */
+            const double *e0 = eigd(bi, pp, 0), *e1 = eigd(bi, pp, 1), *e2 = DIM == 3 ? eigd(bi, pp, 2) : e0;
+#pragma unroll
+            for (int o = 0; o < M; o++) {
+              double sum = bx.lam + __ldg(e0 + i0 + (DIR == 0 ? o : 0)) + __ldg(e1 + i1 + (DIR == 1 ? o : 0));
+              if constexpr (DIM == 3) sum += __ldg(e2 + i2 + (DIR == 2 ? o : 0));
+              e[o] = (R)(1.0 / sum);
+            }
+          } else if constexpr (MODE == 1) {
 #pragma unroll
             for (int o = 0; o < M; o++) e[o] = dinv[i0 + M * (i1 + M * i2) + o * DST];
+          } else if constexpr (MODE == 2 && BOX) {
+#pragma unroll
+            for (int o = 0; o < M; o++) {
+              const int64_t q = gl(o);
+              e[o] = q >= 0 ? x[q] : (R)0;
+            }
           } else if constexpr (MODE == 2) {
             gi = org[pp] + i0 + n0 * (i1 + n1 * i2);
 #pragma unroll
@@ -817,12 +960,15 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
           R v[M], a[M];
 #pragma unroll
           for (int j = 0; j < M; j++) v[j] = line[j * ST];
-          qk_mv<R, K, MAT, CS>(sc, v, a);
+          QK_MV(MAT, DIR, pp, v, a);
 #pragma unroll
           for (int o = 0; o < M; o++) {
             if constexpr (MODE == 0) line[o * ST] = a[o];
             else if constexpr (MODE == 1) line[o * ST] = a[o] * hs.sfac * e[o];
-            else x[gi + o * glast] = e[o] + omega * a[o];
+            else if constexpr (BOX) {
+              const int64_t q = gl(o);
+              if (q >= 0) x[q] = e[o] + omega * a[o];
+            } else x[gi + o * glast] = e[o] + omega * a[o];
           }
         });
       };
@@ -868,15 +1014,15 @@ __global__ void __launch_bounds__(qk_lines_cfg<DIM, K>::T, (qk_lines_minb<R, DIM
 
 enum { QK_PATCH_FUSED = 0, QK_PATCH_RES = 1, QK_PATCH_SOLVE = 2 };
 
-template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS, int TC>
+template <typename R, int DIM, int K, bool RES, bool SOLVE, int CS, int TC, bool BOX>
 static hpmg_error launch_lines(const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega, const R *b,
-                               R *x, const R *rin, R *rout) {
+                               R *x, const R *rin, R *rout, const qk_boxf<R> &bx) {
   using S = qk_patch_sizes<DIM, K>;
   using C = qk_lines_cfg<DIM, K>;
   const size_t smem = qk_lines_smem<R, DIM, K, CS, TC>();
   static int resident = 0; /* blocks per device that run at once (per instantiation) */
   if (!resident) {
-    auto kern = qk_lines_kernel<R, DIM, K, RES, SOLVE, CS, TC>;
+    auto kern = qk_lines_kernel<R, DIM, K, RES, SOLVE, CS, TC, BOX>;
     if (smem > 48 * 1024)
       HPMG_CU(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 0, dev = 0, sms = 0;
@@ -888,18 +1034,19 @@ static hpmg_error launch_lines(const qk_patch_geo &g, const R *dinv, const qk_hs
   }
   const int64_t groups = (g.total + C::P - 1) / C::P;
   const int64_t blocks = groups < resident ? groups : resident;
-  qk_lines_kernel<R, DIM, K, RES, SOLVE, CS, TC><<<(unsigned)blocks, C::T, smem>>>(g, dinv, hs, omega, b, x, rin, rout);
+  qk_lines_kernel<R, DIM, K, RES, SOLVE, CS, TC, BOX><<<(unsigned)blocks, C::T, smem>>>(g, dinv, hs, omega, b, x, rin, rout,
+                                                                                         bx);
   HPMG_CU_LAUNCH();
   return HPMG_SUCCESS;
 }
 
-template <typename R, int DIM, int K, int CS, int TC>
+template <typename R, int DIM, int K, int CS, int TC, bool BOX = false>
 static hpmg_error launch_lines_k(int which, const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega,
-                                 const R *b, R *x, const R *rin, R *rout) {
+                                 const R *b, R *x, const R *rin, R *rout, const qk_boxf<R> &bx) {
   switch (which) {
-  case QK_PATCH_FUSED: return launch_lines<R, DIM, K, true, true, CS, TC>(g, dinv, hs, omega, b, x, rin, rout);
-  case QK_PATCH_RES: return launch_lines<R, DIM, K, true, false, CS, TC>(g, dinv, hs, omega, b, x, rin, rout);
-  default: return launch_lines<R, DIM, K, false, true, CS, TC>(g, dinv, hs, omega, b, x, rin, rout);
+  case QK_PATCH_FUSED: return launch_lines<R, DIM, K, true, true, CS, TC, BOX>(g, dinv, hs, omega, b, x, rin, rout, bx);
+  case QK_PATCH_RES: return launch_lines<R, DIM, K, true, false, CS, TC, BOX>(g, dinv, hs, omega, b, x, rin, rout, bx);
+  default: return launch_lines<R, DIM, K, false, true, CS, TC, BOX>(g, dinv, hs, omega, b, x, rin, rout, bx);
   }
 }
 
@@ -923,10 +1070,10 @@ template <typename R, int DIM, int K> constexpr bool qk_lines_tc() { return size
 
 template <typename R, int DIM, int K, int CS>
 static hpmg_error launch_deg(int which, const qk_patch_geo &g, const R *dinv, const qk_hscale<R> &hs, R omega,
-                             const R *b, R *x, const R *rin, R *rout) {
+                             const R *b, R *x, const R *rin, R *rout, const qk_boxf<R> &bx) {
   if constexpr (qk_lines_tc<R, DIM, K>())
-    if (qk_tc_on()) return launch_lines_k<R, DIM, K, 0, 1>(which, g, dinv, hs, omega, b, x, rin, rout);
-  return launch_lines_k<R, DIM, K, CS, 0>(which, g, dinv, hs, omega, b, x, rin, rout);
+    if (qk_tc_on()) return launch_lines_k<R, DIM, K, 0, 1>(which, g, dinv, hs, omega, b, x, rin, rout, bx);
+  return launch_lines_k<R, DIM, K, CS, 0>(which, g, dinv, hs, omega, b, x, rin, rout, bx);
 }
 
 /* double: coefficients from the constant bank up to k = 5; above, Mr and Kr
@@ -943,14 +1090,22 @@ template <typename R, int DIM, int K> constexpr int qk_lines_cs() {
 template <typename R> static const qk_hscale<R> &hscale(const hpmg_cuda_patch p);
 template <> const qk_hscale<double> &hscale<double>(const hpmg_cuda_patch p) { return p->hs_d; }
 template <> const qk_hscale<float> &hscale<float>(const hpmg_cuda_patch p) { return p->hs_f; }
+template <typename R> static const qk_boxf<R> &boxf(const hpmg_cuda_patch p);
+template <> const qk_boxf<double> &boxf<double>(const hpmg_cuda_patch p) { return p->bx_d; }
+template <> const qk_boxf<float> &boxf<float>(const hpmg_cuda_patch p) { return p->bx_f; }
 
 template <typename R>
 static hpmg_error launch(const hpmg_cuda_patch p, int which, const qk_patch_geo &g, R omega, const R *b, R *x,
                          const R *rin, R *rout) {
   const qk_hscale<R> &hs = hscale<R>(p);
   const R *dinv = (const R *)(sizeof(R) == 8 ? p->dinv_d : p->dinv_f);
-#define QK_PCASE(D, KK) \
-  case KK: return launch_deg<R, D, KK, qk_lines_cs<R, D, KK>()>(which, g, dinv, hs, omega, b, x, rin, rout);
+  const qk_boxf<R> &bx = boxf<R>(p);
+  /* a general box: the same kernel reading each patch's factors (BOX; no
+   * coefficient copy, no tensor cores) */
+#define QK_PCASE(D, KK)                                                                                        \
+  case KK:                                                                                                     \
+    return p->box ? launch_lines_k<R, D, KK, 0, 0, true>(which, g, dinv, hs, omega, b, x, rin, rout, bx)       \
+                  : launch_deg<R, D, KK, qk_lines_cs<R, D, KK>()>(which, g, dinv, hs, omega, b, x, rin, rout, bx);
   if (p->dim == 2) {
     switch (p->k) {
       QK_PCASE(2, 1) QK_PCASE(2, 2) QK_PCASE(2, 3) QK_PCASE(2, 4) QK_PCASE(2, 5)
@@ -1015,8 +1170,97 @@ extern "C" void hpmg_cuda_patch_destroy(hpmg_cuda_patch *pp) {
   if (!p) return;
   hpmg_cuda_free(p->dinv_d);
   hpmg_cuda_free(p->dinv_f);
+  hpmg_cuda_free(p->boxmem);
   free(p);
   *pp = NULL;
+}
+
+/* A general box (stretched cells, Neumann or periodic ends): the CPU
+ * smoother's local problems (hpmg_patch_box_create: patch vertices, colors,
+ * the 1D factors per vertex, the closed-patch index maps) copied to the
+ * device in one block; the kernels are the plain grid's with BOX set. */
+static hpmg_error box_create(const hpmg_laplace *op, hpmg_cuda_op dop, hpmg_patch_mode mode, double damping,
+                             hpmg_patch_kernel kernel, hpmg_cuda_patch *out) {
+  const hpmg_grid *g = &op->g;
+  const int k = g->k, n = 2 * k + 1;
+  const size_t l1 = hpmg_fdm_1d_len(k);
+  if (l1 != (size_t)qk_box_len(k))
+    return hpmg_error_set(HPMG_ERR_BACKEND, "patch smoother: the 1D factor layout of fdm.h changed (%zu entries, "
+                                             "the GPU kernel reads %d)", l1, qk_box_len(k));
+  for (int d = 0; d < g->dim; d++)
+    HPMG_CHECK_ARG(g->n[d] < INT32_MAX && (g->cells[d] + 1) * n < INT32_MAX,
+                   "patch smoother: direction %d has too many nodes for the GPU index maps", d);
+  hpmg_patch_box pb;
+  HPMG_CALL(hpmg_patch_box_create(g, &pb));
+  /* the device block: per direction fac_d, fac_f, vtype, gmap (16-byte aligned pieces) */
+  size_t off[3][4], bytes = 0;
+  auto piece = [&](size_t b) {
+    const size_t o = bytes;
+    bytes += (b + 15) / 16 * 16;
+    return o;
+  };
+  for (int d = 0; d < g->dim; d++) {
+    const size_t nt = (size_t)pb.ntype[d], nv1 = (size_t)g->cells[d] + 1;
+    off[d][0] = piece(nt * l1 * sizeof(double));
+    off[d][1] = piece(nt * l1 * sizeof(float));
+    off[d][2] = piece(nv1 * sizeof(int));
+    off[d][3] = piece(nv1 * n * sizeof(int));
+  }
+  unsigned char *h = (unsigned char *)calloc(bytes, 1);
+  hpmg_cuda_patch p = (hpmg_cuda_patch)calloc(1, sizeof *p);
+  hpmg_error e = h && p ? HPMG_SUCCESS : hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch smoother");
+  if (!e) {
+    for (int d = 0; d < g->dim; d++) {
+      const size_t nt = (size_t)pb.ntype[d], nv1 = (size_t)g->cells[d] + 1;
+      memcpy(h + off[d][0], pb.fac_d[d], nt * l1 * sizeof(double));
+      memcpy(h + off[d][1], pb.fac_f[d], nt * l1 * sizeof(float));
+      int *vt = (int *)(h + off[d][2]), *gm = (int *)(h + off[d][3]);
+      for (size_t v = 0; v < nv1; v++) vt[v] = pb.vtype[d][v];
+      for (size_t i = 0; i < nv1 * n; i++) gm[i] = (int)pb.gmap[d][i];
+    }
+    e = hpmg_cuda_malloc(bytes, &p->boxmem);
+  }
+  if (!e) e = hpmg_cuda_upload(p->boxmem, h, bytes);
+  free(h);
+  if (e) {
+    hpmg_patch_box_destroy(&pb);
+    hpmg_cuda_patch_destroy(&p);
+    return e;
+  }
+  p->dim = g->dim;
+  p->k = k;
+  p->N = g->N;
+  p->mode = mode;
+  p->kernel = kernel;
+  p->dop = dop;
+  p->omega = mode == HPMG_PATCH_ADDITIVE ? (damping > 0 ? damping : 1.0 / (1 << g->dim)) : 1.0;
+  p->box = 1;
+  p->ncol = pb.ncol;
+  unsigned char *dm = (unsigned char *)p->boxmem;
+  for (int d = 0; d < 3; d++) {
+    p->n[d] = g->n[d];
+    p->nv[d] = pb.nv[d];
+    p->vmin[d] = pb.vmin[d];
+    p->ncd[d] = pb.ncd[d];
+    /* the cell widths are in the factors */
+    p->hs_d.h[d] = p->hs_d.ih[d] = 1.0;
+    p->hs_f.h[d] = p->hs_f.ih[d] = 1.0f;
+    if (d < g->dim) {
+      p->bx_d.fac[d] = (const double *)(dm + off[d][0]);
+      p->bx_f.fac[d] = (const float *)(dm + off[d][1]);
+      p->bx_d.facd[d] = p->bx_f.facd[d] = (const double *)(dm + off[d][0]);
+      p->bx_d.vtype[d] = p->bx_f.vtype[d] = (const int *)(dm + off[d][2]);
+      p->bx_d.gmap[d] = p->bx_f.gmap[d] = (const int *)(dm + off[d][3]);
+    }
+  }
+  p->hs_d.lam = op->lambda;
+  p->hs_f.lam = (float)op->lambda;
+  p->hs_d.sfac = 1.0;
+  p->hs_f.sfac = 1.0f;
+  p->bx_d.lam = p->bx_f.lam = op->lambda;
+  hpmg_patch_box_destroy(&pb);
+  *out = p;
+  return HPMG_SUCCESS;
 }
 
 extern "C" hpmg_error hpmg_cuda_patch_create(const hpmg_laplace *op, hpmg_cuda_op dop, hpmg_patch_mode mode,
@@ -1027,13 +1271,8 @@ extern "C" hpmg_error hpmg_cuda_patch_create(const hpmg_laplace *op, hpmg_cuda_o
   HPMG_CALL(hpmg_cuda_patch_check(g->dim, g->k, mode, local, kernel));
   HPMG_CHECK_ARG(damping >= 0 && damping <= 1, "--patch-damping must be in (0,1] (0: default)");
   HPMG_CHECK_ARG(dop != NULL, "patch smoother: the level operator is NULL");
-  /* the GPU kernels hold one set of factors and the interior vertices of a
-   * Dirichlet box: general boxes run the CPU smoother (patch.h) */
-  if (!hpmg_grid_is_plain(g))
-    return hpmg_error_set(HPMG_ERR_BACKEND, "--device cuda: the GPU patch smoother supports uniform cells with "
-                                            "Dirichlet ends only; stretched cells, Neumann or periodic ends run "
-                                            "the patch smoother on the CPU (--device cpu) or --smoother chebyshev");
   HPMG_CALL(hpmg_cuda_check());
+  if (!hpmg_grid_is_plain(g)) return box_create(op, dop, mode, damping, kernel, out);
   hpmg_cuda_patch p = (hpmg_cuda_patch)calloc(1, sizeof *p);
   if (!p) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch smoother");
   p->dim = g->dim;
@@ -1043,9 +1282,13 @@ extern "C" hpmg_error hpmg_cuda_patch_create(const hpmg_laplace *op, hpmg_cuda_o
   p->kernel = kernel;
   p->dop = dop;
   p->omega = mode == HPMG_PATCH_ADDITIVE ? (damping > 0 ? damping : 1.0 / (1 << g->dim)) : 1.0;
+  p->ncol = 1;
   for (int d = 0; d < 3; d++) {
     p->n[d] = g->n[d];
     p->nv[d] = d < g->dim ? g->cells[d] - 1 : 1;
+    p->vmin[d] = d < g->dim ? 1 : 0;
+    p->ncd[d] = d < g->dim ? 2 : 1;
+    p->ncol *= p->ncd[d];
   }
   double sf = 1.0;
   for (int d = 0; d < 3; d++) {
@@ -1097,7 +1340,7 @@ static hpmg_error full_residual(hpmg_cuda_patch p, hpmg_real r, const void *b, c
 template <typename R>
 static hpmg_error patch_apply(hpmg_cuda_patch p, hpmg_real real, const R *b, R *x, R *work,
                               int x_is_zero, int reverse, int sweeps) {
-  const int ncol = 1 << p->dim;
+  const int ncol = p->ncol;
   if (x_is_zero) HPMG_CU(cudaMemsetAsync(x, 0, (size_t)p->N * sizeof(R)));
   const int add = p->mode == HPMG_PATCH_ADDITIVE;
   if ((add || p->kernel != HPMG_PATCH_KERNEL_FUSED) && !work)
@@ -1115,12 +1358,20 @@ static hpmg_error patch_apply(hpmg_cuda_patch p, hpmg_real real, const R *b, R *
       g.n0 = p->n[0];
       g.n1 = p->n[1];
       g.n2 = p->n[2];
-      g.par0 = c & 1;
-      g.par1 = (c >> 1) & 1;
-      g.par2 = (c >> 2) & 1;
-      const int par[3] = {g.par0, g.par1, g.par2};
-      int64_t cnt[3];
-      for (int d = 0; d < 3; d++) cnt[d] = p->nv[d] > par[d] ? (p->nv[d] - par[d] + 1) / 2 : 0;
+      /* color c = c0 + ncd0 (c1 + ncd1 c2) (patch.c): per direction the
+       * patches p = v - vmin of parity cd, and with 3 colors (an odd periodic
+       * count) the last patch alone in color 2 */
+      const int cdir[3] = {c % p->ncd[0], (c / p->ncd[0]) % p->ncd[1], c / (p->ncd[0] * p->ncd[1])};
+      int64_t cnt[3], s0[3];
+      for (int d = 0; d < 3; d++) {
+        const int cd = cdir[d];
+        const int64_t nv = p->nv[d];
+        s0[d] = p->vmin[d] + (p->ncd[d] == 3 && cd == 2 ? nv - 1 : cd);
+        cnt[d] = p->ncd[d] == 3 ? (cd == 2 ? 1 : (nv - cd) / 2) : nv > cd ? (nv - cd + 1) / 2 : 0;
+      }
+      g.s0 = s0[0];
+      g.s1 = s0[1];
+      g.s2 = s0[2];
       g.cnt0 = cnt[0];
       g.cnt1 = cnt[1];
       g.total = cnt[0] * cnt[1] * cnt[2];
