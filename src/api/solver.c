@@ -170,12 +170,13 @@ static int box_stretched(const hpmg_box *b) {
   return stretched;
 }
 /* 1: the same default on the GPU, whose box levels run the patch smoother
- * too (qk_patch.cu; 2D k <= 10, 3D k <= 8); 0: Chebyshev there
+ * too (qk_patch.cu, up to QK_PATCH_MAX_K2 / K3); 0: Chebyshev there
  * (qk_box_cuda_defaults) until measured (scripts/gpu-check-all boxpatch) */
 #define QK_BOX_CUDA_AUTO_PATCH 0
 static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_options *o) {
   const int dev = o->device == HPMG_DEVICE_CPU ||
-                  (QK_BOX_CUDA_AUTO_PATCH && o->device == HPMG_DEVICE_CUDA && degree <= (b->dim == 3 ? 8 : 10));
+                  (QK_BOX_CUDA_AUTO_PATCH && o->device == HPMG_DEVICE_CUDA &&
+                   degree <= (b->dim == 3 ? QK_PATCH_MAX_K3 : QK_PATCH_MAX_K2));
   return o->smoother == HPMG_SMOOTHER_AUTO && box_stretched(b) && dev && degree <= HPMG_FDM_MAX_DEGREE &&
          !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
 }
@@ -265,6 +266,7 @@ static hpmg_error memory_estimate(const hpmg_problem_options *po, const hpmg_sol
     if (qk_box_needed(po)) { /* the box's defaults (its spacing decides the solver) */
       hpmg_box b;
       HPMG_CALL(hpmg_box_init(po, &b));
+      if (qk_box_auto_patch(&b, po->degree, &r)) r.smoother = HPMG_SMOOTHER_PATCH; /* as qk_box_check */
       qk_box_cuda_defaults(&b, so0->solver, &r);
       hpmg_box_destroy(&b);
     }
