@@ -29,7 +29,11 @@
  * In double at 3D k >= 7 the contractions run on the FP64 tensor cores
  * instead (TC, mma.sync: one warp per 16 lines; 5fc27f7, dbf12b1).
  * A kernel with one thread per output entry, the coefficient rows in
- * registers and ping-pong buffers was 1.4-2.6x slower (26ea9bd). */
+ * registers and ping-pong buffers was 1.4-2.6x slower (26ea9bd).
+ * General boxes (stretched cells, Neumann and periodic ends; docs/bc.md,
+ * "Q_k on a box on the GPU"): the same kernel with BOX set, each patch's 1D
+ * factors and index maps from the CPU smoother's setup (hpmg_patch_box,
+ * box_create below). */
 #include <stdlib.h>
 #include <string.h>
 #include <mutex>
