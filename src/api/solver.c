@@ -170,9 +170,11 @@ static int box_stretched(const hpmg_box *b) {
   return stretched;
 }
 /* 1: the same default on the GPU, whose box levels run the patch smoother
- * too (qk_patch.cu, up to QK_PATCH_MAX_K2 / K3); 0: Chebyshev there
- * (qk_box_cuda_defaults) until measured (scripts/gpu-check-all boxpatch) */
-#define QK_BOX_CUDA_AUTO_PATCH 0
+ * too (qk_patch.cu, up to QK_PATCH_MAX_K2 / K3): on the Q3 channel
+ * 128x96x128 (tanh 2.9, H200, 2c797c7, scripts/gpu-check-all boxpatch) CG
+ * takes 12 iterations in 0.60 s against Chebyshev's 22 in 0.93 s, FMG 20
+ * cycles against 96 (bench/results/qk-box-gpu-patch); 0: Chebyshev there */
+#define QK_BOX_CUDA_AUTO_PATCH 1
 static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_options *o) {
   const int dev = o->device == HPMG_DEVICE_CPU ||
                   (QK_BOX_CUDA_AUTO_PATCH && o->device == HPMG_DEVICE_CUDA &&
@@ -181,13 +183,15 @@ static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_op
          !(o->solver == HPMG_SOLVER_CG && o->pre != o->post);
 }
 
-/* The defaults of a Q_k box on the GPU: the Chebyshev smoother (unless
- * QK_BOX_CUDA_AUTO_PATCH made it the patch smoother above), and where cells are
- * stretched (box_stretched) and the solver was left to AUTO, CG:
- * FMG and the V-cycle iteration with Chebyshev stagnate on flat cells (Q3
- * channel, tanh 2.9, H200, 906a351: FMG 48 cycles to 1e-9 on 64x48x64 cells,
- * 96 on 128x96x128, stagnating at 5.8e-3 on 256x192x256; CG there 32
- * iterations). asked: the solver before AUTO was resolved. */
+/* The defaults of a Q_k box on the GPU: the Chebyshev smoother where
+ * qk_box_auto_patch above did not choose the patch smoother (uniform cells),
+ * and where cells are stretched (box_stretched) and the solver was left to
+ * AUTO, CG: FMG with Chebyshev stagnates on flat cells (Q3 channel, tanh
+ * 2.9, H200, 906a351: 48 cycles to 1e-9 on 64x48x64 cells, 96 on
+ * 128x96x128, stagnating at 5.8e-3 on 256x192x256; CG there 32
+ * iterations), and with the patch smoother CG is still the faster (128x96x128:
+ * 0.60 s against FMG's 1.05 s, 20 cycles; 2c797c7). asked: the solver
+ * before AUTO was resolved. */
 static void qk_box_cuda_defaults(const hpmg_box *b, hpmg_solver_kind asked, hpmg_solver_options *o) {
   if (o->device != HPMG_DEVICE_CUDA) return;
   if (o->smoother == HPMG_SMOOTHER_AUTO) o->smoother = HPMG_SMOOTHER_CHEBYSHEV;

@@ -29,6 +29,11 @@ extern "C" {
 
 typedef struct hpmg_cuda_solver_s *hpmg_cuda_solver;
 
+/* The largest degrees of the GPU's vertex-patch smoother (qk_patch.cu), in
+ * every build: the solver's defaults (src/api/solver.c) read them. */
+#define QK_PATCH_MAX_K2 10
+#define QK_PATCH_MAX_K3 8
+
 #ifdef HPMG_HAVE_CUDA
 /* Supported on the GPU: solver CG, VCYCLE, GMRES (restarted, flexible
  * right preconditioning with one V-cycle, as krylov.c; the basis is
@@ -99,8 +104,6 @@ hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *wor
 
 /* Vertex-patch smoother of one level (src/disc/qk/cuda/qk_patch.cu; the algorithm of
  * src/disc/qk/patch.c with the fdm local solver). */
-#define QK_PATCH_MAX_K2 10
-#define QK_PATCH_MAX_K3 8
 typedef struct hpmg_cuda_patch_s *hpmg_cuda_patch;
 /* HPMG_SUCCESS if the combination runs on the GPU, else HPMG_ERR_BACKEND /
  * HPMG_ERR_ARG with a message. */
