@@ -15,7 +15,9 @@
  *    (0, 2 pi)^3, eq. 27, geometric widths alpha = 1, 1.5, 2) for p = 4 and
  *    8 (argument "full": also p = 16 and Fig. 6 at p = 8, 12, 16; label slow),
  *    each within the published count + 1 or below (one row + 2, see
- *    test_table1). HPMG_TEST_MAX_DEGREE (tests/test_env.h) caps the degrees
+ *    test_table1); Fig. 7 (p = 8 on k^3 elements, k = 2, 3, 4, pseudo-random
+ *    f: the MG variants' n10 does not grow with k, dCG's does).
+ *    HPMG_TEST_MAX_DEGREE (tests/test_env.h) caps the degrees
  *    (the Arm build under qemu-user). */
 #include <string.h>
 #include "check.h"
@@ -358,6 +360,39 @@ static void test_fig6(int p) {
   printf("\n");
 }
 
+/* Fig. 7 of paper 001 (p = 16, n_e = k^3 up to 28^3): the MG variants'
+ * iteration count does not grow with the element count, dCG's does. Here
+ * p = 8 on k^3 elements of (0, 2 pi)^3, k = 2, 3, 4, pseudo-random f: each
+ * MG variant's n10 at k = 3, 4 at most its n10 at k = 2 (measured 3, 3, 3
+ * for each), dCG's strictly more at k = 4 than at k = 2 (41, 58, 81). The larger k
+ * and p = 16: bench/sem_fig7.sh (docs/sem.md). */
+static void test_fig7(void) {
+  hpmg_problem_options po;
+  hpmg_problem_options_default(&po);
+  po.disc = HPMG_DISC_SEM;
+  po.dim = 3;
+  po.degree = test_max_degree(8);
+  int its[4][3];
+  for (int k = 2; k <= 4; k++) {
+    for (int d = 0; d < 3; d++) po.cells[d] = k, po.box[d] = 2 * M_PI;
+    printf("  Fig. 7, p = %d, %d^3 elements, random f:", po.degree, k);
+    for (int s = DCG; s <= KVMG; s++) {
+      check_rng = 4242 + k;
+      its[s][k - 2] = n10(&po, s, 1);
+      printf(" %s %d", names[s], its[s][k - 2]);
+      fflush(stdout);
+      CHECK(its[s][k - 2] >= 1, "Fig. 7 k=%d: %s failed", k, names[s]);
+    }
+    printf("\n");
+  }
+  for (int s = MG; s <= KVMG; s++)
+    for (int k = 3; k <= 4; k++)
+      CHECK(its[s][k - 2] <= its[s][0], "Fig. 7 p=%d: %s n10 grows with the element count: %d on 2^3, %d on %d^3",
+            po.degree, names[s], its[s][0], its[s][k - 2], k);
+  CHECK(its[DCG][2] > its[DCG][0], "Fig. 7 p=%d: dCG n10 %d on 2^3, %d on 4^3 (expected to grow)", po.degree,
+        its[DCG][0], its[DCG][2]);
+}
+
 static void test_table1(int p) {
   static const int published[3][3][4] = {/* alpha, solver MG kMG kvMG, p = 4 8 16 32 */
                                          {{5, 3, 3, 3}, {4, 3, 3, 2}, {4, 3, 2, 2}},
@@ -419,5 +454,6 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof fig6 / sizeof fig6[0]; i++)
     if ((fig6[i] <= 6 || full) && fig6[i] <= pmax) test_fig6(fig6[i]);
   for (int p = 4; p <= pmax; p *= 2) test_table1(p);
+  test_fig7();
   return check_report();
 }

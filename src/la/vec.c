@@ -9,14 +9,10 @@ double hpmg_vec_dot(hpmg_real r, int64_t n, const void *x, const void *y) {
   return VK()->dot[r](n, x, y);
 }
 double hpmg_vec_norm(hpmg_real r, int64_t n, const void *x) { return sqrt(hpmg_vec_dot(r, n, x, x)); }
-/* below this many bytes a vector is cleared on the calling thread: a
- * parallel region's fork/join costs more (the coarse levels of a cycle) */
-#define HPMG_ZERO_SERIAL_BYTES ((size_t)1 << 18)
-
 void hpmg_vec_zero(hpmg_real r, int64_t n, void *x) {
   char *p = x;
   size_t total = (size_t)n * hpmg_real_size(r);
-  if (total < HPMG_ZERO_SERIAL_BYTES) {
+  if (n < HPMG_VEC_PAR_MIN) { /* the coarse levels of a cycle: on the calling thread */
     memset(p, 0, total);
     return;
   }

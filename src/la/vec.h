@@ -6,6 +6,14 @@
 #include "core/core.h"
 #include "core/isa.h"
 
+/* Entries below which a host BLAS-1 kernel (and hpmg_vec_zero) runs on the
+ * calling thread (the OpenMP `if` clause): a parallel region's fork and
+ * join cost more than the loop there (a few microseconds of work per
+ * thread; with OMP_WAIT_POLICY=passive each region wakes the sleeping
+ * threads by a system call). The result does not depend on it for the
+ * elementwise kernels; a reduction below it is the one-thread sum. */
+#define HPMG_VEC_PAR_MIN 32768
+
 double hpmg_vec_dot(hpmg_real r, int64_t n, const void *x, const void *y);
 double hpmg_vec_norm(hpmg_real r, int64_t n, const void *x);
 void hpmg_vec_zero(hpmg_real r, int64_t n, void *x);

@@ -12,16 +12,16 @@
 #include "vec_kernels.inc"
 
 static void to_float(int64_t n, const double *restrict a, float *restrict b) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= HPMG_VEC_PAR_MIN)
   for (int64_t i = 0; i < n; i++) b[i] = (float)a[i];
 }
 static void to_double(int64_t n, const float *restrict a, double *restrict b) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= HPMG_VEC_PAR_MIN)
   for (int64_t i = 0; i < n; i++) b[i] = (double)a[i];
 }
 static double norm_to_float(int64_t n, const double *restrict x, float *restrict y) {
   double s = 0.0;
-#pragma omp parallel for simd schedule(static) reduction(+ : s)
+#pragma omp parallel for simd schedule(static) reduction(+ : s) if (parallel : n >= HPMG_VEC_PAR_MIN)
   for (int64_t i = 0; i < n; i++) {
     y[i] = (float)x[i];
     s += x[i] * x[i];
@@ -29,7 +29,7 @@ static double norm_to_float(int64_t n, const double *restrict x, float *restrict
   return sqrt(s);
 }
 static void add_from_float(int64_t n, const float *restrict z, double *restrict x) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (parallel : n >= HPMG_VEC_PAR_MIN)
   for (int64_t i = 0; i < n; i++) x[i] += (double)z[i];
 }
 

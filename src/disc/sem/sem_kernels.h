@@ -5,7 +5,8 @@
  * A batch is `lanes` elements (the doubles of one SIMD vector: 8 with
  * AVX-512, 4 with AVX2, 2 with SSE2/NEON) whose element vectors are
  * interleaved: value k of lane l at k * lanes + l. Every operation of the
- * single-element kernel (sem_element.c) becomes one vector operation over
+ * single-element kernel (sem_condensed.inc, included by sem_element.c)
+ * becomes one vector operation over
  * the lanes, in the same order, so the contractions run full-width whatever
  * the degree (at small p one element's lines of m = p - 1 values fill a
  * fraction of a vector) with compile-time loop bounds for the common

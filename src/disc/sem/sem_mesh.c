@@ -417,7 +417,8 @@ void hpmg_sem_scatter_add_batch(const hpmg_sem_mesh *m, const int64_t *elems, in
  * lane's coefficients), interleaved (sem_kernels.h); the scatter adds the
  * lanes in element order, so y gets the same additions in the same order as
  * element by element */
-static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *x, double *y, double *work) {
+static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *b, const double *x, double *y,
+                             double *work) {
   const hpmg_sem_kernels *K = hpmg_sem_kernels_select();
   const int W = K->lanes, nb = m->el.nb, dc = m->dim + 1;
   const int64_t ns = m->ns;
@@ -444,8 +445,12 @@ static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *x
         hpmg_sem_scatter_add_batch(m, m->color_elems + q0, nl, W, yb, y);
       }
     }
-    if (mask) { /* the Dirichlet rows: the identity, in the same region */
-#pragma omp for schedule(static)
+    /* the last loop of the region: its end joins the threads, so no barrier of its own */
+    if (b) { /* the residual b - A x, in the same region */
+#pragma omp for schedule(static) nowait
+      for (int64_t i = 0; i < ns; i++) y[i] = b[i] - (mask && m->dirichlet[i] ? x[i] : y[i]);
+    } else if (mask) { /* the Dirichlet rows: the identity, in the same region */
+#pragma omp for schedule(static) nowait
       for (int64_t i = 0; i < ns; i++)
         if (m->dirichlet[i]) y[i] = x[i];
     }
@@ -454,7 +459,7 @@ static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *x
 
 void hpmg_sem_mesh_apply(const hpmg_sem_mesh *m, int masked, const double *x, double *y, double *work) {
   if (batched(m)) {
-    coloured_batched(m, masked, x, y, work);
+    coloured_batched(m, masked, NULL, x, y, work);
     return;
   }
   coloured(m, masked, hpmg_sem_condensed_apply, x, y, work);
@@ -464,6 +469,17 @@ void hpmg_sem_mesh_apply(const hpmg_sem_mesh *m, int masked, const double *x, do
     for (int64_t i = 0; i < ns; i++)
       if (m->dirichlet[i]) y[i] = x[i];
   }
+}
+
+void hpmg_sem_mesh_residual(const hpmg_sem_mesh *m, const double *b, const double *x, double *r, double *work) {
+  if (batched(m)) {
+    coloured_batched(m, 1, b, x, r, work);
+    return;
+  }
+  hpmg_sem_mesh_apply(m, 1, x, r, work);
+  const int64_t ns = m->ns;
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
+  for (int64_t i = 0; i < ns; i++) r[i] = b[i] - r[i];
 }
 
 void hpmg_sem_mesh_diagonal(const hpmg_sem_mesh *m, double *diag, double *work) {

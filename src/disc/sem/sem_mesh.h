@@ -149,6 +149,10 @@ void hpmg_sem_dssum(const hpmg_sem_mesh *m, const double *eb, double *y);
  * operator) or not (the plain sum of the element operators, for lifting
  * Dirichlet values). work: hpmg_sem_mesh_work_size doubles. */
 void hpmg_sem_mesh_apply(const hpmg_sem_mesh *m, int masked, const double *x, double *y, double *work);
+/* r = b - A x with A the masked operator (P Hhat P + I - P): one parallel
+ * region in 3D (the subtraction after the colours), the same bits as
+ * hpmg_sem_mesh_apply followed by r = b - y. r must not overlap b or x. */
+void hpmg_sem_mesh_residual(const hpmg_sem_mesh *m, const double *b, const double *x, double *r, double *work);
 /* Scratch the mesh routines need (all threads). */
 size_t hpmg_sem_mesh_work_size(const hpmg_sem_mesh *m);
 /* The exact diagonal of the masked global operator (1 at Dirichlet nodes). */

@@ -140,8 +140,12 @@ static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hp
  * face instead of the full 3D tensor product's O(n^4); batches of elements,
  * interleaved (sem_kernels.h: face_apply, the gather and scatter of
  * sem_mesh.h), the lanes added in element order. */
+/* The unscaled vectors in and out, in the same region as the transfer:
+ * restriction (dir 1) from the fine x, scaled into t (Dirichlet 0, else
+ * x / mult) first, and y masked after; prolongation (dir 0) then y / mult
+ * (Dirichlet 0), stored in y, or if xp into xp (add: added to it). */
 static void face_transfer(const lvctx *c, int dir, const hpmg_sem_mesh *from, const hpmg_sem_mesh *to,
-                          const double *x, double *y) {
+                          const double *x, double *y, double *t, double *xp, int add) {
   const hpmg_sem_kernels *K = hpmg_sem_kernels_select();
   const int W = K->lanes;
   const int nfi = c->m->el.n, nco = c->pm->m[c->l - 1]->el.n;
@@ -157,15 +161,24 @@ static void face_transfer(const lvctx *c, int dir, const hpmg_sem_mesh *from, co
     /* lanes interleaved: the boundary vectors in and out, a face in and out, the transform's scratch */
     double *bin = c->twork + (size_t)omp_get_thread_num() * c->tws, *bout = bin + W * nbf, *fin = bout + W * nbf,
            *fout = fin + W * ff, *tmp = fout + W * ff;
+    const double *in = x;
+    if (dir) {
+#pragma omp for schedule(static) nowait
+      for (int64_t i = 0; i < nsy; i++) y[i] = 0.0;
 #pragma omp for schedule(static)
-    for (int64_t i = 0; i < nsy; i++) y[i] = 0.0;
+      for (int64_t i = 0; i < from->ns; i++) t[i] = from->dirichlet && from->dirichlet[i] ? 0.0 : x[i] / from->mult[i];
+      in = t;
+    } else {
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < nsy; i++) y[i] = 0.0;
+    }
     for (int col = 0; col < to->ncolors; col++) {
       const int64_t c0 = to->color_ptr[col], nbat = (to->color_ptr[col + 1] - c0 + W - 1) / W;
 #pragma omp for schedule(static)
       for (int64_t bt = 0; bt < nbat; bt++) {
         const int64_t q0 = c0 + bt * W;
         const int nl = (int)(to->color_ptr[col + 1] - q0 < W ? to->color_ptr[col + 1] - q0 : W);
-        hpmg_sem_gather_batch(from, to->color_elems + q0, nl, W, 0, x, bin);
+        hpmg_sem_gather_batch(from, to->color_elems + q0, nl, W, 0, in, bin);
         if (dir) memset(bout, 0, sizeof(double) * (size_t)W * (size_t)to->el.nb);
         for (int f = 0; f < 6; f++) {
           const int *fi = min + f * nin * nin, *fo = mout + f * nout * nout;
@@ -188,6 +201,21 @@ static void face_transfer(const lvctx *c, int dir, const hpmg_sem_mesh *from, co
           }
         }
         hpmg_sem_scatter_add_batch(to, to->color_elems + q0, nl, W, bout, y);
+      }
+    }
+    /* the last loop of the region: its end joins the threads, so no barrier of its own */
+    if (dir) {
+      if (to->dirichlet) {
+#pragma omp for schedule(static) nowait
+        for (int64_t i = 0; i < nsy; i++)
+          if (to->dirichlet[i]) y[i] = 0.0;
+      }
+    } else {
+#pragma omp for schedule(static) nowait
+      for (int64_t i = 0; i < nsy; i++) {
+        const double v = to->dirichlet && to->dirichlet[i] ? 0.0 : y[i] / to->mult[i];
+        if (!xp) y[i] = v;
+        else xp[i] = add ? xp[i] + v : v;
       }
     }
   }
@@ -330,18 +358,29 @@ static void q1_restrict(const hpmg_sem_pmg *pm, const double *t, double *yc) {
   }
 }
 
-void hpmg_sem_pmg_prolong(const hpmg_sem_pmg *pm, int l, const double *xc, double *y) {
-  if (l == 0) {
-    q1_prolong(pm, xc, y);
-    return;
-  }
-  const lvctx *c = pm->mg.lv[l].ctx;
+/* y = J xc; if xp, xp = J xc (add: xp += J xc), y scratch */
+static void prolong(const hpmg_sem_pmg *pm, int l, const double *xc, double *y, double *xp, int add) {
   const hpmg_sem_mesh *m = pm->m[l];
-  if (m->dim == 3) face_transfer(c, 0, pm->m[l - 1], m, xc, y);
-  else element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
   const int64_t ns = m->ns;
+  if (l == 0) q1_prolong(pm, xc, y);
+  else {
+    const lvctx *c = pm->mg.lv[l].ctx;
+    if (m->dim == 3) { /* with the scaling and the update, one region */
+      face_transfer(c, 0, pm->m[l - 1], m, xc, y, NULL, xp, add);
+      return;
+    }
+    element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
 #pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
-  for (int64_t i = 0; i < ns; i++) y[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : y[i] / m->mult[i];
+    for (int64_t i = 0; i < ns; i++) y[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : y[i] / m->mult[i];
+  }
+  if (xp) {
+#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
+    for (int64_t i = 0; i < ns; i++) xp[i] = add ? xp[i] + y[i] : y[i];
+  }
+}
+
+void hpmg_sem_pmg_prolong(const hpmg_sem_pmg *pm, int l, const double *xc, double *y) {
+  prolong(pm, l, xc, y, NULL, 0);
 }
 
 void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, double *yc) {
@@ -355,20 +394,20 @@ void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, doubl
     q1_restrict(pm, t, yc);
     return;
   }
+  if (m->dim == 3) { /* with the scaling and the mask, one region */
+    face_transfer(c, 1, m, pm->m[l - 1], x, yc, t, NULL, 0);
+    return;
+  }
 #pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
   for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i] / m->mult[i];
-  if (m->dim == 3) face_transfer(c, 1, m, pm->m[l - 1], t, yc);
-  else element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
+  element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
   mask(pm->m[l - 1], yc);
 }
 
 /* ----------------------------------------------------------- level slots */
 
 static void residual(const lvctx *c, const double *b, const double *x, double *r) {
-  hpmg_sem_mesh_apply(c->m, 1, x, r, c->work);
-  const int64_t ns = c->m->ns;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
-  for (int64_t i = 0; i < ns; i++) r[i] = b[i] - r[i];
+  hpmg_sem_mesh_residual(c->m, b, x, r, c->work);
 }
 
 static hpmg_error lv_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
@@ -384,12 +423,9 @@ static hpmg_error lv_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) 
       residual(c, b, x, r);
       L->matvecs++;
     }
-    hpmg_sem_smoother_apply(&c->sm, first ? b : r, z);
-    if (first) memcpy(x, z, sizeof(double) * (size_t)ns);
-    else {
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
-      for (int64_t i = 0; i < ns; i++) x[i] += z[i];
-    }
+    /* x = S b from zero; else x += S r with the update in the smoother's region */
+    if (first) hpmg_sem_smoother_apply(&c->sm, b, x);
+    else hpmg_sem_smoother_update(&c->sm, r, z, x);
   }
   if (nu == 0 && x_is_zero) memset(x, 0, sizeof(double) * (size_t)ns);
   return HPMG_SUCCESS;
@@ -408,11 +444,7 @@ static hpmg_error lv_restrict(hpmg_level *L, const hpmg_vec *fine, hpmg_vec *coa
 
 static hpmg_error lv_prolong(hpmg_level *L, const hpmg_vec *cx, int add) {
   lvctx *c = L->ctx;
-  double *x = L->x.data, *t = c->tmp;
-  hpmg_sem_pmg_prolong(c->pm, c->l, cx->data, t);
-  const int64_t ns = c->m->ns;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
-  for (int64_t i = 0; i < ns; i++) x[i] = add ? x[i] + t[i] : t[i];
+  prolong(c->pm, c->l, cx->data, c->tmp, L->x.data, add);
   return HPMG_SUCCESS;
 }
 

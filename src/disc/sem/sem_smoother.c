@@ -223,7 +223,8 @@ static void star3(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const int
   }
 }
 
-void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double *z) {
+/* z = S r, and x += z if x (in the same region) */
+static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, double *x) {
   const hpmg_sem_mesh *m = s->m;
   const int dim = m->dim;
   const int64_t ns = m->ns, nv0 = m->nv[0], nv1 = m->nv[1];
@@ -267,10 +268,23 @@ void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double
           if (idx[t] >= 0) z[idx[t]] += u[t];
       }
     }
-    if (m->dirichlet) {
-#pragma omp for schedule(static)
+    /* the last loop of the region: its end joins the threads, so no barrier of its own */
+    if (x) {
+#pragma omp for schedule(static) nowait
+      for (int64_t i = 0; i < ns; i++) {
+        if (m->dirichlet && m->dirichlet[i]) z[i] = 0.0;
+        x[i] += z[i];
+      }
+    } else if (m->dirichlet) {
+#pragma omp for schedule(static) nowait
       for (int64_t i = 0; i < ns; i++)
         if (m->dirichlet[i]) z[i] = 0.0;
     }
   }
+}
+
+void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double *z) { smooth(s, r, z, NULL); }
+
+void hpmg_sem_smoother_update(const hpmg_sem_smoother *s, const double *r, double *z, double *x) {
+  smooth(s, r, z, x);
 }

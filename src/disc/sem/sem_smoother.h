@@ -61,6 +61,9 @@ double hpmg_sem_smoother_bytes(const hpmg_sem_smoother *s);
 /* z = sum_v R_v^T W_v Hhat_v^{-1} R_v r (skeleton vectors, ns values; r and z
  * must not overlap); z is 0 at Dirichlet nodes. */
 void hpmg_sem_smoother_apply(const hpmg_sem_smoother *s, const double *r, double *z);
+/* The same, and x += z, in one parallel region (a smoothing step of the
+ * p-multigrid); x must not overlap r or z. */
+void hpmg_sem_smoother_update(const hpmg_sem_smoother *s, const double *r, double *z, double *x);
 
 /* The skeleton indices of vertex v's star in the star-local layout
  * (hpmg_sem_star.size entries): -1 where the point lies beyond a
