@@ -19,7 +19,7 @@ typedef struct {
   double *cwork[6]; /* coarsest: double scratch of the coarse solve (b, x, and CG's r z p q) */
   double *xn[3];    /* general box: this level's cell boundaries where coarsened (owned) */
   int singular;     /* coarsest of a singular problem: the constants removed from b */
-  int sweeps;       /* the cycle's sweeps times this (1, or HPMG_QK_STRETCHED_COARSE_SWEEPS) */
+  int sweeps;       /* the cycle's sweeps times this (1; 2, 4, .. on a stretched box's coarse levels) */
 } qk_level;
 
 static int smoother_work_vectors(hpmg_smoother_kind s) {
@@ -291,7 +291,7 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
       continue;
     }
     HPMG_CALL(level_smoother(q, real, so, 1));
-    if (stretched && i < nl - 1) q->sweeps = HPMG_QK_STRETCHED_COARSE_SWEEPS;
+    for (int j = nl - 1 - i; stretched && j > 0 && q->sweeps < HPMG_QK_STRETCHED_MAX_SWEEPS; j--) q->sweeps *= 2;
   }
   return hpmg_mg_setup(mg, NULL);
 }

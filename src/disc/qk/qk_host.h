@@ -54,10 +54,12 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
  * 1..nl-1): level j from the finest was halved in direction d; N[j] (N may be
  * NULL): its unknowns (N[0] = fine->N). */
 #define HPMG_QK_SEMI_RATIO 1.4143
-/* On a box with a stretched direction (some xn set) every level below the
- * finest smooths this many times the cycle's sweeps (the rest of the
- * anisotropy the semi-coarsening leaves is on those levels; docs/bc.md). */
-#define HPMG_QK_STRETCHED_COARSE_SWEEPS 2
+/* On a box with a stretched direction (some xn set) the level j levels below
+ * the finest smooths 2^j times the cycle's sweeps, at most this many times
+ * (a variable V-cycle: the anisotropy one coarsening decision per direction
+ * and level leaves is on the coarse levels, which shrink by only 2 or 4 where
+ * semi-coarsened; docs/bc.md, "Q_k finite elements on the box", Levels). */
+#define HPMG_QK_STRETCHED_MAX_SWEEPS 8
 int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max);
 /* Bytes hpmg_qk_host_create allocates, without allocating. */
 double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,
