@@ -19,6 +19,7 @@ typedef struct {
   double *cwork[6]; /* coarsest: double scratch of the coarse solve (b, x, and CG's r z p q) */
   double *xn[3];    /* general box: this level's cell boundaries where coarsened (owned) */
   int singular;     /* coarsest of a singular problem: the constants removed from b */
+  int sweeps;       /* the cycle's sweeps times this (1; 2, 4, .. on a stretched box's coarse levels) */
 } qk_level;
 
 static int smoother_work_vectors(hpmg_smoother_kind s) {
@@ -52,7 +53,7 @@ static qk_level *Q(const hpmg_level *L) { return L->ctx; }
 static hpmg_error smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
   qk_level *q = Q(L);
   const int64_t m0 = q->smoother->matvecs;
-  hpmg_error e = q->smoother->apply(q->smoother, L->b.data, L->x.data, x_is_zero, post && q->symmetric, sweeps);
+  hpmg_error e = q->smoother->apply(q->smoother, L->b.data, L->x.data, x_is_zero, post && q->symmetric, sweeps * q->sweeps);
   L->matvecs += q->smoother->matvecs - m0;
   return e;
 }
@@ -180,6 +181,7 @@ static hpmg_error level_new(hpmg_level *L, const hpmg_qk_smoother_options *so, q
   L->ctx = q;
   L->be = hpmg_backend_host();
   q->symmetric = so->symmetric;
+  q->sweeps = 1;
   *out = q;
   return HPMG_SUCCESS;
 }
@@ -212,14 +214,19 @@ hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const dou
 }
 
 
-/* The thinnest cell of direction d on a level whose cells are stride[d]
- * cells of the finest grid g0 wide. */
-static double thinnest_cell(const hpmg_grid *g0, const hpmg_grid *g, const int64_t stride[3], int d) {
+/* The width that stands for direction d on a level whose cells are
+ * stride[d] cells of the finest grid g0 wide: sqrt(thinnest * widest), the
+ * width h of another direction at which the flattest cells (thinnest / h)
+ * and the tallest (widest / h) are equally anisotropic; h[d] on uniform cells. */
+static double balanced_width(const hpmg_grid *g0, const hpmg_grid *g, const int64_t stride[3], int d) {
   const double *x = g0->xn[d];
   if (!x) return g->h[d];
-  double m = INFINITY;
-  for (int64_t c = 0; c < g->cells[d]; c++) m = fmin(m, x[(c + 1) * stride[d]] - x[c * stride[d]]);
-  return m;
+  double m = INFINITY, M = 0;
+  for (int64_t c = 0; c < g->cells[d]; c++) {
+    const double w = x[(c + 1) * stride[d]] - x[c * stride[d]];
+    m = fmin(m, w), M = fmax(M, w);
+  }
+  return sqrt(m * M);
 }
 
 int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max) {
@@ -233,7 +240,7 @@ int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, in
     int *f = flags[nl], any = 0;
     double w[3] = {INFINITY, INFINITY, INFINITY}, wmin = INFINITY;
     for (int d = 0; d < 3; d++)
-      if ((f[d] = hpmg_grid_coarsenable(&g, d))) w[d] = thinnest_cell(fine, &g, stride, d), wmin = fmin(wmin, w[d]);
+      if ((f[d] = hpmg_grid_coarsenable(&g, d))) w[d] = balanced_width(fine, &g, stride, d), wmin = fmin(wmin, w[d]);
     for (int d = 0; d < 3; d++) any |= f[d] = f[d] && w[d] <= HPMG_QK_SEMI_RATIO * wmin;
     if (!any) break;
     hpmg_grid c;
@@ -252,6 +259,8 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
   HPMG_CHECK_ARG(fine->N > 0, "the grid has no unknowns");
   int flags[QK_BOX_MAX_LEVELS][3];
   const int nl = hpmg_qk_box_coarsening(fine, flags, NULL, QK_BOX_MAX_LEVELS);
+  int stretched = 0;
+  for (int d = 0; d < fine->dim; d++) stretched |= fine->xn[d] != NULL;
   HPMG_CALL(hpmg_mg_init(mg, nl, real, co, fine_aliases));
   for (int i = nl - 1; i >= 0; i--) { /* the grids, finest first; flags[j]: level nl-j from nl-j+1 */
     qk_level *q = NULL;
@@ -282,6 +291,7 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
       continue;
     }
     HPMG_CALL(level_smoother(q, real, so, 1));
+    for (int j = nl - 1 - i; stretched && j > 0 && q->sweeps < HPMG_QK_STRETCHED_MAX_SWEEPS; j--) q->sweeps *= 2;
   }
   return hpmg_mg_setup(mg, NULL);
 }

@@ -41,14 +41,25 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
 /* Semi-coarsening towards isotropic cells (docs/bc.md, "Q_k on a general
  * box"): each coarser level merges pairs of cells in the directions that can
  * be halved (hpmg_grid_coarsenable: an even count; a periodic one keeps at
- * least 2 cells) and whose thinnest cell is at most HPMG_QK_SEMI_RATIO times
- * the thinnest cell of all such directions, down to the level where no
- * direction can be halved or the next would have no unknowns. On cells that
- * are the same in every direction (within the ratio) this is full coarsening.
- * Returns the number of levels nl (<= max); flags[j][d] (j = 1..nl-1): level
- * j from the finest was halved in direction d; N[j] (N may be NULL): its
- * unknowns (N[0] = fine->N). */
+ * least 2 cells) and whose balanced width is at most HPMG_QK_SEMI_RATIO times
+ * the smallest balanced width of all such directions, down to the level
+ * where no direction can be halved or the next would have no unknowns. The
+ * balanced width of a direction is sqrt(thinnest * widest cell) (its cell
+ * width where uniform): the width of an isotropic neighbour at which its
+ * flattest and its tallest cells are equally anisotropic, so a tanh-stretched
+ * direction is not halved on and on while its middle cells grow taller than
+ * the others' (the thinnest cell, the rule of 909e2b0, did that). On
+ * cells that are the same in every direction (within the ratio) this is full
+ * coarsening. Returns the number of levels nl (<= max); flags[j][d] (j =
+ * 1..nl-1): level j from the finest was halved in direction d; N[j] (N may be
+ * NULL): its unknowns (N[0] = fine->N). */
 #define HPMG_QK_SEMI_RATIO 1.4143
+/* On a box with a stretched direction (some xn set) the level j levels below
+ * the finest smooths 2^j times the cycle's sweeps, at most this many times
+ * (a variable V-cycle: the anisotropy one coarsening decision per direction
+ * and level leaves is on the coarse levels, which shrink by only 2 or 4 where
+ * semi-coarsened; docs/bc.md, "Q_k finite elements on the box", Levels). */
+#define HPMG_QK_STRETCHED_MAX_SWEEPS 4
 int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max);
 /* Bytes hpmg_qk_host_create allocates, without allocating. */
 double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,
