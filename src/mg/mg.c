@@ -9,6 +9,7 @@ hpmg_error hpmg_mg_init(hpmg_mg *mg, int nlevels, hpmg_real real, const hpmg_cyc
   mg->lv = calloc((size_t)nlevels, sizeof *mg->lv);
   if (!mg->lv) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate %d levels", nlevels);
   mg->nlevels = nlevels;
+  for (int l = 0; l < nlevels; l++) mg->lv[l].sweep_factor = 1;
   mg->real = real;
   mg->opt = *opt;
   mg->fine_aliases = fine_aliases;
@@ -107,6 +108,7 @@ static hpmg_error coarse_solve(hpmg_mg *mg) {
 }
 
 static hpmg_error smooth(hpmg_mg *mg, hpmg_level *L, int x_is_zero, int post, int sweeps) {
+  sweeps *= L->sweep_factor;
   if (sweeps == 0) return x_is_zero ? hpmg_v_zero(&L->x) : HPMG_SUCCESS;
   TIMED(mg, L, &L->t_smooth, L->ops->smooth(L, x_is_zero, post, sweeps));
   return HPMG_SUCCESS;
@@ -144,7 +146,7 @@ static hpmg_error correct(hpmg_mg *mg, int l) {
   const hpmg_vec *xc;
   HPMG_CALL(coarse_x(mg, l, &xc));
   if (L->ops->correct_smooth && mg->opt.post > 0 && !mg->opt.add_residual) {
-    TIMED(mg, L, &L->t_smooth, L->ops->correct_smooth(L, xc, mg->opt.post));
+    TIMED(mg, L, &L->t_smooth, L->ops->correct_smooth(L, xc, mg->opt.post * L->sweep_factor));
     return HPMG_SUCCESS;
   }
   const double t0 = tic(mg, L);
@@ -180,7 +182,7 @@ hpmg_error hpmg_mg_fmg(hpmg_mg *mg, int finest_cycle) {
     const hpmg_vec *xc;
     HPMG_CALL(coarse_x(mg, l, &xc));
     if (cycle && L->ops->interp_smooth && mg->opt.pre > 0) {
-      TIMED(mg, L, &L->t_smooth, L->ops->interp_smooth(L, xc, mg->opt.pre));
+      TIMED(mg, L, &L->t_smooth, L->ops->interp_smooth(L, xc, mg->opt.pre * L->sweep_factor));
       presmoothed = 1;
     } else if (L->ops->fmg_interp) TIMED(mg, L, &L->t_transfer, L->ops->fmg_interp(L, xc));
     else TIMED(mg, L, &L->t_transfer, L->ops->prolong(L, xc, 0));

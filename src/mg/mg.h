@@ -59,6 +59,8 @@ struct hpmg_level {
   hpmg_vec cb, cx;    /* mirrors of the next coarser level's b and x on be, when that level lives elsewhere */
   double t_smooth, t_op, t_transfer, t_comm; /* seconds (smoothing, residuals, transfers from/to it, copies) */
   int64_t matvecs;    /* operator applications inside the level's smoother (the slots count them) */
+  int sweep_factor;   /* the cycle's pre/post sweeps on this level times this (a variable V-cycle;
+                         hpmg_mg_init sets 1, the discretization may raise it) */
 };
 
 typedef struct {

@@ -19,7 +19,6 @@ typedef struct {
   double *cwork[6]; /* coarsest: double scratch of the coarse solve (b, x, and CG's r z p q) */
   double *xn[3];    /* general box: this level's cell boundaries where coarsened (owned) */
   int singular;     /* coarsest of a singular problem: the constants removed from b */
-  int sweeps;       /* the cycle's sweeps times this (1; 2, 4, .. on a stretched box's coarse levels) */
 } qk_level;
 
 static int smoother_work_vectors(hpmg_smoother_kind s) {
@@ -53,7 +52,7 @@ static qk_level *Q(const hpmg_level *L) { return L->ctx; }
 static hpmg_error smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
   qk_level *q = Q(L);
   const int64_t m0 = q->smoother->matvecs;
-  hpmg_error e = q->smoother->apply(q->smoother, L->b.data, L->x.data, x_is_zero, post && q->symmetric, sweeps * q->sweeps);
+  hpmg_error e = q->smoother->apply(q->smoother, L->b.data, L->x.data, x_is_zero, post && q->symmetric, sweeps);
   L->matvecs += q->smoother->matvecs - m0;
   return e;
 }
@@ -181,7 +180,6 @@ static hpmg_error level_new(hpmg_level *L, const hpmg_qk_smoother_options *so, q
   L->ctx = q;
   L->be = hpmg_backend_host();
   q->symmetric = so->symmetric;
-  q->sweeps = 1;
   *out = q;
   return HPMG_SUCCESS;
 }
@@ -229,6 +227,13 @@ static double balanced_width(const hpmg_grid *g0, const hpmg_grid *g, const int6
   return sqrt(m * M);
 }
 
+int hpmg_qk_box_sweep_factor(const hpmg_grid *fine, int below) {
+  int stretched = 0, f = 1;
+  for (int d = 0; d < fine->dim; d++) stretched |= fine->xn[d] != NULL;
+  for (int j = below; stretched && j > 0 && f < HPMG_QK_STRETCHED_MAX_SWEEPS; j--) f *= 2;
+  return f;
+}
+
 int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max) {
   hpmg_grid g = *fine;
   double *none[3] = {NULL, NULL, NULL};
@@ -259,8 +264,6 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
   HPMG_CHECK_ARG(fine->N > 0, "the grid has no unknowns");
   int flags[QK_BOX_MAX_LEVELS][3];
   const int nl = hpmg_qk_box_coarsening(fine, flags, NULL, QK_BOX_MAX_LEVELS);
-  int stretched = 0;
-  for (int d = 0; d < fine->dim; d++) stretched |= fine->xn[d] != NULL;
   HPMG_CALL(hpmg_mg_init(mg, nl, real, co, fine_aliases));
   for (int i = nl - 1; i >= 0; i--) { /* the grids, finest first; flags[j]: level nl-j from nl-j+1 */
     qk_level *q = NULL;
@@ -291,7 +294,7 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
       continue;
     }
     HPMG_CALL(level_smoother(q, real, so, 1));
-    for (int j = nl - 1 - i; stretched && j > 0 && q->sweeps < HPMG_QK_STRETCHED_MAX_SWEEPS; j--) q->sweeps *= 2;
+    L->sweep_factor = hpmg_qk_box_sweep_factor(fine, nl - 1 - i);
   }
   return hpmg_mg_setup(mg, NULL);
 }

@@ -60,6 +60,10 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
  * and level leaves is on the coarse levels, which shrink by only 2 or 4 where
  * semi-coarsened; docs/bc.md, "Q_k finite elements on the box", Levels). */
 #define HPMG_QK_STRETCHED_MAX_SWEEPS 4
+/* The sweep factor (hpmg_level.sweep_factor) of the box level `below` levels
+ * under the finest: 2^below, at most HPMG_QK_STRETCHED_MAX_SWEEPS, where a
+ * direction of fine is stretched; 1 elsewhere (host and GPU levels alike). */
+int hpmg_qk_box_sweep_factor(const hpmg_grid *fine, int below);
 int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max);
 /* Bytes hpmg_qk_host_create allocates, without allocating. */
 double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,

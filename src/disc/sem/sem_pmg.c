@@ -21,7 +21,6 @@ typedef struct {
   hpmg_sem_pmg *pm;
   int l;
   const hpmg_sem_mesh *m;
-  int numult;          /* kvMG: 2^{L-l}, else 1 */
   hpmg_sem_smoother sm; /* l > 0 */
   double *work;        /* the mesh routines' scratch */
   double *tmp;         /* ns: smoother output, prolongation, weighted fine vector */
@@ -416,8 +415,7 @@ static hpmg_error lv_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) 
   double *x = L->x.data, *r = L->r.data, *z = c->tmp;
   const double *b = L->b.data;
   const int64_t ns = c->m->ns;
-  const int nu = sweeps * c->numult;
-  for (int s = 0; s < nu; s++) {
+  for (int s = 0; s < sweeps; s++) { /* the cycle's sweeps times the level's sweep_factor (kvMG) */
     const int first = s == 0 && x_is_zero;
     if (!first) {
       residual(c, b, x, r);
@@ -427,7 +425,7 @@ static hpmg_error lv_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) 
     if (first) hpmg_sem_smoother_apply(&c->sm, b, x);
     else hpmg_sem_smoother_update(&c->sm, r, z, x);
   }
-  if (nu == 0 && x_is_zero) memset(x, 0, sizeof(double) * (size_t)ns);
+  if (sweeps == 0 && x_is_zero) memset(x, 0, sizeof(double) * (size_t)ns);
   return HPMG_SUCCESS;
 }
 
@@ -577,11 +575,6 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   c->pm = pm;
   c->l = l;
   c->m = m;
-  /* the p = 2 level smooths only inside the coarse solve's preconditioner
-   * hmg, one sweep before and after: the coarse CG iterates to coarse_rtol
-   * either way, and 2^L sweeps there (kvMG's rule) took 2-3x its time for
-   * the same outer counts (docs/sem.md, "Coarse solve by h-multigrid") */
-  c->numult = pm->kind == HPMG_SEM_SOLVE_KVMG && l > 0 ? 1 << (L - l) : 1;
   c->nthreads = omp_get_max_threads();
   HPMG_CALL(hpmg_calloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
   HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)m->ns, &c->tmp));
@@ -720,6 +713,12 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
     lvctx *c = NULL;
     e = level_create(pm, l, L, &c);
     lv->ops = &sem_ops; /* destroy frees a partial ctx too */
+    /* kvMG: nu_l = 2^{L-l} sweeps (a variable V-cycle). The p = 2 level
+     * smooths only inside the coarse solve's preconditioner hmg, one sweep
+     * before and after: the coarse CG iterates to coarse_rtol either way, and
+     * 2^L sweeps there took 2-3x its time for the same outer counts
+     * (docs/sem.md, "Coarse solve by h-multigrid") */
+    lv->sweep_factor = pm->kind == HPMG_SEM_SOLVE_KVMG && l > 0 ? 1 << (L - l) : 1;
     lv->ctx = c;
     lv->be = hpmg_backend_host();
     lv->n = pm->m[l]->ns;

@@ -493,6 +493,7 @@ static hpmg_error levels_create(hpmg_cuda_solver s) {
     HPMG_CALL(hpmg_cuda_op_create(&q->op, &q->dop));
     L->n = q->g.N;
     if (i == 0) continue; /* the coarsest level is solved exactly */
+    if (s->prob->qkbox) L->sweep_factor = hpmg_qk_box_sweep_factor(&s->prob->g, s->mg.nlevels - 1 - i); /* as the host */
     const size_t bytes = (size_t)L->n * rs;
     /* d starts at 0: a Chebyshev sweep on a nonzero x (FMG's first cycle on a
      * level, --pre 0) begins with c1 = 0, and 0 * (uninitialized NaN) is NaN */
