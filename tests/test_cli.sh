@@ -149,7 +149,7 @@ assert all(abs(a-b)<=(1e-6 if a>1e-8*hc[0] else 1e-3)*abs(a) for a,b in zip(hc,h
     for sv in cg fmg; do
       n=$((n+1))
       "$HPMG" solve $box --smoother chebyshev --solver $sv --json >"$tmp/cpu" 2>"$tmp/err"
-      if "$HPMG" solve $box --device cuda --solver $sv --json >"$tmp/gpu" 2>>"$tmp/err" &&
+      if "$HPMG" solve $box --device cuda --smoother chebyshev --solver $sv --json >"$tmp/gpu" 2>>"$tmp/err" &&
          python3 -c "
 import json,sys
 c=json.load(open(sys.argv[1])); g=json.load(open(sys.argv[2]))

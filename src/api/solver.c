@@ -173,7 +173,9 @@ static int box_stretched(const hpmg_box *b) {
  * too (qk_patch.cu, up to QK_PATCH_MAX_K2 / K3): on the Q3 channel
  * 128x96x128 (tanh 2.9, H200, 2c797c7, scripts/gpu-check-all boxpatch) CG
  * takes 12 iterations in 0.60 s against Chebyshev's 22 in 0.93 s, FMG 20
- * cycles against 96 (bench/results/qk-box-gpu-patch); 0: Chebyshev there */
+ * cycles against 96; with the balanced coarsening and the variable V-cycle
+ * (c1678ce) FMG 3 cycles in 0.44 s against 19 in 1.63 s
+ * (bench/results/qk-box-gpu-patch); 0: Chebyshev there */
 #define QK_BOX_CUDA_AUTO_PATCH 1
 static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_options *o) {
   const int dev = o->device == HPMG_DEVICE_CPU ||
@@ -185,17 +187,18 @@ static int qk_box_auto_patch(const hpmg_box *b, int degree, const hpmg_solver_op
 
 /* The defaults of a Q_k box on the GPU: the Chebyshev smoother where
  * qk_box_auto_patch above did not choose the patch smoother (uniform cells),
- * and where cells are stretched (box_stretched) and the solver was left to
- * AUTO, CG: FMG with Chebyshev stagnates on flat cells (Q3 channel, tanh
- * 2.9, H200, 906a351: 48 cycles to 1e-9 on 64x48x64 cells, 96 on
- * 128x96x128, stagnating at 5.8e-3 on 256x192x256; CG there 32
- * iterations), and with the patch smoother CG is still the faster (128x96x128:
- * 0.60 s against FMG's 1.05 s, 20 cycles; 2c797c7). asked: the solver
- * before AUTO was resolved. */
+ * and where cells are stretched (box_stretched), the solver was left to AUTO
+ * and the smoother is not the patch one, CG: FMG with Chebyshev does not hold
+ * up on flat cells (Q3 channel 128x96x128, tanh 2.9, H200, c1678ce: 19
+ * cycles to 1e-9 in 1.63 s, CG 10 iterations in 0.74 s; before the balanced
+ * coarsening, 906a351: 96 cycles, stagnating at 5.8e-3 on 256x192x256). With
+ * the patch smoother FMG stays the default, as on the CPU (3 cycles in 0.44 s
+ * against CG's 6 iterations in 0.50 s; bench/results/qk-box-gpu-patch).
+ * asked: the solver before AUTO was resolved. */
 static void qk_box_cuda_defaults(const hpmg_box *b, hpmg_solver_kind asked, hpmg_solver_options *o) {
   if (o->device != HPMG_DEVICE_CUDA) return;
   if (o->smoother == HPMG_SMOOTHER_AUTO) o->smoother = HPMG_SMOOTHER_CHEBYSHEV;
-  if (asked == HPMG_SOLVER_AUTO && box_stretched(b)) o->solver = HPMG_SOLVER_CG;
+  if (asked == HPMG_SOLVER_AUTO && box_stretched(b) && o->smoother != HPMG_SMOOTHER_PATCH) o->solver = HPMG_SOLVER_CG;
 }
 
 /* Q_k on a general box (problem->qkbox): what its levels do not take yet,
