@@ -16,7 +16,7 @@ degrees=${3:-"8 12 16 24 32"}
 threads=${4:-"1 2"}
 solvers=${5:-"dcg"}
 rhs=${RHS:-sine}
-export OMP_WAIT_POLICY=passive
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} # passive unless set: spinning threads stall a shared machine
 # B/node: the library's estimate (bytes_host) per GLL node; RSS/node: the
 # process's peak resident set (GNU time) per GLL node, libraries included.
 tmp=$(mktemp)
