@@ -90,6 +90,14 @@ static void box_options(hpmg_problem_options *po, int dim, int k, const int cell
   }
 }
 
+/* 1 (the mode is skipped: exit 77) where its cases need a GPU and none is
+ * there, with the reason; 0 with a GPU or in the "cpu" mode */
+static int gpu_missing(void) {
+  if (cpu_only || !hpmg_cuda_check()) return 0;
+  printf("test_cuda_box: %s: skipped\n", hpmg_last_error());
+  return 1;
+}
+
 #ifndef HPMG_HAVE_CUDA
 static int run_kernels(void) {
   printf("test_cuda_box: this build has no CUDA backend: skipped\n");
@@ -341,10 +349,7 @@ static void patch_box(int dim, int k, const int cells[3], const hpmg_bc_kind bc[
 }
 
 static int run_patch_sweep(void) {
-  if (!cpu_only && hpmg_cuda_check()) {
-    printf("test_cuda_box: %s: skipped\n", hpmg_last_error());
-    return 77;
-  }
+  if (gpu_missing()) return 77;
   /* the channel: periodic x (odd count: a third color), Neumann y (half
    * patches) tanh-stretched, periodic or Dirichlet z; then Neumann / Dirichlet
    * x ends with geometric x and tanh y, periodic y of odd count */
@@ -604,17 +609,7 @@ static void run_variants(void) {
 /* --smoother patch on the GPU's box levels against the CPU's: CG (iterations
  * within 1, the same L2 error) or FMG */
 static int run_patch_solve(int fmg) {
-#ifdef HPMG_HAVE_CUDA
-  if (!cpu_only && hpmg_cuda_check()) {
-    printf("test_cuda_box: %s: skipped\n", hpmg_last_error());
-    return 77;
-  }
-#else
-  if (!cpu_only) {
-    printf("test_cuda_box: this build has no CUDA backend: skipped\n");
-    return 77;
-  }
-#endif
+  if (gpu_missing()) return 77;
   const hpmg_smoother_kind PA = HPMG_SMOOTHER_PATCH;
   const hpmg_precision Dp = HPMG_PREC_DOUBLE, M = HPMG_PREC_MIXED;
   const hpmg_solver_kind S = fmg ? HPMG_SOLVER_FMG : HPMG_SOLVER_CG;
@@ -648,17 +643,7 @@ static int run_patch_solve(int fmg) {
 }
 
 static int run_solve(void) {
-#ifdef HPMG_HAVE_CUDA
-  if (!cpu_only && hpmg_cuda_check()) {
-    printf("test_cuda_box: %s: skipped\n", hpmg_last_error());
-    return 77;
-  }
-#else
-  if (!cpu_only) {
-    printf("test_cuda_box: this build has no CUDA backend: skipped\n");
-    return 77;
-  }
-#endif
+  if (gpu_missing()) return 77;
   run_order(2);
   run_order(3);
   run_variants();
