@@ -198,10 +198,11 @@ template <typename R, int K, int MAT, int CS> __device__ __forceinline__ R qk_rc
   else return qk_ref_d[qk_ref_off(K) + qk_refmat<K, MAT>::idx(o, j)];
 }
 
-/* a[o] = sum_j Mat[o][j] v[j] over the structural nonzeros (unrolled; j
- * outer, so the M accumulators are independent chains) */
-template <typename R, int K, int MAT, int CS>
-__device__ __forceinline__ void qk_mv(const R *sc, const R *v, R *a) {
+/* a[o] = sum_j Mat[o][j] v[j] over the structural nonzeros of the
+ * reference rows, entry (o, j) = coef(o, j) (unrolled; j outer, so the M
+ * accumulators are independent chains) */
+template <typename R, int K, int MAT, typename C>
+__device__ __forceinline__ void qk_mv_by(const C &coef, const R *v, R *a) {
   using A = qk_refmat<K, MAT>;
 #pragma unroll
   for (int o = 0; o < A::M; o++) a[o] = 0;
@@ -209,7 +210,12 @@ __device__ __forceinline__ void qk_mv(const R *sc, const R *v, R *a) {
   for (int j = 0; j < A::NI; j++)
 #pragma unroll
     for (int o = 0; o < A::M; o++)
-      if (A::nz(o, j)) a[o] = fma(qk_rc<R, K, MAT, CS>(sc, o, j), v[j], a[o]);
+      if (A::nz(o, j)) a[o] = fma(coef(o, j), v[j], a[o]);
+}
+/* the level's coefficients (qk_rc) */
+template <typename R, int K, int MAT, int CS>
+__device__ __forceinline__ void qk_mv(const R *sc, const R *v, R *a) {
+  qk_mv_by<R, K, MAT>([sc](int o, int j) { return qk_rc<R, K, MAT, CS>(sc, o, j); }, v, a);
 }
 
 /* The same product on a general box with the patch's own 1D block f
@@ -224,14 +230,7 @@ __host__ __device__ constexpr int qk_box_idx(int k, int mat, int o, int j) {
 }
 template <typename R, int K, int MAT>
 __device__ __forceinline__ void qk_mv_box(const R *__restrict__ f, const R *v, R *a) {
-  using A = qk_refmat<K, MAT>;
-#pragma unroll
-  for (int o = 0; o < A::M; o++) a[o] = 0;
-#pragma unroll
-  for (int j = 0; j < A::NI; j++)
-#pragma unroll
-    for (int o = 0; o < A::M; o++)
-      if (A::nz(o, j)) a[o] = fma(__ldg(f + qk_box_idx(K, MAT, o, j)), v[j], a[o]);
+  qk_mv_by<R, K, MAT>([f](int o, int j) { return __ldg(f + qk_box_idx(K, MAT, o, j)); }, v, a);
 }
 
 /* Every line along DIR of the boxes I0 x I1 x I2 (x fastest) of the block's P
