@@ -1182,6 +1182,18 @@ extern "C" void hpmg_cuda_patch_destroy(hpmg_cuda_patch *pp) {
  * smoother's local problems (hpmg_patch_box_create: patch vertices, colors,
  * the 1D factors per vertex, the closed-patch index maps) copied to the
  * device in one block; the kernels are the plain grid's with BOX set. */
+/* the level and options both kinds of level keep (box_create, the plain grid) */
+static void patch_init(hpmg_cuda_patch p, const hpmg_grid *g, hpmg_cuda_op dop, hpmg_patch_mode mode, double damping,
+                       hpmg_patch_kernel kernel) {
+  p->dim = g->dim;
+  p->k = g->k;
+  p->N = g->N;
+  p->mode = mode;
+  p->kernel = kernel;
+  p->dop = dop;
+  p->omega = mode == HPMG_PATCH_ADDITIVE ? (damping > 0 ? damping : 1.0 / (1 << g->dim)) : 1.0;
+}
+
 static hpmg_error box_create(const hpmg_laplace *op, hpmg_cuda_op dop, hpmg_patch_mode mode, double damping,
                              hpmg_patch_kernel kernel, hpmg_cuda_patch *out) {
   const hpmg_grid *g = &op->g;
@@ -1230,13 +1242,7 @@ static hpmg_error box_create(const hpmg_laplace *op, hpmg_cuda_op dop, hpmg_patc
     hpmg_cuda_patch_destroy(&p);
     return e;
   }
-  p->dim = g->dim;
-  p->k = k;
-  p->N = g->N;
-  p->mode = mode;
-  p->kernel = kernel;
-  p->dop = dop;
-  p->omega = mode == HPMG_PATCH_ADDITIVE ? (damping > 0 ? damping : 1.0 / (1 << g->dim)) : 1.0;
+  patch_init(p, g, dop, mode, damping, kernel);
   p->box = 1;
   p->ncol = pb.ncol;
   unsigned char *dm = (unsigned char *)p->boxmem;
@@ -1278,13 +1284,7 @@ extern "C" hpmg_error hpmg_cuda_patch_create(const hpmg_laplace *op, hpmg_cuda_o
   if (!hpmg_grid_is_plain(g)) return box_create(op, dop, mode, damping, kernel, out);
   hpmg_cuda_patch p = (hpmg_cuda_patch)calloc(1, sizeof *p);
   if (!p) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the patch smoother");
-  p->dim = g->dim;
-  p->k = g->k;
-  p->N = g->N;
-  p->mode = mode;
-  p->kernel = kernel;
-  p->dop = dop;
-  p->omega = mode == HPMG_PATCH_ADDITIVE ? (damping > 0 ? damping : 1.0 / (1 << g->dim)) : 1.0;
+  patch_init(p, g, dop, mode, damping, kernel);
   p->ncol = 1;
   for (int d = 0; d < 3; d++) {
     p->n[d] = g->n[d];
