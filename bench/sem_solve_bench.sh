@@ -27,7 +27,7 @@ for s in $solvers; do
   for p in $degrees; do
     for t in $threads; do
       /usr/bin/time -f %M -o "$tmp" "$hpmg" solve --disc sem --dim 3 --degree "$p" --cells "$n" --tol 1e-10 \
-        --threads "$t" --solver "$s" --rhs "$rhs" --json |
+        --threads "$t" --solver "$s" --rhs "$rhs" --repeat "${REPEAT:-1}" --json |
         RSS_KB=$(cat "$tmp" 2>/dev/null || echo 0) python3 -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -1,8 +1,9 @@
 #!/bin/sh
 # hpmg solve --disc sem: small solves exit 0 and report the error; bad input
 # (degree out of range, a periodic direction with fewer than 3 elements, a
-# vanishing element width, incompatible Neumann data without projection, the
-# an unknown solver, options of other discretizations) exits 2 with a message naming what was wrong.
+# vanishing element width, incompatible Neumann data without projection,
+# an unknown solver, options of other discretizations, a --repeat out of range) exits 2 with a message
+# naming what was wrong; --repeat gives every solve the first one's result.
 # usage: sem_cli_check.sh path/to/hpmg
 hpmg=$1
 fail=0
@@ -53,4 +54,16 @@ vtu() { # vtu DIM P CELLS BOX BC ARGS...
 vtu 2 3 3,4 1,1 PPDN --bc x=periodic,ymax=neumann
 vtu 3 4 3,2,3 1,2,1.5 NDDDPP --bc z=periodic,xmin=neumann --grid y=geometric:2
 expect 2 "not writable" --vtu /nonexistent-dir/u.vtu
+expect 2 "1..100000" --repeat 0
+expect 2 "not an integer" --repeat 2x
+# --repeat N: N solves into the same vectors give the first solve's iterations and
+# error (the vectors the solver keeps between solves start from the same state)
+rep=$("$hpmg" solve --disc sem --json --dim 3 --degree 4 --cells 3 --solver kmg --repeat 3 |
+  python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["repeat"], d["iterations"], d["l2_error"], d["solve_mean_s"] >= d["solve_s"])')
+one=$("$hpmg" solve --disc sem --json --dim 3 --degree 4 --cells 3 --solver kmg |
+  python3 -c 'import json, sys; d = json.load(sys.stdin); print(3, d["iterations"], d["l2_error"], True)')
+if [ "$rep" != "$one" ]; then
+  echo "FAIL: --repeat 3 reports '$rep' (repeat, iterations, L2, mean >= fastest), one solve '$one'"
+  fail=1
+fi
 exit $fail

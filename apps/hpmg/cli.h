@@ -59,6 +59,11 @@ int hpmg_cli_box_apply(const hpmg_cli_box_args *a, hpmg_problem_options *po, dou
  * dcg, mg, kmg or kvmg (cli_sem.c) */
 const char *hpmg_cli_sem_solver(const hpmg_solver_options *so);
 
+/* Solves `repeat` times into x (iteration lines of the first solve only;
+ * stops at a failure other than non-convergence); st: the last solve's
+ * statistics, tbest and tmean: the fastest and mean time to solution. */
+hpmg_error hpmg_cli_solve_repeat(hpmg_solver s, double *x, int repeat, hpmg_stats *st, double *tbest, double *tmean);
+
 /* library internals the command line reports (src/api) */
 int hpmg_solver_history(hpmg_solver s, const double **h);
 void hpmg_solver_set_verbose(hpmg_solver s, int verbose);

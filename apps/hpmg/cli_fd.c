@@ -388,25 +388,17 @@ int hpmg_cli_fd(int argc, char **argv) {
     if (db > 0) printf(", ~%s device", hpmg_format_bytes(db, b2, sizeof b2));
     printf("\n");
   }
-  double tmin = INFINITY, tsum = 0;
-  for (int r = 0; r < repeat; r++) {
-    if (r == 1) hpmg_solver_set_verbose(s, 0); /* iteration lines of the first solve only */
-    e = hpmg_solver_solve(s, NULL, x);
-    hpmg_solver_get_stats(s, &st);
-    if (e && e != HPMG_ERR_NOT_CONVERGED) break;
-    if (st.t_solve < tmin) tmin = st.t_solve;
-    tsum += st.t_solve;
-  }
+  double tbest, tmean;
+  e = hpmg_cli_solve_repeat(s, x, repeat, &st, &tbest, &tmean);
   /* an incompatible right-hand side with --no-project is bad input */
   int status = e == HPMG_SUCCESS ? 0 : e == HPMG_ERR_ARG ? FD_EXIT_BAD_INPUT : FD_EXIT_FAILED;
   if (e) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
   double l2h = NAN, rms = NAN, mx = NAN;
   if (e == HPMG_SUCCESS || e == HPMG_ERR_NOT_CONVERGED) hpmg_problem_fd_errors(prob, x, &l2h, &rms, &mx);
   const double relres = st.residual0 > 0 ? st.residual / st.residual0 : 0;
-  const double tbest = isfinite(tmin) ? tmin : st.t_solve;
   if (json) {
     hpmg_cli_report rep = {.po = po, .so = so, .st = st, .n = n, .dofs_total = total, .l2_error = l2h, .max_error = mx,
-                           .rms_error = rms, .solve_s = tbest, .solve_mean_s = repeat > 0 ? tsum / repeat : 0,
+                           .rms_error = rms, .solve_s = tbest, .solve_mean_s = tmean,
                            .repeat = repeat, .dofs_per_s = tbest > 0 ? st.dofs / tbest : 0, .bytes_host = hb,
                            .bytes_device = db, .status = status};
     rep.nhistory = hpmg_solver_history(s, &rep.history);

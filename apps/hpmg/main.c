@@ -157,6 +157,24 @@ void hpmg_cli_print_version(void) {
 #endif
 }
 
+hpmg_error hpmg_cli_solve_repeat(hpmg_solver s, double *x, int repeat, hpmg_stats *st, double *tbest, double *tmean) {
+  double tmin = INFINITY, tsum = 0;
+  int done = 0;
+  hpmg_error e = HPMG_SUCCESS;
+  for (int r = 0; r < repeat; r++) {
+    if (r == 1) hpmg_solver_set_verbose(s, 0); /* iteration lines of the first solve only */
+    e = hpmg_solver_solve(s, NULL, x);
+    hpmg_solver_get_stats(s, st);
+    if (e && e != HPMG_ERR_NOT_CONVERGED) break;
+    if (st->t_solve < tmin) tmin = st->t_solve;
+    tsum += st->t_solve;
+    done++;
+  }
+  *tbest = isfinite(tmin) ? tmin : st->t_solve;
+  *tmean = done > 0 ? tsum / done : st->t_solve;
+  return e;
+}
+
 static int solve_fe(int argc, char **argv) {
   hpmg_problem_options po;
   hpmg_solver_options so;
