@@ -30,6 +30,10 @@ struct hpmg_sem_solver_s {
   double *hist;
   int nhist, cap;
   hpmg_stats st;
+  /* a solve's vectors, kept between solves (so that a solve faults in no
+   * new pages): f at the GLL nodes; on the skeleton the condensed
+   * right-hand side, the Dirichlet values and the condensed solution */
+  double *f, *rhs, *uD, *xs;
 };
 
 /* cells of direction d as the box will have them (0 if out of range) */
@@ -243,6 +247,10 @@ void hpmg_sem_solver_destroy(hpmg_sem_solver *sp) {
   if (!s) return;
   if (s->pmg_on) hpmg_sem_pmg_destroy(&s->pmg);
   hpmg_free(&s->hist);
+  hpmg_free(&s->f);
+  hpmg_free(&s->rhs);
+  hpmg_free(&s->uD);
+  hpmg_free(&s->xs);
   free(s);
   *sp = NULL;
 }
@@ -257,9 +265,19 @@ hpmg_error hpmg_sem_solver_create(hpmg_sem_problem p, const hpmg_solver_options 
   s->p = p;
   s->o = o;
   s->cap = o.maxit + 2;
+  const int64_t N = p->mesh.nlat_total, ns = p->mesh.ns;
   hpmg_error e = hpmg_malloc(sizeof(double) * (size_t)s->cap, &s->hist);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)N, &s->f);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &s->rhs);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &s->uD);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &s->xs);
+  if (!e) { /* first touch now, by the threads that will use them, not in the first solve */
+    hpmg_vec_zero(HPMG_REAL_DOUBLE, N, s->f);
+    double *sk[3] = {s->rhs, s->uD, s->xs};
+    for (int i = 0; i < 3; i++) hpmg_vec_zero(HPMG_REAL_DOUBLE, ns, sk[i]);
+  }
   if (e) {
-    free(s);
+    hpmg_sem_solver_destroy(&s);
     return e;
   }
   s->st.dofs = p->mesh.nlat_total;
@@ -274,8 +292,7 @@ hpmg_error hpmg_sem_solver_create(hpmg_sem_problem p, const hpmg_solver_options 
                                                                  : HPMG_SEM_SOLVE_KMG;
     e = hpmg_sem_pmg_create(&p->box, &p->mesh, kind, o.pre, o.post, HPMG_SEM_COARSE_HMG, &s->pmg);
     if (e) {
-      hpmg_free(&s->hist);
-      free(s);
+      hpmg_sem_solver_destroy(&s);
       return e;
     }
     s->pmg_on = 1;
@@ -305,16 +322,13 @@ hpmg_error hpmg_sem_solver_solve(hpmg_sem_solver s, const double *b, double *x) 
                      "solution)",
                      face_names[f]);
   const double t0 = hpmg_wtime();
-  double t_data = 0, *f = NULL, *rhs = NULL, *uD = NULL, *xs = NULL;
-  hpmg_error e = hpmg_malloc(sizeof(double) * (size_t)N, &f);
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &rhs);
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &uD);
-  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ns, &xs);
-  if (!e && b) {
+  double t_data = 0, *f = s->f, *rhs = s->rhs, *uD = s->uD, *xs = s->xs;
+  hpmg_error e = HPMG_SUCCESS;
+  if (b) {
     const int64_t bad = hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, N, b);
     if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the right-hand side", (long long)bad);
     else memcpy(f, b, sizeof(double) * (size_t)N);
-  } else if (!e) { /* the built-in problem's f at the GLL nodes: the problem's data, not the solve (not in t_solve) */
+  } else { /* the built-in problem's f at the GLL nodes: the problem's data, not the solve (not in t_solve) */
     const double tf = hpmg_wtime();
     e = hpmg_sem_problem_load_vector(p, f_of, p, f);
     t_data = hpmg_wtime() - tf;
@@ -363,10 +377,6 @@ hpmg_error hpmg_sem_solver_solve(hpmg_sem_solver s, const double *b, double *x) 
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < N; i++) x[i] -= mean;
   }
-  hpmg_free(&f);
-  hpmg_free(&rhs);
-  hpmg_free(&uD);
-  hpmg_free(&xs);
   hpmg_krylov_stats(&info, &s->st);
   s->st.t_solve = hpmg_wtime() - t0 - t_data;
   if (e) return e;

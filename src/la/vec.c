@@ -9,6 +9,13 @@ double hpmg_vec_dot(hpmg_real r, int64_t n, const void *x, const void *y) {
   return VK()->dot[r](n, x, y);
 }
 double hpmg_vec_norm(hpmg_real r, int64_t n, const void *x) { return sqrt(hpmg_vec_dot(r, n, x, x)); }
+/* [a, e): thread t's part of `total` bytes split in nt */
+static void part(size_t total, size_t *a, size_t *e) {
+  const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+  *a = total / nt * t;
+  *e = t == nt - 1 ? total : total / nt * (t + 1);
+}
+
 void hpmg_vec_zero(hpmg_real r, int64_t n, void *x) {
   char *p = x;
   size_t total = (size_t)n * hpmg_real_size(r);
@@ -18,13 +25,24 @@ void hpmg_vec_zero(hpmg_real r, int64_t n, void *x) {
   }
 #pragma omp parallel
   { /* first touch in parallel, matching the kernels' static partition */
-    int nt = omp_get_num_threads(), t = omp_get_thread_num();
-    size_t a = total / nt * t, e = t == nt - 1 ? total : total / nt * (t + 1);
+    size_t a, e;
+    part(total, &a, &e);
     memset(p + a, 0, e - a);
   }
 }
 void hpmg_vec_copy(hpmg_real r, int64_t n, const void *x, void *y) {
-  if (x != y) memcpy(y, x, (size_t)n * hpmg_real_size(r));
+  if (x == y) return;
+  const size_t total = (size_t)n * hpmg_real_size(r);
+  if (n < HPMG_VEC_PAR_MIN) {
+    memcpy(y, x, total);
+    return;
+  }
+#pragma omp parallel
+  { /* one core's copy does not fill the memory bandwidth (flexible CG copies every iteration) */
+    size_t a, e;
+    part(total, &a, &e);
+    memcpy((char *)y + a, (const char *)x + a, e - a);
+  }
 }
 void hpmg_vec_axpy(hpmg_real r, int64_t n, double a, const void *x, void *y) {
   VK()->axpy[r](n, a, x, y);

@@ -643,6 +643,8 @@ void hpmg_sem_pmg_destroy(hpmg_sem_pmg *pm) {
   hpmg_mg_destroy(&pm->mg);
   hpmg_mg_destroy(&pm->qmg);
   for (int i = 0; i < 2; i++) hpmg_vec_destroy(&pm->qw[i]);
+  for (int i = 0; i < 4; i++) hpmg_vec_destroy(&pm->w[i]);
+  hpmg_vec_destroy(&pm->vb);
   for (int l = 0; l < pm->nlevels - 1; l++) hpmg_sem_mesh_destroy(&pm->mesh[l]);
   memset(pm, 0, sizeof *pm);
 }
@@ -740,6 +742,8 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
       e = hpmg_mg_setup(&pm->hmg, NULL);
     }
   }
+  for (int i = 0; i < 4 && !e; i++) e = hpmg_vec_create(hpmg_backend_host(), HPMG_REAL_DOUBLE, fine->ns, &pm->w[i]);
+  if (!e) e = hpmg_vec_create(hpmg_backend_host(), HPMG_REAL_DOUBLE, fine->ns, &pm->vb);
   if (e) hpmg_sem_pmg_destroy(pm);
   return e;
 }
@@ -773,29 +777,23 @@ hpmg_error hpmg_sem_pmg_solve(hpmg_sem_pmg *pm, const double *rhs, double *x, hp
   const hpmg_sem_mesh *m = pm->m[top];
   const int64_t ns = m->ns;
   const hpmg_backend *be = hpmg_backend_host();
-  hpmg_vec w[4] = {{0}}, vb = {0};
-  hpmg_error e = HPMG_SUCCESS;
-  for (int i = 0; i < 4 && !e; i++) e = hpmg_vec_create(be, HPMG_REAL_DOUBLE, ns, &w[i]);
-  if (!e) e = hpmg_vec_create(be, HPMG_REAL_DOUBLE, ns, &vb);
-  if (!e) {
-    memcpy(vb.data, rhs, sizeof(double) * (size_t)ns);
-    const int singular = hpmg_sem_singular(m);
-    prm->project = singular ? hpmg_sem_project_constants : NULL;
-    prm->pctx = NULL;
-    if (singular) hpmg_sem_project_constants(NULL, &vb);
-    hpmg_linop A = {pm->mg.lv[top].ctx, apply_op, NULL, NULL};
-    hpmg_vec vx = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, ns, x);
-    pm->coarse_its = 0;
-    pm->coarse_solves = 0;
-    pm->q1_cycles = 0;
-    if (pm->kind == HPMG_SEM_SOLVE_MG) e = hpmg_mg_stationary(&pm->mg, &A, &vb, &vx, w, 0, 0.0, prm, info);
-    else {
-      hpmg_linop M = hpmg_mg_linop(&pm->mg);
-      e = hpmg_pcg(&A, &M, &vb, &vx, w, 1, prm, info);
-    }
-    if (!e && singular) hpmg_sem_project_constants(NULL, &vx);
+  hpmg_vec *w = pm->w, *vb = &pm->vb;
+  hpmg_vec_copy(HPMG_REAL_DOUBLE, ns, rhs, vb->data);
+  const int singular = hpmg_sem_singular(m);
+  prm->project = singular ? hpmg_sem_project_constants : NULL;
+  prm->pctx = NULL;
+  if (singular) hpmg_sem_project_constants(NULL, vb);
+  hpmg_linop A = {pm->mg.lv[top].ctx, apply_op, NULL, NULL};
+  hpmg_vec vx = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, ns, x);
+  pm->coarse_its = 0;
+  pm->coarse_solves = 0;
+  pm->q1_cycles = 0;
+  hpmg_error e;
+  if (pm->kind == HPMG_SEM_SOLVE_MG) e = hpmg_mg_stationary(&pm->mg, &A, vb, &vx, w, 0, 0.0, prm, info);
+  else {
+    hpmg_linop M = hpmg_mg_linop(&pm->mg);
+    e = hpmg_pcg(&A, &M, vb, &vx, w, 1, prm, info);
   }
-  for (int i = 0; i < 4; i++) hpmg_vec_destroy(&w[i]);
-  hpmg_vec_destroy(&vb);
+  if (!e && singular) hpmg_sem_project_constants(NULL, &vx);
   return e;
 }

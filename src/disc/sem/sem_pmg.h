@@ -87,6 +87,8 @@ typedef struct {
   hpmg_grid q1;       /* the degree-1 level's grid (xn: the fine mesh's coordinates) */
   hpmg_mg qmg;        /* its geometric multigrid (the Q_1 box levels) */
   hpmg_vec qw[2];     /* its stationary iteration's work vectors */
+  hpmg_vec w[4], vb;  /* the outer iteration's work vectors and right-hand side (finest level; kept
+                         between solves, so that a solve faults in no new pages) */
   int q1_singular;
   double coarse_rtol; /* relative residual of every coarse solve at p = 2 (may be changed after create) */
   double q1_rtol;     /* relative residual of every degree-1 solve (may be changed after create) */
