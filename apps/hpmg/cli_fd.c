@@ -47,7 +47,8 @@ static void usage(FILE *f) {
           "                          1 is plain GS [1; fmg in 3D with cubic interpolation and mcgs: 1.3]\n"
           "  --solver S              vcycle | fmg (one full-multigrid pass) | cg (PCG, one V-cycle\n"
           "                          as preconditioner) | fft (sine-transform direct solver) |\n"
-          "                          auto (= vcycle) [vcycle]\n"
+          "                          auto (= vcycle; cg on a general box with a stretched periodic\n"
+          "                          direction, where point smoothing leaves the cycle stagnating) [auto]\n"
           "  --pre N, --post N       smoothing sweeps before/after the coarse correction, 0..100\n"
           "                          [1, 1; fmg in 3D: 2, 2, with cubic interpolation and mcgs 2, 1]\n"
           "  --fmg-interp I          FMG's interpolation to each new level: cubic (fourth order) |\n"
@@ -138,7 +139,7 @@ int hpmg_cli_fd(int argc, char **argv) {
   po.refine = 10;
   hpmg_solver_options so;
   hpmg_solver_options_default(&so);
-  so.solver = HPMG_SOLVER_VCYCLE;
+  so.solver = HPMG_SOLVER_AUTO;
   so.smoother = HPMG_SMOOTHER_MCGS;
   so.jacobi_omega = 0.8;
   so.pre = so.post = HPMG_SWEEPS_AUTO;

@@ -116,7 +116,8 @@ static hpmg_error config_from(const hpmg_problem_options *po, const hpmg_solver_
 
 /* the public options on a general box (fd_box.h); what it does not have is refused */
 /* the box's properties the options depend on: bx, or (NULL) the box of po */
-static hpmg_error box_props(const hpmg_problem_options *po, const hpmg_box *bx, int *nonuniform, int *line) {
+static hpmg_error box_props(const hpmg_problem_options *po, const hpmg_box *bx, int *nonuniform, int *line,
+                            int *pstretch) {
   hpmg_box local;
   if (!bx) {
     HPMG_CALL(hpmg_box_init(po, &local));
@@ -125,6 +126,7 @@ static hpmg_error box_props(const hpmg_problem_options *po, const hpmg_box *bx, 
   *nonuniform = 0;
   for (int d = 0; d < bx->dim; d++) *nonuniform += !bx->uniform[d];
   *line = fd_box_auto_line(bx);
+  *pstretch = fd_box_periodic_stretched(bx);
   if (bx == &local) hpmg_box_destroy(&local);
   return HPMG_SUCCESS;
 }
@@ -134,15 +136,21 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
   HPMG_CHECK_ARG(so, "solver options are NULL");
   memset(c, 0, sizeof *c);
   switch (so->solver) {
-  case HPMG_SOLVER_AUTO:
+  case HPMG_SOLVER_AUTO: { /* the V-cycle iteration; CG where a periodic direction is stretched (point
+                              smoothing only there: the cycle alone stagnates, docs/bc.md "Not yet") */
+    int nonuni, line, pstretch;
+    HPMG_CALL(box_props(po, bx, &nonuni, &line, &pstretch));
+    c->solver = pstretch >= 0 ? HPMG_SOLVER_CG : HPMG_SOLVER_VCYCLE;
+    break;
+  }
   case HPMG_SOLVER_VCYCLE: c->solver = HPMG_SOLVER_VCYCLE; break;
   case HPMG_SOLVER_FMG: c->solver = HPMG_SOLVER_FMG; break;
   case HPMG_SOLVER_CG: c->solver = HPMG_SOLVER_CG; break;
   case HPMG_SOLVER_FFT: {
     /* the direct solver (fd_direct.h): transforms along uniform directions,
      * tridiagonal solves along at most one non-uniform one */
-    int nonuni, line;
-    HPMG_CALL(box_props(po, bx, &nonuni, &line));
+    int nonuni, line, pstretch;
+    HPMG_CALL(box_props(po, bx, &nonuni, &line, &pstretch));
     HPMG_CHECK_ARG(nonuni <= 1, "the FFT (transform + tridiagonal) solver takes at most one non-uniform direction "
                                 "(this box has %d): use cg, vcycle or fmg", nonuni);
     HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE, "the direct solver on a general box runs in double precision");
@@ -181,8 +189,8 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
    * V(1,1), 23 with V(2,2); CG 15 and 10, no faster, docs/bc.md) */
   int sweeps = 1;
   if (c->line == -1 && c->solver != HPMG_SOLVER_CG && (so->pre == HPMG_SWEEPS_AUTO || so->post == HPMG_SWEEPS_AUTO)) {
-    int nonuni, line;
-    HPMG_CALL(box_props(po, bx, &nonuni, &line));
+    int nonuni, line, pstretch;
+    HPMG_CALL(box_props(po, bx, &nonuni, &line, &pstretch));
     if (line >= 0) sweeps = 2;
   }
   c->pre = so->pre == HPMG_SWEEPS_AUTO ? sweeps : so->pre;

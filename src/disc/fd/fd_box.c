@@ -688,13 +688,12 @@ static double stretch_of(const double *x, int64_t cells) {
   return hi / lo;
 }
 
-/* line direction for cfg line = -1: the most stretched non-periodic
- * direction whose widths vary by more than 1.5x; -1: point GS */
-int fd_box_auto_line(const hpmg_box *b) {
+/* the most stretched direction, periodic or not, whose widths vary by more than 1.5x; -1: none */
+static int most_stretched(const hpmg_box *b, int periodic) {
   int best = -1;
   double bs = 1.5;
   for (int d = 0; d < b->dim; d++) {
-    if (hpmg_box_periodic(b, d)) continue;
+    if (hpmg_box_periodic(b, d) != periodic) continue;
     const double s = stretch_of(b->x[d], b->cells[d]);
     if (s > bs) {
       bs = s;
@@ -703,6 +702,10 @@ int fd_box_auto_line(const hpmg_box *b) {
   }
   return best;
 }
+
+int fd_box_auto_line(const hpmg_box *b) { return most_stretched(b, 0); }
+
+int fd_box_periodic_stretched(const hpmg_box *b) { return most_stretched(b, 1); }
 
 static hpmg_error project_mean(void *ctx, hpmg_vec *v) {
   if (v->be->on_device) {
