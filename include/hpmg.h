@@ -236,7 +236,11 @@ hpmg_error hpmg_problem_load_vector(hpmg_problem prob, hpmg_function f, void *us
  * FD: the discrete L2 error sqrt(h^d sum e_i^2) and the max error over the grid. */
 hpmg_error hpmg_problem_error(hpmg_problem prob, const double *x, double *l2, double *maxerr);
 /* Write x as a VTK XML unstructured grid with Lagrange cells (types 70/72;
- * FD: Q1 cells on the grid). */
+ * FD: Q1 cells on the grid). A Q_k problem on a general box writes every
+ * lattice node at the box's node coordinates (a periodic direction's last
+ * plane repeated), the Dirichlet nodes with the boundary data of the
+ * problem's last solve (without b: the built-in problem's; with b: bc[]'s);
+ * a finite-difference problem on a general box is refused (HPMG_ERR_ARG). */
 hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char *path);
 
 /* ----------------------------------------------------------------- solver */

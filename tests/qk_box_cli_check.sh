@@ -33,8 +33,34 @@ expect 2 --dim 2 --degree 2 --grid-file "$T/decreasing"
 expect 2 --dim 2 --degree 2 --cells 4 --fd-layout cell
 expect 2 --dim 2 --degree 2 --cells 4 --bc x=periodic --device cuda --smoother patch --local-solver dense   # GPU patch: fdm only
 expect 2 --dim 2 --degree 2 --cells 4 --bc x=neumann,y=neumann --rhs one --no-project
-expect 2 --dim 2 --degree 2 --cells 4 --vtu "$T/u.vtu"
 # valid boxes
+# --vtu: read back (tests/check_box_vtu.py) against the manufactured solution: the lattice's
+# coordinates (stretched), the Dirichlet faces' values, a periodic direction's repeated plane
+vtu() { # vtu DIM K CELLS BOX BC ARGS...
+  d=$1 k=$2 c=$3 b=$4 bc=$5
+  shift 5
+  me=$("$HPMG" solve --json --dim "$d" --degree "$k" --cells "$c" --box "$b" --vtu "$T/u.vtu" "$@" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["max_error"])') &&
+    python3 "$(dirname "$0")/check_box_vtu.py" "$T/u.vtu" "$d" "$k" "$c" "$b" "$bc" "$me" || fail=1
+}
+vtu 2 3 3,4 1,1 PPDN --bc x=periodic,ymax=neumann --grid y=tanh:1.5
+vtu 3 2 4,3,4 1,2,1.5 NDDDPP --bc z=periodic,xmin=neumann --grid y=geometric:2
+# f = 1 with face data: the Dirichlet face's points carry its value (the faces' data, not a manufactured one)
+"$HPMG" solve --quiet --dim 2 --degree 2 --cells 3,4 --rhs one --bc xmin=dirichlet:1.5,xmax=neumann:0 --vtu "$T/u.vtu" >/dev/null &&
+  python3 - "$T/u.vtu" <<'PY' || { echo "FAIL: --rhs one --vtu: the xmin face does not carry 1.5"; fail=1; }
+import re, struct, sys
+data = open(sys.argv[1], "rb").read()
+head = data[: data.index(b"<AppendedData")].decode()
+offs = [int(o) for o in re.findall(r'offset="(\d+)"', head)]
+base = data.index(b"_", data.index(b"<AppendedData")) + 1
+def block(i):
+    o = base + offs[i]
+    n = struct.unpack("<Q", data[o : o + 8])[0]
+    return struct.unpack(f"<{n // 8}d", data[o + 8 : o + 8 + n])
+u, pts = block(0), block(1)
+face = [u[i] for i in range(len(u)) if pts[3 * i] == 0.0]
+sys.exit(0 if len(face) == 4 * 2 + 1 and all(v == 1.5 for v in face) and any(v != 1.5 for v in u) else 1)
+PY
 expect 0 --dim 2 --degree 3 --cells 6,5 --bc x=periodic,ymin=neumann --grid y=tanh:1.5 --solver cg
 grep -q "error               L2" "$T/out" || { echo "FAIL: no error line"; fail=1; }
 expect 0 --dim 3 --degree 2 --cells 4 --bc x=periodic,y=neumann,z=periodic --solver fmg

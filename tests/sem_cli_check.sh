@@ -43,13 +43,13 @@ expect 2 "allowed: dcg, mg, kmg, kvmg" --solver gmres
 expect 2 "needs --rhs one" --dim 2 --bc xmin=dirichlet:1
 expect 2 "unknown option" --smoother patch
 expect 2 "--rhs" --rhs vector-one
-# --vtu: read back (tests/check_sem_vtu.py) against the manufactured solution
+# --vtu: read back (tests/check_box_vtu.py) against the manufactured solution
 vtu() { # vtu DIM P CELLS BOX BC ARGS...
   d=$1 p=$2 c=$3 b=$4 bc=$5
   shift 5
   me=$("$hpmg" solve --disc sem --json --dim "$d" --degree "$p" --cells "$c" --box "$b" --vtu "$dir/u.vtu" "$@" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["max_error"])') &&
-    python3 "$(dirname "$0")/check_sem_vtu.py" "$dir/u.vtu" "$d" "$p" "$c" "$b" "$bc" "$me" || fail=1
+    python3 "$(dirname "$0")/check_box_vtu.py" "$dir/u.vtu" "$d" "$p" "$c" "$b" "$bc" "$me" || fail=1
 }
 vtu 2 3 3,4 1,1 PPDN --bc x=periodic,ymax=neumann
 vtu 3 4 3,2,3 1,2,1.5 NDDDPP --bc z=periodic,xmin=neumann --grid y=geometric:2

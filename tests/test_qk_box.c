@@ -4,9 +4,11 @@
  * uniform and stretched, singular problems, refusals.
  *   test_qk_box unit | order2d | order3d | order3d_geometric | singular | api | channel [beta] */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
 #include "disc/fd/fd_box.h"
 #include "disc/qk/laplace.h"
@@ -682,6 +684,31 @@ static double f_fn(const double x[3], void *u) {
   return f;
 }
 
+/* max |u - c| over the point data of a .vtu of hpmg_vtu_write_lattice (its
+ * first appended block: UInt64 byte count, then the doubles); *np: their
+ * count; INFINITY where the file cannot be read */
+static double vtu_max_deviation(const char *path, double c, int64_t *np) {
+  FILE *f = fopen(path, "rb");
+  *np = 0;
+  if (!f) return INFINITY;
+  char line[4096], mark[4];
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) found = strstr(line, "<AppendedData") != NULL;
+  double m = INFINITY;
+  uint64_t bytes = 0; /* the data follow the line's "   _" */
+  if (found && fread(mark, 1, 4, f) == 4 && !memcmp(mark, "   _", 4) && fread(&bytes, 8, 1, f) == 1 && bytes % 8 == 0) {
+    m = 0;
+    for (uint64_t i = 0; i < bytes / 8; i++) {
+      double v;
+      if (fread(&v, 8, 1, f) != 1) return fclose(f), INFINITY;
+      m = fmax(m, fabs(v - c));
+      ++*np;
+    }
+  }
+  fclose(f);
+  return m;
+}
+
 static int run_api(void) {
   hpmg_problem_options po;
   hpmg_solver_options so;
@@ -714,8 +741,12 @@ static int run_api(void) {
   so.smoother = HPMG_SMOOTHER_GS;
   so.gs_order = HPMG_GS_ORDER_CELLWISE;
   CHECK(hpmg_solver_create(p, &so, &s) == HPMG_ERR_ARG, "cellwise Gauss-Seidel order on a box refused");
-  double dummy[4] = {0};
-  CHECK(hpmg_problem_write_vtu(p, dummy, "/tmp/never.vtu") == HPMG_ERR_ARG, "VTU of a box refused");
+  hpmg_problem_destroy(&p);
+  box_options(&po, 2, 2, 4, mixed);
+  po.disc = HPMG_DISC_FD;
+  CHECK_OK(hpmg_problem_create(&po, &p));
+  double dummy[64] = {0};
+  CHECK(hpmg_problem_write_vtu(p, dummy, "/tmp/never.vtu") == HPMG_ERR_ARG, "VTU of a finite-difference box refused");
   hpmg_problem_destroy(&p);
   /* the defaults of a box (resolved without a GPU): uniform cells Chebyshev, stretched
    * cells the patch smoother, FMG, on either device; CG on the GPU where the solver is
@@ -801,14 +832,26 @@ static int run_api(void) {
   for (int64_t i = 0; i < n; i++) diff = fmax(diff, fabs(x[i] - x2[i])), nx = fmax(nx, fabs(x[i]));
   CHECK(diff <= 1e-10 * nx, "load vector + boundary functions vs the built-in problem: %.3g", diff);
   free(x2);
-  /* constant data: u = c solves -Laplace u = 0 with Dirichlet c and zero flux */
+  /* constant data: u = c solves -Laplace u = 0 with Dirichlet c and zero flux; the VTU
+   * of that solve (the caller's b: the faces' data on the Dirichlet nodes, not the
+   * manufactured solution's) holds c at every point, the boundary's included */
   pu = po;
   for (int f = 0; f < 4; f++) pu.bc[f].value = po.bc[f].kind == D ? 2.5 : 0.0;
   memset(b, 0, sizeof(double) * n);
-  CHECK_OK(solve_po(&pu, &so, b, &x2, &st, NULL, NULL));
+  hpmg_problem pc;
+  CHECK_OK(solve_po(&pu, &so, b, &x2, &st, NULL, &pc));
   diff = 0;
   for (int64_t i = 0; i < n; i++) diff = fmax(diff, fabs(x2[i] - 2.5));
   CHECK(diff <= 1e-10, "constant Dirichlet data: u = 2.5 exactly (%.3g)", diff);
+  char vtu[64];
+  snprintf(vtu, sizeof vtu, "/tmp/test_qk_box.%d.vtu", (int)getpid());
+  CHECK_OK(hpmg_problem_write_vtu(pc, x2, vtu));
+  int64_t npts = 0;
+  const double vmax = vtu_max_deviation(vtu, 2.5, &npts);
+  CHECK(npts == (3 * 5 + 1) * (3 * 6 + 1) && vmax <= 1e-10, "VTU of the constant solve: %lld points, max |u - 2.5| %.3g",
+        (long long)npts, vmax);
+  remove(vtu);
+  hpmg_problem_destroy(&pc);
   free(x2);
   free(b);
   free(x);

@@ -318,8 +318,6 @@ static int solve_fe(int argc, char **argv) {
     if (hpmg_problem_create(&po, &chk)) rc = bad("%s%s", hpmg_last_error(), "");
     hpmg_problem_destroy(&chk);
   }
-  if (!rc && vtu && (ba.bc || ba.grid || ba.grid_file || ba.cells))
-    rc = bad("--vtu: VTU output on a general box (--cells, --bc, --grid, --grid-file) is not implemented%s%s", "", "");
   /* --grid-file's nodes live until the problem has copied them */
 #define RETURN_FREEING_NODES(v)                         \
   do {                                                  \

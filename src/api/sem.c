@@ -10,6 +10,7 @@
 #include "disc/sem/sem_pmg.h"
 #include "disc/sem/sem_system.h"
 #include "grid/box.h"
+#include "io/vtu.h"
 
 static const char *const face_names[6] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"};
 static const char *const dir_names[3] = {"x", "y", "z"};
@@ -172,7 +173,8 @@ hpmg_error hpmg_sem_problem_error(hpmg_sem_problem p, const double *x, double *l
 }
 
 hpmg_error hpmg_sem_problem_write_vtu(hpmg_sem_problem p, const double *x, const char *path) {
-  return hpmg_sem_write_vtu(&p->mesh, p->xl, x, path, "u");
+  const hpmg_sem_mesh *m = &p->mesh;
+  return hpmg_vtu_write_lattice(path, m->dim, m->p, m->cells, p->xl, m->nlat, x, "u");
 }
 
 double hpmg_sem_memory_estimate(const hpmg_problem_options *o) {

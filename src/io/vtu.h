@@ -27,6 +27,18 @@
 hpmg_error hpmg_vtu_write(const char *path, int dim, int degree, const int cells[3],
                           const double box[3], const double *u, const char *field_name);
 
+/* Write a continuous function of degree k (1..32) on a Cartesian mesh of
+ * cells[d] cells per direction of any widths, given at its lattice nodes (the
+ * Gauss-Lobatto points of each cell), one Lagrange cell per mesh cell, cells
+ * and points lexicographic (x fastest). xl[d]: the k cells[d] + 1 node
+ * coordinates of direction d; u: nlat[0] nlat[1] (nlat[2]) values, index
+ * g0 + nlat[0] (g1 + nlat[1] g2); nlat[d] = k cells[d] + 1, or k cells[d] for
+ * a periodic direction, whose last node plane is written again with the
+ * first plane's values. Written to path.tmp and renamed, as hpmg_vtu_write;
+ * HPMG_ERR_ARG for inconsistent sizes, HPMG_ERR_IO naming the path. */
+hpmg_error hpmg_vtu_write_lattice(const char *path, int dim, int k, const int64_t cells[3], double *const xl[3],
+                                  const int64_t nlat[3], const double *u, const char *name);
+
 /* Position of node (i,j,l), 0 <= i,j,l <= k, of a Lagrange cell of degree k in
  * VTK's point ordering of VTK_LAGRANGE_QUADRILATERAL (dim 2, l ignored) or
  * VTK_LAGRANGE_HEXAHEDRON (dim 3): corners, edges, faces, then the interior. */

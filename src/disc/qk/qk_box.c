@@ -4,6 +4,7 @@
 #include "disc/fd/fd_box.h"
 #include "disc/qk/laplace.h"
 #include "disc/qk/transfer.h"
+#include "io/vtu.h"
 #include "qk_box.h"
 
 int qk_box_needed(const hpmg_problem_options *o) {
@@ -134,6 +135,33 @@ static int dirichlet_face(const hpmg_grid *g, const hpmg_grid *a, const int64_t 
   return -1;
 }
 
+/* G at the Dirichlet nodes of g's all-node grid a (other entries untouched):
+ * the manufactured solution (manu), else the faces' data o->bc; returns the
+ * count of non-finite values */
+static int64_t dirichlet_data(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const hpmg_grid *a,
+                              double *const pos[3], int manu, double *G) {
+  int64_t bad = 0;
+  for (int64_t i2 = 0; i2 < a->n[2]; i2++)
+    for (int64_t i1 = 0; i1 < a->n[1]; i1++)
+      for (int64_t i0 = 0; i0 < a->n[0]; i0++) {
+        const int64_t id[3] = {i0, i1, i2};
+        const int fc = dirichlet_face(g, a, id);
+        if (fc < 0) continue;
+        const double x[3] = {pos[0][i0], pos[1][i1], pos[2][i2]};
+        const hpmg_bc *bc = &o->bc[fc];
+        double v;
+        if (manu) v = fd_box_exact(o, b, x);
+        else if (bc->fn) v = bc->fn(x, bc->user);
+        else if (bc->values) { /* the face's nodes, lexicographic in the other two directions */
+          const int d = fc / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
+          v = bc->values[id[da] + (g->k * g->cells[da] + 1) * (db < g->dim ? id[db] : 0)];
+        } else v = bc->value;
+        bad += !isfinite(v);
+        G[hpmg_grid_index(a, i0, i1, i2)] = v;
+      }
+  return bad;
+}
+
 hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *load,
                       double *rhs) {
   const int manu = !load && o->rhs == HPMG_RHS_SINE;
@@ -152,25 +180,7 @@ hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hp
     if (!e) e = hpmg_calloc(sizeof(double) * (size_t)a.N, &G);
     if (!e) e = hpmg_malloc(sizeof(double) * (size_t)a.N, &AG);
     if (!e) e = hpmg_laplace_create(&a, o->lambda, &opa);
-    int64_t bad = 0;
-    for (int64_t i2 = 0; i2 < a.n[2] && !e; i2++)
-      for (int64_t i1 = 0; i1 < a.n[1]; i1++)
-        for (int64_t i0 = 0; i0 < a.n[0]; i0++) {
-          const int64_t id[3] = {i0, i1, i2};
-          const int fc = dirichlet_face(g, &a, id);
-          if (fc < 0) continue;
-          const double x[3] = {pos[0][i0], pos[1][i1], pos[2][i2]};
-          const hpmg_bc *bc = &o->bc[fc];
-          double v;
-          if (manu) v = fd_box_exact(o, b, x);
-          else if (bc->fn) v = bc->fn(x, bc->user);
-          else if (bc->values) { /* the face's nodes, lexicographic in the other two directions */
-            const int d = fc / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
-            v = bc->values[id[da] + (g->k * g->cells[da] + 1) * (db < g->dim ? id[db] : 0)];
-          } else v = bc->value;
-          bad += !isfinite(v);
-          G[hpmg_grid_index(&a, i0, i1, i2)] = v;
-        }
+    const int64_t bad = e ? 0 : dirichlet_data(o, b, g, &a, pos, manu, G);
     if (!e && bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "Dirichlet data: %lld non-finite values", (long long)bad);
     if (!e) {
       hpmg_laplace_apply(&opa, HPMG_REAL_DOUBLE, G, AG);
@@ -312,6 +322,34 @@ hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const 
   hpmg_free(&Uq);
   hpmg_kron3_destroy(&T);
   quad_free(&q);
+  return e;
+}
+
+hpmg_error qk_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *x,
+                            int builtin, const char *path) {
+  const hpmg_grid a = all_nodes(g);
+  hpmg_grid un = a; /* the unwrapped lattice's coordinates: a periodic direction's last node too */
+  int64_t cells[3] = {1, 1, 1}, nlat[3] = {1, 1, 1};
+  for (int d = 0; d < g->dim; d++) {
+    cells[d] = g->cells[d];
+    nlat[d] = a.n[d];
+    if (un.bc[2 * d] == HPMG_BC_PERIODIC) un.bc[2 * d] = un.bc[2 * d + 1] = HPMG_BC_NEUMANN, un.n[d]++;
+  }
+  double *pos[3] = {0}, *U = NULL;
+  hpmg_error e = node_positions(&un, pos);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)a.N, &U);
+  if (!e) {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t i2 = 0; i2 < g->n[2]; i2++)
+      for (int64_t i1 = 0; i1 < g->n[1]; i1++)
+        for (int64_t i0 = 0; i0 < g->n[0]; i0++)
+          U[hpmg_grid_index(&a, i0 + g->off[0], i1 + g->off[1], i2 + g->off[2])] = x[hpmg_grid_index(g, i0, i1, i2)];
+    const int64_t bad = dirichlet_data(o, b, g, &a, pos, builtin && o->rhs == HPMG_RHS_SINE, U);
+    if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "Dirichlet data: %lld non-finite values", (long long)bad);
+  }
+  if (!e) e = hpmg_vtu_write_lattice(path, g->dim, g->k, cells, pos, nlat, U, "u");
+  for (int d = 0; d < 3; d++) hpmg_free(&pos[d]);
+  hpmg_free(&U);
   return e;
 }
 

@@ -39,6 +39,13 @@ hpmg_error qk_box_solve_rhs(const hpmg_problem_options *o, const hpmg_box *b, co
  * (singular problems: of the error minus its mean). */
 hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *x,
                         double *l2, double *mx);
+/* Write x as VTK XML (hpmg_vtu_write_lattice: one Lagrange cell per cell,
+ * the box's node coordinates, a periodic direction's last plane repeated)
+ * with the Dirichlet faces' values: the built-in problem's (builtin, as a
+ * solve without b takes them: the manufactured solution with HPMG_RHS_SINE)
+ * or the faces' data o->bc (a solve with the caller's b). */
+hpmg_error qk_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *x,
+                            int builtin, const char *path);
 /* m_i = integral of phi_i (m = M 1): the weights of the singular case's
  * projection b -= (sum b / sum m) m and of the mean of a solution. */
 hpmg_error qk_box_weights(const hpmg_grid *g, double *m);

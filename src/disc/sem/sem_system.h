@@ -87,12 +87,6 @@ hpmg_error hpmg_sem_dcg_run(hpmg_sem_dcg_solver *s, hpmg_vec *b, hpmg_vec *x, hp
  * hook of hpmg_krylov_params; ctx unused). */
 hpmg_error hpmg_sem_project_constants(void *ctx, hpmg_vec *v);
 
-/* Write the full field u (lattice) as VTK XML with one Lagrange cell of
- * degree p per element (types 70/72; sem_vtu.c) to path (via path.tmp, no
- * partial file on failure). HPMG_ERR_IO naming the path. */
-hpmg_error hpmg_sem_write_vtu(const hpmg_sem_mesh *m, double *const xl[3], const double *u, const char *path,
-                              const char *name);
-
 /* Paper 001, eq. 27 (k = 5): u = cos(k(x1 - 3x2 + 2x3)) sin(k(1 + x1))
  * sin(k(1 - x2)) sin(k(2x1 + x2)) sin(k(3x1 - 2x2 + 2x3)) (x3 = 0 in 2D),
  * its gradient and f = lambda u - Laplace u. */

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Read a .vtu that `hpmg solve --disc sem --rhs sine --vtu` wrote (appended raw
+"""Read a .vtu that `hpmg solve --vtu` wrote for a box with the built-in sine problem
+(--disc sem, or Q_k with --cells/--bc/--grid; hpmg_vtu_write_lattice: appended raw
 binary, UInt64 headers; no VTK needed) and check it against the box's
 manufactured solution (docs/bc.md, src/disc/fd/fd_box.c manu_1d):
 points and cells counted, cell types 70/72, offsets, every connectivity
 index in range, each cell's corner points (VTK order) at its element's
 corners and all its points inside it, and max |u - u_exact| over the points
-equal to the nodal max error the solve reported (every GLL node is a point).
-usage: check_sem_vtu.py FILE DIM P CX,CY[,CZ] LX,LY[,LZ] BC MAXERR
+equal to the nodal max error the solve reported (every lattice node is a point).
+usage: check_box_vtu.py FILE DIM P CX,CY[,CZ] LX,LY[,LZ] BC MAXERR
 BC: per direction D, N or P for the min and max face, e.g. DNPP."""
 import math
 import re
