@@ -115,18 +115,22 @@ static hpmg_error config_from(const hpmg_problem_options *po, const hpmg_solver_
 }
 
 /* the public options on a general box (fd_box.h); what it does not have is refused */
-/* the box's properties the options depend on: bx, or (NULL) the box of po */
-static hpmg_error box_props(const hpmg_problem_options *po, const hpmg_box *bx, int *nonuniform, int *line,
-                            int *pstretch) {
+/* the box's properties the options depend on: non-uniform directions, the
+ * auto line direction, the most stretched periodic direction (-1: none) */
+typedef struct {
+  int nonuniform, line, pstretch;
+} box_info;
+/* of bx, or (NULL) of the box of po */
+static hpmg_error box_props(const hpmg_problem_options *po, const hpmg_box *bx, box_info *bi) {
   hpmg_box local;
   if (!bx) {
     HPMG_CALL(hpmg_box_init(po, &local));
     bx = &local;
   }
-  *nonuniform = 0;
-  for (int d = 0; d < bx->dim; d++) *nonuniform += !bx->uniform[d];
-  *line = fd_box_auto_line(bx);
-  *pstretch = fd_box_periodic_stretched(bx);
+  bi->nonuniform = 0;
+  for (int d = 0; d < bx->dim; d++) bi->nonuniform += !bx->uniform[d];
+  bi->line = fd_box_auto_line(bx);
+  bi->pstretch = fd_box_periodic_stretched(bx);
   if (bx == &local) hpmg_box_destroy(&local);
   return HPMG_SUCCESS;
 }
@@ -138,9 +142,9 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
   switch (so->solver) {
   case HPMG_SOLVER_AUTO: { /* the V-cycle iteration; CG where a periodic direction is stretched (point
                               smoothing only there: the cycle alone stagnates, docs/bc.md "Not yet") */
-    int nonuni, line, pstretch;
-    HPMG_CALL(box_props(po, bx, &nonuni, &line, &pstretch));
-    c->solver = pstretch >= 0 ? HPMG_SOLVER_CG : HPMG_SOLVER_VCYCLE;
+    box_info bi;
+    HPMG_CALL(box_props(po, bx, &bi));
+    c->solver = bi.pstretch >= 0 ? HPMG_SOLVER_CG : HPMG_SOLVER_VCYCLE;
     break;
   }
   case HPMG_SOLVER_VCYCLE: c->solver = HPMG_SOLVER_VCYCLE; break;
@@ -149,10 +153,10 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
   case HPMG_SOLVER_FFT: {
     /* the direct solver (fd_direct.h): transforms along uniform directions,
      * tridiagonal solves along at most one non-uniform one */
-    int nonuni, line, pstretch;
-    HPMG_CALL(box_props(po, bx, &nonuni, &line, &pstretch));
-    HPMG_CHECK_ARG(nonuni <= 1, "the FFT (transform + tridiagonal) solver takes at most one non-uniform direction "
-                                "(this box has %d): use cg, vcycle or fmg", nonuni);
+    box_info bi;
+    HPMG_CALL(box_props(po, bx, &bi));
+    HPMG_CHECK_ARG(bi.nonuniform <= 1, "the FFT (transform + tridiagonal) solver takes at most one non-uniform "
+                                       "direction (this box has %d): use cg, vcycle or fmg", bi.nonuniform);
     HPMG_CHECK_ARG(so->precision == HPMG_PREC_DOUBLE, "the direct solver on a general box runs in double precision");
     c->solver = HPMG_SOLVER_FFT;
     c->project_rhs = po->project_rhs;
@@ -189,9 +193,9 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
    * V(1,1), 23 with V(2,2); CG 15 and 10, no faster, docs/bc.md) */
   int sweeps = 1;
   if (c->line == -1 && c->solver != HPMG_SOLVER_CG && (so->pre == HPMG_SWEEPS_AUTO || so->post == HPMG_SWEEPS_AUTO)) {
-    int nonuni, line, pstretch;
-    HPMG_CALL(box_props(po, bx, &nonuni, &line, &pstretch));
-    if (line >= 0) sweeps = 2;
+    box_info bi;
+    HPMG_CALL(box_props(po, bx, &bi));
+    if (bi.line >= 0) sweeps = 2;
   }
   c->pre = so->pre == HPMG_SWEEPS_AUTO ? sweeps : so->pre;
   c->post = so->post == HPMG_SWEEPS_AUTO ? sweeps : so->post;

@@ -357,24 +357,28 @@ static void q1_restrict(const hpmg_sem_pmg *pm, const double *t, double *yc) {
   }
 }
 
-/* y = J xc; if xp, xp = J xc (add: xp += J xc), y scratch */
+/* y = J xc; if xp, xp = J xc (add: xp += J xc), y scratch. J: the interpolation,
+ * then (l > 0) the division by the multiplicity with the Dirichlet entries 0; in
+ * 3D in the transfer's region, else in one pass with the update */
 static void prolong(const hpmg_sem_pmg *pm, int l, const double *xc, double *y, double *xp, int add) {
   const hpmg_sem_mesh *m = pm->m[l];
   const int64_t ns = m->ns;
-  if (l == 0) q1_prolong(pm, xc, y);
-  else {
+  if (l == 0) {
+    q1_prolong(pm, xc, y);
+    if (!xp) return;
+  } else {
     const lvctx *c = pm->mg.lv[l].ctx;
-    if (m->dim == 3) { /* with the scaling and the update, one region */
+    if (m->dim == 3) {
       face_transfer(c, 0, pm->m[l - 1], m, xc, y, NULL, xp, add);
       return;
     }
     element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
-    for (int64_t i = 0; i < ns; i++) y[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : y[i] / m->mult[i];
   }
-  if (xp) {
 #pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
-    for (int64_t i = 0; i < ns; i++) xp[i] = add ? xp[i] + y[i] : y[i];
+  for (int64_t i = 0; i < ns; i++) {
+    const double v = l == 0 ? y[i] : m->dirichlet && m->dirichlet[i] ? 0.0 : y[i] / m->mult[i];
+    if (!xp) y[i] = v;
+    else xp[i] = add ? xp[i] + v : v;
   }
 }
 
