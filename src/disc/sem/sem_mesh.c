@@ -3,7 +3,9 @@
  * its diagonal (layout: sem_mesh.h; docs/sem.md). */
 #include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "disc/sem/sem_mesh.h"
 #include "disc/sem/sem_kernels.h"
 
@@ -117,9 +119,19 @@ static int color_of(const hpmg_sem_mesh *m, int d, int64_t c) {
   return (int)(c % 2);
 }
 
+double hpmg_sem_par_min = -1.0;
+
+/* the threshold for the environment's OMP_WAIT_POLICY (sem_mesh.h) */
+static void par_min_init(void) {
+  if (hpmg_sem_par_min >= 0) return;
+  const char *w = getenv("OMP_WAIT_POLICY");
+  hpmg_sem_par_min = w && !strcasecmp(w, "passive") ? HPMG_SEM_PAR_MIN_PASSIVE : HPMG_SEM_PAR_MIN_SPIN;
+}
+
 hpmg_error hpmg_sem_mesh_create(const hpmg_box *b, int p, double lambda, hpmg_sem_mesh *m) {
   HPMG_CHECK_ARG(m && b, "sem mesh: NULL argument");
   memset(m, 0, sizeof *m);
+  par_min_init();
   HPMG_CHECK_ARG(b->dim == 2 || b->dim == 3, "sem mesh: dimension %d (2 or 3)", b->dim);
   HPMG_CHECK_ARG(p >= HPMG_SEM_MIN_DEGREE && p <= HPMG_SEM_MAX_DEGREE, "--degree %d out of range for spectral elements (%d..%d)",
                  p, HPMG_SEM_MIN_DEGREE, HPMG_SEM_MAX_DEGREE);
@@ -293,8 +305,6 @@ static void mask_element(const hpmg_sem_mesh *m, int64_t e, double *xb) {
       if (dm[t]) v[t] = 0.0;
   }
 }
-
-double hpmg_sem_par_min = HPMG_SEM_PAR_MIN_DEFAULT;
 
 double hpmg_sem_set_par_min(double units) {
   const double old = hpmg_sem_par_min;
