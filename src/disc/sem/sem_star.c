@@ -4,7 +4,11 @@
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 #include "disc/sem/sem_star.h"
+#include "core/simd.h"
 
 void hpmg_sem_block1d_free(hpmg_sem_block1d *b) {
   if (!b) return;
@@ -209,6 +213,25 @@ static inline void mxm_rows(int s0, int n, int ld, int r, const int nr, const do
   const double *restrict x0 = X + (size_t)r * ld, *restrict x1 = x0 + (nr > 1 ? ld : 0),
                          *restrict x2 = x0 + (nr > 2 ? 2 * ld : 0), *restrict x3 = x0 + (nr > 3 ? 3 * ld : 0);
   int a = 0;
+#if HPMG_VBYTES >= 64 /* 16 columns (8 accumulators, 32 registers): the FMA's latency hidden */
+  for (; a + 16 <= ld; a += 16) {
+    v8d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, e0 = {0}, e1 = {0}, e2 = {0}, e3 = {0};
+    for (int s = s0; s < n; s++) {
+      const v8d bs = *(const v8d *)(B + (size_t)s * ld + a), bt = *(const v8d *)(B + (size_t)s * ld + a + 8);
+      c0 += x0[s] * bs;
+      e0 += x0[s] * bt;
+      if (nr > 1) c1 += x1[s] * bs, e1 += x1[s] * bt;
+      if (nr > 2) c2 += x2[s] * bs, e2 += x2[s] * bt;
+      if (nr > 3) c3 += x3[s] * bs, e3 += x3[s] * bt;
+    }
+    double *yr = y + (size_t)r * ld + a;
+    *(v8d *)yr = c0;
+    *(v8d *)(yr + 8) = e0;
+    if (nr > 1) *(v8d *)(yr + ld) = c1, *(v8d *)(yr + ld + 8) = e1;
+    if (nr > 2) *(v8d *)(yr + 2 * ld) = c2, *(v8d *)(yr + 2 * ld + 8) = e2;
+    if (nr > 3) *(v8d *)(yr + 3 * ld) = c3, *(v8d *)(yr + 3 * ld + 8) = e3;
+  }
+#endif
   for (; a + 8 <= ld; a += 8) {
     v8d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
     for (int s = s0; s < n; s++) {
@@ -258,13 +281,30 @@ static void matvec_t(int n, int ld, const double *restrict AT, const double *res
   }
 }
 
+/* 1 / x for x > 0 (normal): the hardware's 14-bit estimate refined by two
+ * Newton steps (y += y (1 - x y)) where AVX-512 has one, to within about an
+ * ulp; a division's throughput (16 cycles per 8 doubles) limited the
+ * eigenspace pass, which divides once per point of the block */
+static inline v8d recip8(v8d x) {
+#if defined(__AVX512F__)
+  const v8d one = {1, 1, 1, 1, 1, 1, 1, 1};
+  v8d y = (v8d)_mm512_rcp14_pd((__m512d)x);
+  y += y * (one - x * y);
+  y += y * (one - x * y);
+  return y;
+#else
+  return 1.0 / x;
+#endif
+}
+
 /* The eigenspace pass in 3D with NP planes per direction: E = D^{-1} (sum of
  * the faces expanded by the rows s = S[c,:] of the normal direction), never
  * stored; each line of E along x1 is contracted at once into the output
  * faces: normal x1 by a dot product with s1, normal x2/x3 by rank-1 updates.
- * Faces are n rows of ld; the lines run over all ld entries (zero beyond n). */
-static inline void eig_pass3(const hpmg_sem_star *st, const int NP, const double *restrict G, double *restrict O) {
-  const int n = st->n, ld = st->ld;
+ * Faces are n rows of ld; the lines run over all ld entries (zero beyond n).
+ * The element-centred block (NP = 2); the vertex star: eig_vertex3. */
+static void eig_element3(const hpmg_sem_star *st, const double *restrict G, double *restrict O) {
+  const int NP = 2, n = st->n, ld = st->ld;
   const size_t F = (size_t)n * ld;
   const hpmg_sem_block1d *b1 = st->b[0], *b2 = st->b[1], *b3 = st->b[2];
   const double *restrict l1 = b1->lam;
@@ -281,7 +321,7 @@ static inline void eig_pass3(const hpmg_sem_star *st, const int NP, const double
   for (int a3 = b3->lo; a3 < b3->hi; a3++)
     for (int a2 = b2->lo; a2 < b2->hi; a2++) {
       const double base = st->lambda + b3->lam[a3] + b2->lam[a2];
-      double g1[2], c2[2], c3[2], d[2] = {0.0, 0.0};
+      double g1[2], c2[2], c3[2];
       const double *restrict r2[2], *restrict r3[2];
       double *restrict o2[2], *restrict o3[2];
       for (int j = 0; j < NP; j++) {
@@ -293,49 +333,109 @@ static inline void eig_pass3(const hpmg_sem_star *st, const int NP, const double
         o2[j] = O + (NP + j) * F + (size_t)a3 * ld;
         o3[j] = O + (2 * NP + j) * F + (size_t)a2 * ld;
       }
-      if (NP == 1) { /* explicit vectors: the compilers' auto-vectorization keeps to 256 bits on AVX-512 */
-        v8d acc8 = {0};
-        v4d acc4 = {0};
-        int a1 = 0;
-        for (; a1 + 8 <= ld; a1 += 8) {
-          const v8d sv = *(const v8d *)(s1[0] + a1);
-          const v8d v = (g1[0] * sv + c2[0] * *(const v8d *)(r2[0] + a1) + c3[0] * *(const v8d *)(r3[0] + a1)) /
-                        (base + *(const v8d *)(l1 + a1));
-          acc8 += sv * v;
-          *(v8d *)(o2[0] + a1) += c2[0] * v;
-          *(v8d *)(o3[0] + a1) += c3[0] * v;
-        }
-        for (; a1 + 4 <= ld; a1 += 4) { /* ld is a multiple of 4 */
-          const v4d sv = *(const v4d *)(s1[0] + a1);
-          const v4d v = (g1[0] * sv + c2[0] * *(const v4d *)(r2[0] + a1) + c3[0] * *(const v4d *)(r3[0] + a1)) /
-                        (base + *(const v4d *)(l1 + a1));
-          acc4 += sv * v;
-          *(v4d *)(o2[0] + a1) += c2[0] * v;
-          *(v4d *)(o3[0] + a1) += c3[0] * v;
-        }
-        double d0 = 0.0;
-        for (int q = 0; q < 8; q++) d0 += acc8[q];
-        for (int q = 0; q < 4; q++) d0 += acc4[q];
-        d[0] = d0;
-      } else {
-        double d0 = 0.0, d1 = 0.0;
+      double d0 = 0.0, d1 = 0.0;
 #pragma omp simd reduction(+ : d0, d1)
-        for (int a1 = 0; a1 < ld; a1++) {
-          const double v = (g1[0] * s1[0][a1] + g1[1] * s1[1][a1] + c2[0] * r2[0][a1] + c2[1] * r2[1][a1] +
-                            c3[0] * r3[0][a1] + c3[1] * r3[1][a1]) /
-                           (base + l1[a1]);
-          d0 += s1[0][a1] * v;
-          d1 += s1[1][a1] * v;
-          o2[0][a1] += c2[0] * v;
-          o2[1][a1] += c2[1] * v;
-          o3[0][a1] += c3[0] * v;
-          o3[1][a1] += c3[1] * v;
-        }
-        d[0] = d0;
-        d[1] = d1;
+      for (int a1 = 0; a1 < ld; a1++) {
+        const double v = (g1[0] * s1[0][a1] + g1[1] * s1[1][a1] + c2[0] * r2[0][a1] + c2[1] * r2[1][a1] +
+                          c3[0] * r3[0][a1] + c3[1] * r3[1][a1]) /
+                         (base + l1[a1]);
+        d0 += s1[0][a1] * v;
+        d1 += s1[1][a1] * v;
+        o2[0][a1] += c2[0] * v;
+        o2[1][a1] += c2[1] * v;
+        o3[0][a1] += c3[0] * v;
+        o3[1][a1] += c3[1] * v;
       }
-      for (int j = 0; j < NP; j++) O[j * F + (size_t)a3 * ld + a2] = d[j];
+      O[(size_t)a3 * ld + a2] = d0;
+      O[F + (size_t)a3 * ld + a2] = d1;
     }
+}
+
+#if defined(__AVX512VL__)
+static inline v4d recip4(v4d x) {
+  const v4d one = {1, 1, 1, 1};
+  v4d y = (v4d)_mm256_rcp14_pd((__m256d)x);
+  y += y * (one - x * y);
+  y += y * (one - x * y);
+  return y;
+}
+#else
+static inline v4d recip4(v4d x) { return 1.0 / x; }
+#endif
+
+/* eig_vertex3 on the columns [a0, a0 + 8 NV + 4 T) of the lines of one a3,
+ * all a2 in [lo2, hi2): the face normal to x2 accumulates over a2 in the
+ * same row, here in registers (through memory, each line waited for the
+ * previous line's store); o1 += the partial dot products */
+static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2, int ld, double base3, double c3,
+                                    const double *restrict lam2, const double *restrict s2, const double *restrict s1,
+                                    const double *restrict l1, const double *restrict g1, const double *restrict r2,
+                                    const double *restrict G3, double *restrict o1, double *restrict o2,
+                                    double *restrict O3) {
+  v8d acc[4] = {{0}, {0}, {0}, {0}};
+  v4d acct = {0};
+  for (int a2 = lo2; a2 < hi2; a2++) {
+    const double base = base3 + lam2[a2], g = g1[a2], c2 = s2[a2];
+    const double *restrict r3 = G3 + (size_t)a2 * ld;
+    double *restrict o3 = O3 + (size_t)a2 * ld;
+    v8d d8 = {0};
+    v4d d4 = {0};
+    for (int i = 0; i < NV; i++) {
+      const v8d sv = *(const v8d *)(s1 + 8 * i);
+      const v8d v = (g * sv + c2 * *(const v8d *)(r2 + 8 * i) + c3 * *(const v8d *)(r3 + 8 * i)) *
+                    recip8(base + *(const v8d *)(l1 + 8 * i));
+      d8 += sv * v;
+      acc[i] += c2 * v;
+      *(v8d *)(o3 + 8 * i) += c3 * v;
+    }
+    if (T) {
+      const int a = 8 * NV;
+      const v4d sv = *(const v4d *)(s1 + a);
+      const v4d v =
+          (g * sv + c2 * *(const v4d *)(r2 + a) + c3 * *(const v4d *)(r3 + a)) * recip4(base + *(const v4d *)(l1 + a));
+      d4 += sv * v;
+      acct += c2 * v;
+      *(v4d *)(o3 + a) += c3 * v;
+    }
+    /* the horizontal sum as a tree (8 -> 4 -> 2 -> 1) */
+    const v4d h4 = (v4d){d8[0], d8[1], d8[2], d8[3]} + (v4d){d8[4], d8[5], d8[6], d8[7]} + d4;
+    o1[a2] += (h4[0] + h4[2]) + (h4[1] + h4[3]);
+  }
+  for (int i = 0; i < NV; i++) *(v8d *)(o2 + 8 * i) = acc[i];
+  if (T) *(v4d *)(o2 + 8 * NV) = acct;
+}
+
+/* The eigenspace pass of eig_element3 for the vertex star (one plane per direction), with explicit
+ * vectors (the compilers' auto-vectorization keeps to 256 bits on AVX-512)
+ * and the lines' columns in chunks of at most 32 (ld is a multiple of 4) */
+static void eig_vertex3(const hpmg_sem_star *st, const double *restrict G, double *restrict O) {
+  const int n = st->n, ld = st->ld;
+  const size_t F = (size_t)n * ld;
+  const hpmg_sem_block1d *b1 = st->b[0], *b2 = st->b[1], *b3 = st->b[2];
+  const double *restrict s1 = b1->S + (size_t)b1->c[0] * ld, *restrict s2 = b2->S + (size_t)b2->c[0] * ld,
+                         *restrict s3 = b3->S + (size_t)b3->c[0] * ld;
+  for (size_t q = 0; q < 3 * F; q++) O[q] = 0.0;
+  for (int a3 = b3->lo; a3 < b3->hi; a3++) {
+    const double base3 = st->lambda + b3->lam[a3], c3 = s3[a3];
+    const size_t row = (size_t)a3 * ld;
+    for (int a0 = 0; a0 < ld; a0 += 32) {
+      const int w = ld - a0 < 32 ? ld - a0 : 32;
+#define EIG_COLS(NV, T)                                                                                             \
+  eig_vertex3_cols(NV, T, b2->lo, b2->hi, ld, base3, c3, b2->lam, s2, s1 + a0, b1->lam + a0, G + row, G + F + row + a0, \
+                   G + 2 * F + a0, O + row, O + F + row + a0, O + 2 * F + a0)
+      switch (w) {
+      case 4: EIG_COLS(0, 1); break;
+      case 8: EIG_COLS(1, 0); break;
+      case 12: EIG_COLS(1, 1); break;
+      case 16: EIG_COLS(2, 0); break;
+      case 20: EIG_COLS(2, 1); break;
+      case 24: EIG_COLS(3, 0); break;
+      case 28: EIG_COLS(3, 1); break;
+      default: EIG_COLS(4, 0); break;
+      }
+#undef EIG_COLS
+    }
+  }
 }
 
 /* Points beyond a block's coupled range [lo, hi) (the boundary sides'
@@ -375,9 +475,9 @@ static void solve3(const hpmg_sem_star *st, const double *restrict f, double *re
     mxm(bR->lo, bR->hi, bR->lo, bR->hi, ld, bR->ST, t2, G + fc * F);
   }
   if (np == 1)
-    eig_pass3(st, 1, G, O);
+    eig_vertex3(st, G, O);
   else
-    eig_pass3(st, 2, G, O);
+    eig_element3(st, G, O);
   for (int fc = 0; fc < nf; fc++) {
     const int k = fc / np, j = fc % np;
     int R, C;
