@@ -363,23 +363,45 @@ static inline v4d recip4(v4d x) {
 static inline v4d recip4(v4d x) { return 1.0 / x; }
 #endif
 
+/* the largest row stride of a vertex star's faces (n = 2p - 1 rounded up to 4) */
+#define HPMG_SEM_STAR_LD_MAX ((2 * HPMG_SEM_MAX_DEGREE - 1 + 3) / 4 * 4)
+
+/* the sums of the entries of v[0..7], as one vector (a transposing tree: 14
+ * shuffles and 7 additions for 8 sums) */
+static inline v8d hsum8x8(const v8d *v) {
+  typedef long long v8i __attribute__((vector_size(64)));
+  const v8i lo1 = {0, 8, 2, 10, 4, 12, 6, 14}, hi1 = {1, 9, 3, 11, 5, 13, 7, 15};
+  const v8i lo2 = {0, 1, 8, 9, 4, 5, 12, 13}, hi2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const v8i lo3 = {0, 1, 2, 3, 8, 9, 10, 11}, hi3 = {4, 5, 6, 7, 12, 13, 14, 15};
+  v8d a[4], b[2];
+  for (int i = 0; i < 4; i++)
+    a[i] = __builtin_shuffle(v[2 * i], v[2 * i + 1], lo1) + __builtin_shuffle(v[2 * i], v[2 * i + 1], hi1);
+  for (int i = 0; i < 2; i++)
+    b[i] = __builtin_shuffle(a[2 * i], a[2 * i + 1], lo2) + __builtin_shuffle(a[2 * i], a[2 * i + 1], hi2);
+  return __builtin_shuffle(b[0], b[1], lo3) + __builtin_shuffle(b[0], b[1], hi3);
+}
+
 /* eig_vertex3 on the columns [a0, a0 + 8 NV + 4 T) of the lines of one a3,
  * all a2 in [lo2, hi2): the face normal to x2 accumulates over a2 in the
  * same row, here in registers (through memory, each line waited for the
- * previous line's store); o1 += the partial dot products */
+ * previous line's store); with two vectors a line or more, each line's
+ * partial dot product is kept as a vector in dl and summed 8 lines at a
+ * time into o1 (one line's own sum cost more than its arithmetic) */
 static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2, int ld, double base3, double c3,
                                     const double *restrict lam2, const double *restrict s2, const double *restrict s1,
                                     const double *restrict l1, const double *restrict g1, const double *restrict r2,
                                     const double *restrict G3, double *restrict o1, double *restrict o2,
                                     double *restrict O3) {
-  v8d acc[4] = {{0}, {0}, {0}, {0}};
+  v8d acc[4] = {{0}, {0}, {0}, {0}}, dl[HPMG_SEM_STAR_LD_MAX + 8];
   v4d acct = {0};
+  const int b2 = lo2 & ~7; /* dl[a2 - b2]: groups of 8 lines aligned to o1's vectors */
+  if (NV >= 2)
+    for (int a2 = b2; a2 < lo2; a2++) dl[a2 - b2] = (v8d){0};
   for (int a2 = lo2; a2 < hi2; a2++) {
     const double base = base3 + lam2[a2], g = g1[a2], c2 = s2[a2];
     const double *restrict r3 = G3 + (size_t)a2 * ld;
     double *restrict o3 = O3 + (size_t)a2 * ld;
     v8d d8 = {0};
-    v4d d4 = {0};
     for (int i = 0; i < NV; i++) {
       const v8d sv = *(const v8d *)(s1 + 8 * i);
       const v8d v = (g * sv + c2 * *(const v8d *)(r2 + 8 * i) + c3 * *(const v8d *)(r3 + 8 * i)) *
@@ -393,13 +415,25 @@ static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2,
       const v4d sv = *(const v4d *)(s1 + a);
       const v4d v =
           (g * sv + c2 * *(const v4d *)(r2 + a) + c3 * *(const v4d *)(r3 + a)) * recip4(base + *(const v4d *)(l1 + a));
-      d4 += sv * v;
+      const v4d d4 = sv * v;
+      d8 += (v8d){d4[0], d4[1], d4[2], d4[3], 0, 0, 0, 0};
       acct += c2 * v;
       *(v4d *)(o3 + a) += c3 * v;
     }
-    /* the horizontal sum as a tree (8 -> 4 -> 2 -> 1) */
-    const v4d h4 = (v4d){d8[0], d8[1], d8[2], d8[3]} + (v4d){d8[4], d8[5], d8[6], d8[7]} + d4;
-    o1[a2] += (h4[0] + h4[2]) + (h4[1] + h4[3]);
+    if (NV >= 2) dl[a2 - b2] = d8;
+    else { /* a line of at most 12 values: its own sum, a tree, is as fast */
+      const v4d h4 = (v4d){d8[0], d8[1], d8[2], d8[3]} + (v4d){d8[4], d8[5], d8[6], d8[7]};
+      o1[a2] += (h4[0] + h4[2]) + (h4[1] + h4[3]);
+    }
+  }
+  if (NV >= 2) {
+    for (int a2 = hi2; a2 < ((hi2 + 7) & ~7); a2++) dl[a2 - b2] = (v8d){0};
+    for (int a2 = b2; a2 < hi2; a2 += 8) {
+      const v8d h = hsum8x8(dl + (a2 - b2));
+      if (a2 + 8 <= ld) *(v8d *)(o1 + a2) += h;
+      else
+        for (int i = 0; a2 + i < hi2; i++) o1[a2 + i] += h[i];
+    }
   }
   for (int i = 0; i < NV; i++) *(v8d *)(o2 + 8 * i) = acc[i];
   if (T) *(v4d *)(o2 + 8 * NV) = acct;
