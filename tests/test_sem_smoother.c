@@ -8,7 +8,8 @@
  * each star block solved by LAPACKE Cholesky, W_v the degree-7 weights from
  * the GLL positions. 2D and 3D, Dirichlet / Neumann / periodic ends,
  * stretched widths, lambda = 0 and > 0. Also: the same result for 1 and 2
- * threads bit for bit, and the measured non-symmetry of the smoother. */
+ * threads bit for bit, the dense star inverses of small stars and Algorithm 1
+ * alike, and the measured non-symmetry of the smoother. */
 #include <lapacke.h>
 #include <omp.h>
 #include <string.h>
@@ -82,43 +83,53 @@ static int test_case(const config *c) {
     CHECK(info == 0, "vertex %lld: dposv info %d", (long long)v, (int)info);
     for (int64_t i = 0; i < ks; i++) zref[S[i]] += wS[i] * bs[i];
   }
-  /* the smoother, with 1 and 2 threads */
+  /* the smoother, with 1 and 2 threads; with its dense star inverses where
+   * the stars are small (the default) and with Algorithm 1 for every star */
   const int nt0 = omp_get_max_threads();
-  double *z[2];
-  for (int t = 0; t < 2; t++) {
-    omp_set_num_threads(t + 1);
-    hpmg_sem_smoother sm;
-    CHECK_OK(hpmg_sem_smoother_create(&m, &sm));
-    z[t] = malloc(sizeof(double) * (size_t)ns);
-    hpmg_sem_smoother_apply(&sm, r, z[t]);
-    if (t == 1) { /* non-symmetry: x.S y against y.S x */
-      double *q = malloc(sizeof(double) * (size_t)ns), *sq = malloc(sizeof(double) * (size_t)ns);
-      for (int64_t i = 0; i < ns; i++) q[i] = m.dirichlet && m.dirichlet[i] ? 0.0 : check_rand();
-      hpmg_sem_smoother_apply(&sm, q, sq);
-      double a = 0, b = 0;
-      for (int64_t i = 0; i < ns; i++) a += r[i] * sq[i], b += q[i] * z[t][i];
-      printf("  dim=%d p=%d: r.S q = %.15g, q.S r = %.15g (relative asymmetry %.2e)\n", dim, p, a, b,
-             fabs(a - b) / fmax(fabs(a), fabs(b)));
-      free(q);
-      free(sq);
+  double *z[2] = {malloc(sizeof(double) * (size_t)ns), malloc(sizeof(double) * (size_t)ns)};
+  for (int variant = 0; variant < 2; variant++) {
+    const int dense_max = hpmg_sem_star_set_dense_max(variant ? 0 : HPMG_SEM_STAR_DENSE_MAX_DEFAULT);
+    int dense = 0;
+    for (int t = 0; t < 2; t++) {
+      omp_set_num_threads(t + 1);
+      hpmg_sem_smoother sm;
+      CHECK_OK(hpmg_sem_smoother_create(&m, &sm));
+      dense = sm.Z != NULL;
+      hpmg_sem_smoother_apply(&sm, r, z[t]);
+      if (t == 1 && !variant) { /* non-symmetry: x.S y against y.S x */
+        double *q = malloc(sizeof(double) * (size_t)ns), *sq = malloc(sizeof(double) * (size_t)ns);
+        for (int64_t i = 0; i < ns; i++) q[i] = m.dirichlet && m.dirichlet[i] ? 0.0 : check_rand();
+        hpmg_sem_smoother_apply(&sm, q, sq);
+        double a = 0, b = 0;
+        for (int64_t i = 0; i < ns; i++) a += r[i] * sq[i], b += q[i] * z[t][i];
+        printf("  dim=%d p=%d: r.S q = %.15g, q.S r = %.15g (relative asymmetry %.2e)\n", dim, p, a, b,
+               fabs(a - b) / fmax(fabs(a), fabs(b)));
+        free(q);
+        free(sq);
+      }
+      hpmg_sem_smoother_destroy(&sm);
     }
-    hpmg_sem_smoother_destroy(&sm);
+    omp_set_num_threads(nt0);
+    hpmg_sem_star_set_dense_max(dense_max);
+    /* the default takes the dense inverses exactly where the stars are small */
+    const int small = (dim == 3 ? 3 * (2 * p - 1) * (2 * p - 1) : 2 * (2 * p - 1)) <= HPMG_SEM_STAR_DENSE_MAX_DEFAULT;
+    CHECK(dense == (!variant && small), "dim=%d p=%d: dense star inverses %s", dim, p, dense ? "used" : "not used");
+    double dn = 0, rn = 0;
+    int same = 1;
+    for (int64_t i = 0; i < ns; i++) {
+      dn += (z[0][i] - zref[i]) * (z[0][i] - zref[i]);
+      rn += zref[i] * zref[i];
+      same &= z[0][i] == z[1][i];
+    }
+    const double rel = sqrt(dn / rn);
+    CHECK(rel <= 1e-12, "dim=%d p=%d cells %lldx%lldx%lld (%s): smoother vs dense reference: relative %.3g", dim, p,
+          (long long)c->cells[0], (long long)c->cells[1], (long long)c->cells[2], dense ? "dense stars" : "Algorithm 1",
+          rel);
+    CHECK(same, "dim=%d p=%d: 1 and 2 threads differ", dim, p);
+    printf("  dim=%d p=%d cells %lldx%lldx%lld lambda %g (%s): ns %lld, largest star %lld: relative difference %.2e\n",
+           dim, p, (long long)c->cells[0], (long long)c->cells[1], (long long)c->cells[2], c->lambda,
+           dense ? "dense stars" : "Algorithm 1", (long long)ns, (long long)maxstar, rel);
   }
-  omp_set_num_threads(nt0);
-  double dn = 0, rn = 0;
-  int same = 1;
-  for (int64_t i = 0; i < ns; i++) {
-    dn += (z[0][i] - zref[i]) * (z[0][i] - zref[i]);
-    rn += zref[i] * zref[i];
-    same &= z[0][i] == z[1][i];
-  }
-  const double rel = sqrt(dn / rn);
-  CHECK(rel <= 1e-12, "dim=%d p=%d cells %lldx%lldx%lld: smoother vs dense reference: relative %.3g", dim, p,
-        (long long)c->cells[0], (long long)c->cells[1], (long long)c->cells[2], rel);
-  CHECK(same, "dim=%d p=%d: 1 and 2 threads differ", dim, p);
-  printf("  dim=%d p=%d cells %lldx%lldx%lld lambda %g: ns %lld, largest star %lld: relative difference %.2e\n", dim, p,
-         (long long)c->cells[0], (long long)c->cells[1], (long long)c->cells[2], c->lambda, (long long)ns,
-         (long long)maxstar, rel);
   free(z[0]);
   free(z[1]);
   free(A);

@@ -20,6 +20,8 @@ void hpmg_sem_smoother_destroy(hpmg_sem_smoother *s) {
   }
   free(s->color_ptr);
   free(s->color_verts);
+  for (int d = 0; d < 3; d++) free(s->cls[d]);
+  hpmg_free(&s->Z);
   hpmg_free(&s->work);
   hpmg_free(&s->idx);
   memset(s, 0, sizeof *s);
@@ -40,6 +42,92 @@ static int vertex_color(const hpmg_sem_mesh *m, int64_t v) {
   return c;
 }
 
+static int dense_max = HPMG_SEM_STAR_DENSE_MAX_DEFAULT;
+#define HPMG_SEM_STAR_DENSE_CLASSES 64 /* at most this many distinct blocks per direction */
+
+int hpmg_sem_star_set_dense_max(int size) {
+  const int old = dense_max;
+  dense_max = size;
+  return old;
+}
+
+/* the widths and side kinds that define the block of position J in direction d */
+static void block_inputs(const hpmg_sem_mesh *m, int d, int64_t J, double h[2], int side[2]) {
+  const int64_t nc = m->cells[d];
+  side[0] = side_kind(m, d, J, 0);
+  side[1] = side_kind(m, d, J, 1);
+  const int64_t cl = J - 1 >= 0 ? J - 1 : nc - 1, cr = J < nc ? J : 0;
+  h[0] = side[0] == HPMG_SEM_SIDE_ELEMENT ? m->x[d][cl + 1] - m->x[d][cl] : 1.0;
+  h[1] = side[1] == HPMG_SEM_SIDE_ELEMENT ? m->x[d][cr + 1] - m->x[d][cr] : 1.0;
+}
+
+/* classes of the vertex positions (same block inputs, same class), and the
+ * dense inverse of one star per class combination where they are small and
+ * few (hpmg_sem_star_dense_max); Z stays NULL otherwise */
+static hpmg_error dense_create(hpmg_sem_smoother *s) {
+  const hpmg_sem_mesh *m = s->m;
+  const int dim = m->dim;
+  if ((int)s->ssize > dense_max) return HPMG_SUCCESS;
+  int64_t combos = 1;
+  int64_t first[3][HPMG_SEM_STAR_DENSE_CLASSES]; /* a position of each class */
+  for (int d = 0; d < dim; d++) {
+    s->cls[d] = malloc(sizeof(int32_t) * (size_t)m->nv[d]);
+    if (!s->cls[d]) return hpmg_error_set(HPMG_ERR_MEMORY, "sem smoother: cannot allocate the star classes");
+    int nc = 0;
+    for (int64_t J = 0; J < m->nv[d]; J++) {
+      double h[2], hc[2];
+      int side[2], sc[2];
+      block_inputs(m, d, J, h, side);
+      int c = 0;
+      for (; c < nc; c++) {
+        block_inputs(m, d, first[d][c], hc, sc);
+        if (h[0] == hc[0] && h[1] == hc[1] && side[0] == sc[0] && side[1] == sc[1]) break;
+      }
+      if (c == nc) {
+        if (nc == HPMG_SEM_STAR_DENSE_CLASSES) return HPMG_SUCCESS; /* too many distinct stars: Algorithm 1 */
+        first[d][nc++] = J;
+      }
+      s->cls[d][J] = c;
+    }
+    s->ncls[d] = nc;
+    combos *= nc;
+  }
+  s->zld = (s->ssize + 31) / 32 * 32;
+  const size_t per = s->ssize * s->zld;
+  if (8.0 * (double)per * (double)combos > HPMG_SEM_STAR_DENSE_BYTES) return HPMG_SUCCESS;
+  HPMG_CALL(hpmg_calloc(sizeof(double) * per * (size_t)combos, &s->Z));
+  hpmg_error e = HPMG_SUCCESS;
+#pragma omp parallel
+  {
+    double *f = s->work + (size_t)omp_get_thread_num() * s->tsize, *u = f + s->ssize, *wk = u + s->ssize;
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t c = 0; c < combos; c++) {
+      int64_t J[3] = {0, 0, 0}, q = c;
+      for (int d = 0; d < dim; d++) {
+        J[d] = first[d][q % s->ncls[d]];
+        q /= s->ncls[d];
+      }
+      const hpmg_sem_block1d *bp[3] = {&s->blk[0][J[0]], &s->blk[1][J[1]], dim == 3 ? &s->blk[2][J[2]] : NULL};
+      hpmg_sem_star st;
+      if (hpmg_sem_star_init(&st, dim, bp, m->lambda)) {
+#pragma omp atomic write
+        e = HPMG_ERR_ARG;
+        continue;
+      }
+      double *Zc = s->Z + (size_t)c * per;
+      memset(f, 0, sizeof(double) * s->ssize);
+      for (size_t j = 0; j < s->ssize; j++) {
+        f[j] = 1.0;
+        hpmg_sem_star_solve(&st, f, u, wk);
+        f[j] = 0.0;
+        memcpy(Zc + j * s->zld, u, sizeof(double) * s->ssize);
+      }
+    }
+  }
+  if (e) return hpmg_error_set(e, "sem smoother: a star of the dense inverses is singular (internal)");
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s) {
   memset(s, 0, sizeof *s);
   HPMG_CHECK_ARG(m->ns <= INT32_MAX - 2,
@@ -50,12 +138,10 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
   for (int d = 0; d < dim && !e; d++) {
     s->blk[d] = calloc((size_t)m->nv[d], sizeof(hpmg_sem_block1d));
     if (!s->blk[d]) e = hpmg_error_set(HPMG_ERR_MEMORY, "sem smoother: cannot allocate the 1D blocks");
-    const int64_t nc = m->cells[d];
     for (int64_t J = 0; J < m->nv[d] && !e; J++) {
-      const int side[2] = {side_kind(m, d, J, 0), side_kind(m, d, J, 1)};
-      const int64_t cl = J - 1 >= 0 ? J - 1 : nc - 1, cr = J < nc ? J : 0;
-      const double h[2] = {side[0] == HPMG_SEM_SIDE_ELEMENT ? m->x[d][cl + 1] - m->x[d][cl] : 1.0,
-                           side[1] == HPMG_SEM_SIDE_ELEMENT ? m->x[d][cr + 1] - m->x[d][cr] : 1.0};
+      double h[2];
+      int side[2];
+      block_inputs(m, d, J, h, side);
       e = hpmg_sem_block1d_create(&m->el, HPMG_SEM_STAR_VERTEX, h, side, &s->blk[d][J]);
     }
   }
@@ -138,6 +224,7 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
       e = hpmg_error_set(HPMG_ERR_ARG, "sem smoother: %lld star rows are not contiguous in the skeleton (internal)",
                          (long long)broken);
   }
+  if (!e) e = dense_create(s);
   if (e) hpmg_sem_smoother_destroy(s);
   return e;
 }
@@ -148,6 +235,9 @@ double hpmg_sem_smoother_bytes(const hpmg_sem_smoother *s) {
     for (int64_t J = 0; J < s->m->nv[d]; J++) b += (double)hpmg_sem_block1d_bytes(&s->blk[d][J]);
   const double nvt = (double)(s->color_ptr ? s->color_ptr[s->ncolors] : 0);
   b += 8.0 * (s->ncolors + 1) + 8.0 * nvt + 4.0 * nvt * (s->m->dim == 3 ? 9.0 * (2 * s->m->p - 1) : (double)s->ssize);
+  if (s->Z) b += 8.0 * (double)s->ssize * (double)s->zld * s->ncls[0] * s->ncls[1] * (s->m->dim == 3 ? s->ncls[2] : 1);
+  for (int d = 0; d < s->m->dim; d++)
+    if (s->cls[d]) b += 4.0 * (double)s->m->nv[d];
   return b + 8.0 * (double)s->tsize * s->nthreads;
 }
 
@@ -182,11 +272,34 @@ void hpmg_sem_star_indices(const hpmg_sem_mesh *m, int64_t v, int64_t *idx) {
   }
 }
 
+/* u = Hhat^{-1} f of one star: Z^T's rows (zld doubles, a multiple of 32)
+ * summed with the weights f_j, 32 columns at a time in registers; or
+ * Algorithm 1 where there is no dense inverse (ZT NULL) */
+typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
+static inline void star_inverse(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const double *restrict ZT,
+                                const double *restrict f, double *restrict u, double *restrict wk) {
+  if (!ZT) {
+    hpmg_sem_star_solve(st, f, u, wk);
+    return;
+  }
+  const size_t n = s->ssize, ld = s->zld;
+  for (size_t a = 0; a < ld; a += 32) {
+    v8d c[4] = {{0}, {0}, {0}, {0}};
+    for (size_t j = 0; j < n; j++) {
+      const double fj = f[j];
+      const double *restrict row = ZT + j * ld + a;
+      for (int i = 0; i < 4; i++) c[i] += fj * *(const v8d *)(row + 8 * i);
+    }
+    if (a + 32 <= n) memcpy(u + a, c, sizeof c);
+    else memcpy(u + a, c, sizeof(double) * (n - a));
+  }
+}
+
 /* 3D star of run table q (9 n entries): gather r by runs, Algorithm 1, and
  * z += W u, each point once (from the lowest face that holds it: on face 1
  * not the points on the x1 plane, on face 2 not those on the x1 or x2
  * plane); the weight of a point as hpmg_sem_star_weigh forms it */
-static void star3(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const int32_t *restrict q,
+static void star3(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const double *ZT, const int32_t *restrict q,
                   const double *restrict r, double *restrict z, double *restrict f, double *restrict u,
                   double *restrict wk) {
   const int n = st->n, mm = s->m->p - 1, p = mm + 1;
@@ -201,7 +314,7 @@ static void star3(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const int
       }
       fr[mm] = o[1] >= 0 ? r[o[1]] : 0.0;
     }
-  hpmg_sem_star_solve(st, f, u, wk);
+  star_inverse(s, st, ZT, f, u, wk);
   for (int k = 0; k < 3; k++) {
     int R, C;
     R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
@@ -256,8 +369,13 @@ static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, doubl
         const hpmg_sem_block1d *bp[3] = {&s->blk[0][J[0]], &s->blk[1][J[1]], dim == 3 ? &s->blk[2][J[2]] : NULL};
         hpmg_sem_star st;
         hpmg_sem_star_init(&st, dim, bp, m->lambda);
+        const double *ZT =
+            s->Z ? s->Z + (size_t)(s->cls[0][J[0]] +
+                                   s->ncls[0] * (s->cls[1][J[1]] + (dim == 3 ? s->ncls[1] * s->cls[2][J[2]] : 0))) *
+                              s->ssize * s->zld
+                 : NULL;
         if (dim == 3) {
-          star3(s, &st, s->idx + (size_t)v * 9 * st.n, r, z, f, u, wk);
+          star3(s, &st, ZT, s->idx + (size_t)v * 9 * st.n, r, z, f, u, wk);
           continue;
         }
         const int32_t *restrict idx = s->idx + (size_t)v * size;
@@ -265,7 +383,7 @@ static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, doubl
           const int32_t i = idx[t];
           f[t] = i >= 0 ? r[i] : i <= -2 ? r[-2 - i] : 0.0;
         }
-        hpmg_sem_star_solve(&st, f, u, wk);
+        star_inverse(s, &st, ZT, f, u, wk);
         hpmg_sem_star_weigh(&st, u);
         /* scatter each point once: from the lowest face that holds it */
         for (size_t t = 0; t < size; t++)

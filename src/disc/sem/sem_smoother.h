@@ -37,6 +37,14 @@ typedef struct {
   size_t tsize;             /* doubles of scratch per thread */
   double *work;             /* nthreads * tsize: f, u, star scratch */
   size_t ssize;             /* star-local vector length (hpmg_sem_star.size) */
+  /* dense star inverses (small stars, few distinct ones; see hpmg_sem_star_dense_max): */
+  double *Z;                /* per class c = cls[0][J0] + ncls[0] (cls[1][J1] + ncls[1] cls[2][J2]):
+                             * the star's inverse transposed, row j = Hhat^{-1} e_j, zld doubles a
+                             * row, ssize rows; NULL: Algorithm 1 for every star */
+  size_t zld;               /* ssize rounded up to a multiple of 8 */
+  int32_t *cls[3];          /* class of vertex position J in direction d (blocks built from the
+                             * same widths and sides are the same) */
+  int ncls[3];
   int32_t *idx;             /* 2D: ssize per vertex: the star's skeleton indices, coded for the
                              * scatter (hpmg_sem_star_indices; -1 absent, a copy on a lower
                              * face that the scatter skips as -2 - index); 32 bits, so the
@@ -48,6 +56,18 @@ typedef struct {
                              * or the vertex) and where its m points of the upper cell start;
                              * -1 where absent (beyond a non-periodic boundary) */
 } hpmg_sem_smoother;
+
+/* Stars of at most this many star-local values (hpmg_sem_star.size: 3D
+ * p <= 3, 2D p <= 20 by default) are applied as dense matrices, one per
+ * distinct star (one per class combination of the three directions), when
+ * these take at most HPMG_SEM_STAR_DENSE_BYTES: a matrix-vector product of
+ * ssize^2 multiply-adds costs less than Algorithm 1's setup of a small star
+ * (docs/sem.md, "The star smoother over a mesh"). The same result to
+ * rounding. hpmg_sem_star_set_dense_max(0) turns it off (tests); it returns
+ * the previous value. */
+#define HPMG_SEM_STAR_DENSE_MAX_DEFAULT 80
+#define HPMG_SEM_STAR_DENSE_BYTES (8.0 * 1024 * 1024)
+int hpmg_sem_star_set_dense_max(int size);
 
 /* Blocks, colours, star index lists and scratch for mesh m (which must
  * outlive the smoother). HPMG_ERR_NUMERIC if a 1D eigenproblem fails,
