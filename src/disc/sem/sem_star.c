@@ -392,7 +392,7 @@ static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2,
                                     const double *restrict l1, const double *restrict g1, const double *restrict r2,
                                     const double *restrict G3, double *restrict o1, double *restrict o2,
                                     double *restrict O3) {
-  v8d acc[4] = {{0}, {0}, {0}, {0}}, dl[HPMG_SEM_STAR_LD_MAX + 8];
+  v8d acc[5] = {{0}, {0}, {0}, {0}, {0}}, dl[HPMG_SEM_STAR_LD_MAX + 8];
   v4d acct = {0};
   const int b2 = lo2 & ~7; /* dl[a2 - b2]: groups of 8 lines aligned to o1's vectors */
   if (NV >= 2)
@@ -441,7 +441,9 @@ static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2,
 
 /* The eigenspace pass of eig_element3 for the vertex star (one plane per direction), with explicit
  * vectors (the compilers' auto-vectorization keeps to 256 bits on AVX-512)
- * and the lines' columns in chunks of at most 32 (ld is a multiple of 4) */
+ * and the lines' columns in one chunk up to 44, else in chunks of 32 and a
+ * last one of up to 44 (ld is a multiple of 4; a last chunk of 4 columns
+ * paid a line's overhead for one short vector) */
 static void eig_vertex3(const hpmg_sem_star *st, const double *restrict G, double *restrict O) {
   const int n = st->n, ld = st->ld;
   const size_t F = (size_t)n * ld;
@@ -452,8 +454,8 @@ static void eig_vertex3(const hpmg_sem_star *st, const double *restrict G, doubl
   for (int a3 = b3->lo; a3 < b3->hi; a3++) {
     const double base3 = st->lambda + b3->lam[a3], c3 = s3[a3];
     const size_t row = (size_t)a3 * ld;
-    for (int a0 = 0; a0 < ld; a0 += 32) {
-      const int w = ld - a0 < 32 ? ld - a0 : 32;
+    for (int a0 = 0, w; a0 < ld; a0 += w) {
+      w = ld - a0 <= 44 ? ld - a0 : 32;
 #define EIG_COLS(NV, T)                                                                                             \
   eig_vertex3_cols(NV, T, b2->lo, b2->hi, ld, base3, c3, b2->lam, s2, s1 + a0, b1->lam + a0, G + row, G + F + row + a0, \
                    G + 2 * F + a0, O + row, O + F + row + a0, O + 2 * F + a0)
@@ -465,7 +467,10 @@ static void eig_vertex3(const hpmg_sem_star *st, const double *restrict G, doubl
       case 20: EIG_COLS(2, 1); break;
       case 24: EIG_COLS(3, 0); break;
       case 28: EIG_COLS(3, 1); break;
-      default: EIG_COLS(4, 0); break;
+      case 32: EIG_COLS(4, 0); break;
+      case 36: EIG_COLS(4, 1); break;
+      case 40: EIG_COLS(5, 0); break;
+      default: EIG_COLS(5, 1); break;
       }
 #undef EIG_COLS
     }
