@@ -268,7 +268,9 @@ static void mxm(int r0, int r1, int s0, int s1, int ld, const double *restrict X
                 double *restrict y) {
   int r = r0;
   for (; r + 4 <= r1; r += 4) mxm_rows(s0, s1, ld, r, 4, X, B, y);
-  for (; r < r1; r++) mxm_rows(s0, s1, ld, r, 1, X, B, y);
+  if (r1 - r == 3) mxm_rows(s0, s1, ld, r, 3, X, B, y); /* n = 2p - 1 is odd: 1 or 3 rows remain */
+  else if (r1 - r == 2) mxm_rows(s0, s1, ld, r, 2, X, B, y);
+  else if (r1 - r == 1) mxm_rows(s0, s1, ld, r, 1, X, B, y);
 }
 
 /* out = A x for A of n rows with stride ld, as a sum of rows of A^T: out = sum_i x_i AT[i,:] (ld values) */
