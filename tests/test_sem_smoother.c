@@ -148,6 +148,31 @@ static int test_case(const config *c) {
   return 0;
 }
 
+/* which meshes get the dense star inverses: p = 2 on 70 x 2 x 2 elements,
+ * uniform (3 classes per direction) and geometric in x (every one of the 71
+ * positions its own class, more than the 64 allowed: Algorithm 1) */
+static int test_dense_choice(void) {
+  const hpmg_bc_kind D = HPMG_BC_DIRICHLET;
+  const hpmg_spacing_kind U = HPMG_SPACING_UNIFORM, G = HPMG_SPACING_GEOMETRIC;
+  for (int stretched = 0; stretched < 2; stretched++) {
+    const config c = {3, 2, {70, 2, 2}, {{D, D}, {D, D}, {D, D}}, {stretched ? G : U, U, U}, {1.02, 0, 0}, 0.0};
+    hpmg_box box;
+    hpmg_sem_mesh m;
+    hpmg_sem_smoother sm;
+    CHECK_OK(make_mesh(&c, &box, &m));
+    CHECK_OK(hpmg_sem_smoother_create(&m, &sm));
+    CHECK(stretched ? !sm.Z && !sm.cls[0] : sm.Z && sm.ncls[0] == 3 && sm.ncls[1] == 3 && sm.ncls[2] == 3,
+          "p = 2 on 70x2x2 (%s): dense star inverses %s, classes %d %d %d", stretched ? "geometric x" : "uniform",
+          sm.Z ? "used" : "not used", sm.ncls[0], sm.ncls[1], sm.ncls[2]);
+    printf("  p=2 70x2x2 %s: %s\n", stretched ? "geometric in x (71 distinct positions)" : "uniform (3x3x3 classes)",
+           sm.Z ? "dense star inverses" : "Algorithm 1");
+    hpmg_sem_smoother_destroy(&sm);
+    hpmg_sem_mesh_destroy(&m);
+    hpmg_box_destroy(&box);
+  }
+  return 0;
+}
+
 int main(void) {
   const hpmg_bc_kind D = HPMG_BC_DIRICHLET, N = HPMG_BC_NEUMANN, P = HPMG_BC_PERIODIC;
   const hpmg_spacing_kind U = HPMG_SPACING_UNIFORM, G = HPMG_SPACING_GEOMETRIC, T = HPMG_SPACING_TANH;
@@ -163,5 +188,6 @@ int main(void) {
       {3, 6, {2, 2, 2}, {{D, D}, {N, D}, {D, N}}, {G, U, U}, {2.0, 0, 0}, 0.0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_case(&cases[i]);
+  test_dense_choice();
   return check_report();
 }

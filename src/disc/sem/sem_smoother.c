@@ -1,5 +1,6 @@
 /* The star smoother over a mesh (paper 001, Algorithm 2); see sem_smoother.h. */
 #include "sem_smoother.h"
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,19 @@ static void block_inputs(const hpmg_sem_mesh *m, int d, int64_t J, double h[2], 
   h[1] = side[1] == HPMG_SEM_SIDE_ELEMENT ? m->x[d][cr + 1] - m->x[d][cr] : 1.0;
 }
 
+/* widths equal to rounding (a uniform direction's widths x_{i+1} - x_i differ
+ * in the last bits): one class, its stars' inverses equal to rounding */
+static int same_width(double a, double b) { return fabs(a - b) <= 1e-12 * fmax(a, b); }
+
+/* no dense inverses: Algorithm 1 for every star */
+static hpmg_error dense_none(hpmg_sem_smoother *s) {
+  for (int d = 0; d < 3; d++) {
+    free(s->cls[d]);
+    s->cls[d] = NULL;
+  }
+  return HPMG_SUCCESS;
+}
+
 /* classes of the vertex positions (same block inputs, same class), and the
  * dense inverse of one star per class combination where they are small and
  * few (hpmg_sem_star_dense_max); Z stays NULL otherwise */
@@ -81,10 +95,10 @@ static hpmg_error dense_create(hpmg_sem_smoother *s) {
       int c = 0;
       for (; c < nc; c++) {
         block_inputs(m, d, first[d][c], hc, sc);
-        if (h[0] == hc[0] && h[1] == hc[1] && side[0] == sc[0] && side[1] == sc[1]) break;
+        if (same_width(h[0], hc[0]) && same_width(h[1], hc[1]) && side[0] == sc[0] && side[1] == sc[1]) break;
       }
       if (c == nc) {
-        if (nc == HPMG_SEM_STAR_DENSE_CLASSES) return HPMG_SUCCESS; /* too many distinct stars: Algorithm 1 */
+        if (nc == HPMG_SEM_STAR_DENSE_CLASSES) return dense_none(s); /* too many distinct stars: Algorithm 1 */
         first[d][nc++] = J;
       }
       s->cls[d][J] = c;
@@ -94,10 +108,10 @@ static hpmg_error dense_create(hpmg_sem_smoother *s) {
   }
   s->zld = (s->ssize + 31) / 32 * 32;
   const size_t per = s->ssize * s->zld;
-  if (8.0 * (double)per * (double)combos > HPMG_SEM_STAR_DENSE_BYTES) return HPMG_SUCCESS;
+  if (8.0 * (double)per * (double)combos > HPMG_SEM_STAR_DENSE_BYTES) return dense_none(s);
   HPMG_CALL(hpmg_calloc(sizeof(double) * per * (size_t)combos, &s->Z));
   hpmg_error e = HPMG_SUCCESS;
-#pragma omp parallel
+#pragma omp parallel num_threads(s->nthreads)
   {
     double *f = s->work + (size_t)omp_get_thread_num() * s->tsize, *u = f + s->ssize, *wk = u + s->ssize;
 #pragma omp for schedule(dynamic, 1)

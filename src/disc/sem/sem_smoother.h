@@ -43,7 +43,7 @@ typedef struct {
                              * row, ssize rows; NULL: Algorithm 1 for every star */
   size_t zld;               /* ssize rounded up to a multiple of 8 */
   int32_t *cls[3];          /* class of vertex position J in direction d (blocks built from the
-                             * same widths and sides are the same) */
+                             * same widths, to 1e-12, and sides are the same to rounding) */
   int ncls[3];
   int32_t *idx;             /* 2D: ssize per vertex: the star's skeleton indices, coded for the
                              * scatter (hpmg_sem_star_indices; -1 absent, a copy on a lower
