@@ -1,5 +1,6 @@
 /* The star smoother over a mesh (paper 001, Algorithm 2); see sem_smoother.h. */
 #include "sem_smoother.h"
+#include "core/simd.h"
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -287,9 +288,11 @@ void hpmg_sem_star_indices(const hpmg_sem_mesh *m, int64_t v, int64_t *idx) {
 }
 
 /* u = Hhat^{-1} f of one star: Z^T's rows (zld doubles, a multiple of 32)
- * summed with the weights f_j, 32 columns at a time in registers; or
- * Algorithm 1 where there is no dense inverse (ZT NULL) */
-typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
+ * summed with the weights f_j, 4 vectors of the target's width at a time in
+ * registers (core/simd.h); or Algorithm 1 where there is no dense inverse
+ * (ZT NULL) */
+#define SW (HPMG_VBYTES / 8)
+typedef double vd __attribute__((vector_size(HPMG_VBYTES), aligned(8), may_alias));
 static inline void star_inverse(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const double *restrict ZT,
                                 const double *restrict f, double *restrict u, double *restrict wk) {
   if (!ZT) {
@@ -297,15 +300,15 @@ static inline void star_inverse(const hpmg_sem_smoother *s, const hpmg_sem_star 
     return;
   }
   const size_t n = s->ssize, ld = s->zld;
-  for (size_t a = 0; a < ld; a += 32) {
-    v8d c[4] = {{0}, {0}, {0}, {0}};
+  for (size_t a = 0; a < ld; a += 4 * SW) {
+    vd c[4] = {{0}, {0}, {0}, {0}};
     for (size_t j = 0; j < n; j++) {
       const double fj = f[j];
       const double *restrict row = ZT + j * ld + a;
-      for (int i = 0; i < 4; i++) c[i] += fj * *(const v8d *)(row + 8 * i);
+      for (int i = 0; i < 4; i++) c[i] += fj * *(const vd *)(row + SW * i);
     }
-    if (a + 32 <= n) memcpy(u + a, c, sizeof c);
-    else memcpy(u + a, c, sizeof(double) * (n - a));
+    if (a + 4 * SW <= n) memcpy(u + a, c, sizeof c);
+    else if (a < n) memcpy(u + a, c, sizeof(double) * (n - a));
   }
 }
 

@@ -199,25 +199,32 @@ static inline void face_dirs(int k, int *R, int *C) {
   *C = k == 0 ? 1 : 0;
 }
 
-/* y = X B with X n rows of stride ld (columns < n read), B n rows of ld,
- * y n rows of ld: register blocks of 4 rows by W = 8 (then 4) columns of y
- * (GCC/Clang vector types: one AVX-512 or two AVX2 registers per row) are
- * accumulated over the whole sum, so each W values of a row of B are loaded
- * once per 4 rows of y (ld is a multiple of 4) */
-typedef double v8d __attribute__((vector_size(64), aligned(8), may_alias));
+/* Explicit vectors of the target's width (core/simd.h): SW doubles, 8 with
+ * AVX-512, 4 with AVX2, 2 with SSE2 and NEON; a wider type than the target's
+ * registers is lowered into element moves through the stack (10x slower with
+ * AVX2). Rows are padded to ld, a multiple of 4, so AVX-512 rows end in one
+ * 4-wide piece (v4d); with SW <= 4 every row is whole vectors. */
+#define SW (HPMG_VBYTES / 8)
+typedef double vd __attribute__((vector_size(HPMG_VBYTES), aligned(8), may_alias));
+#if SW > 4
 typedef double v4d __attribute__((vector_size(32), aligned(8), may_alias));
-/* nr = 4 rows of y from row r (nr < 4: the last rows), the sum over s in
- * [s0, n); inlined with a constant nr */
+#endif
+
+/* y = X B with X n rows of stride ld (columns < n read), B n rows of ld,
+ * y n rows of ld: register blocks of 4 rows by 2 vectors (8 accumulators:
+ * the FMA's latency hidden; AVX-512 16 columns, AVX2 8), then by one vector,
+ * accumulated over the whole sum, so each vector of a row of B is loaded once
+ * per 4 rows of y. nr = 4 rows of y from row r (nr < 4: the last rows), the
+ * sum over s in [s0, n); inlined with a constant nr */
 static inline void mxm_rows(int s0, int n, int ld, int r, const int nr, const double *restrict X,
                             const double *restrict B, double *restrict y) {
   const double *restrict x0 = X + (size_t)r * ld, *restrict x1 = x0 + (nr > 1 ? ld : 0),
                          *restrict x2 = x0 + (nr > 2 ? 2 * ld : 0), *restrict x3 = x0 + (nr > 3 ? 3 * ld : 0);
   int a = 0;
-#if HPMG_VBYTES >= 64 /* 16 columns (8 accumulators, 32 registers): the FMA's latency hidden */
-  for (; a + 16 <= ld; a += 16) {
-    v8d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, e0 = {0}, e1 = {0}, e2 = {0}, e3 = {0};
+  for (; a + 2 * SW <= ld; a += 2 * SW) {
+    vd c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, e0 = {0}, e1 = {0}, e2 = {0}, e3 = {0};
     for (int s = s0; s < n; s++) {
-      const v8d bs = *(const v8d *)(B + (size_t)s * ld + a), bt = *(const v8d *)(B + (size_t)s * ld + a + 8);
+      const vd bs = *(const vd *)(B + (size_t)s * ld + a), bt = *(const vd *)(B + (size_t)s * ld + a + SW);
       c0 += x0[s] * bs;
       e0 += x0[s] * bt;
       if (nr > 1) c1 += x1[s] * bs, e1 += x1[s] * bt;
@@ -225,27 +232,27 @@ static inline void mxm_rows(int s0, int n, int ld, int r, const int nr, const do
       if (nr > 3) c3 += x3[s] * bs, e3 += x3[s] * bt;
     }
     double *yr = y + (size_t)r * ld + a;
-    *(v8d *)yr = c0;
-    *(v8d *)(yr + 8) = e0;
-    if (nr > 1) *(v8d *)(yr + ld) = c1, *(v8d *)(yr + ld + 8) = e1;
-    if (nr > 2) *(v8d *)(yr + 2 * ld) = c2, *(v8d *)(yr + 2 * ld + 8) = e2;
-    if (nr > 3) *(v8d *)(yr + 3 * ld) = c3, *(v8d *)(yr + 3 * ld + 8) = e3;
+    *(vd *)yr = c0;
+    *(vd *)(yr + SW) = e0;
+    if (nr > 1) *(vd *)(yr + ld) = c1, *(vd *)(yr + ld + SW) = e1;
+    if (nr > 2) *(vd *)(yr + 2 * ld) = c2, *(vd *)(yr + 2 * ld + SW) = e2;
+    if (nr > 3) *(vd *)(yr + 3 * ld) = c3, *(vd *)(yr + 3 * ld + SW) = e3;
   }
-#endif
-  for (; a + 8 <= ld; a += 8) {
-    v8d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
+  for (; a + SW <= ld; a += SW) {
+    vd c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
     for (int s = s0; s < n; s++) {
-      const v8d bs = *(const v8d *)(B + (size_t)s * ld + a);
+      const vd bs = *(const vd *)(B + (size_t)s * ld + a);
       c0 += x0[s] * bs;
       if (nr > 1) c1 += x1[s] * bs;
       if (nr > 2) c2 += x2[s] * bs;
       if (nr > 3) c3 += x3[s] * bs;
     }
-    *(v8d *)(y + (size_t)r * ld + a) = c0;
-    if (nr > 1) *(v8d *)(y + (size_t)(r + 1) * ld + a) = c1;
-    if (nr > 2) *(v8d *)(y + (size_t)(r + 2) * ld + a) = c2;
-    if (nr > 3) *(v8d *)(y + (size_t)(r + 3) * ld + a) = c3;
+    *(vd *)(y + (size_t)r * ld + a) = c0;
+    if (nr > 1) *(vd *)(y + (size_t)(r + 1) * ld + a) = c1;
+    if (nr > 2) *(vd *)(y + (size_t)(r + 2) * ld + a) = c2;
+    if (nr > 3) *(vd *)(y + (size_t)(r + 3) * ld + a) = c3;
   }
+#if SW > 4
   for (; a + 4 <= ld; a += 4) {
     v4d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
     for (int s = s0; s < n; s++) {
@@ -260,6 +267,7 @@ static inline void mxm_rows(int s0, int n, int ld, int r, const int nr, const do
     if (nr > 2) *(v4d *)(y + (size_t)(r + 2) * ld + a) = c2;
     if (nr > 3) *(v4d *)(y + (size_t)(r + 3) * ld + a) = c3;
   }
+#endif
 }
 
 /* rows [r0, r1) of y = X B, the sum over s in [s0, s1) (where the rows of B
@@ -287,10 +295,10 @@ static void matvec_t(int n, int ld, const double *restrict AT, const double *res
  * Newton steps (y += y (1 - x y)) where AVX-512 has one, to within about an
  * ulp; a division's throughput (16 cycles per 8 doubles) limited the
  * eigenspace pass, which divides once per point of the block */
-static inline v8d recip8(v8d x) {
-#if defined(__AVX512F__)
-  const v8d one = {1, 1, 1, 1, 1, 1, 1, 1};
-  v8d y = (v8d)_mm512_rcp14_pd((__m512d)x);
+static inline vd recip(vd x) {
+#if SW == 8 && defined(__AVX512F__)
+  const vd one = {1, 1, 1, 1, 1, 1, 1, 1};
+  vd y = (vd)_mm512_rcp14_pd((__m512d)x);
   y += y * (one - x * y);
   y += y * (one - x * y);
   return y;
@@ -353,6 +361,7 @@ static void eig_element3(const hpmg_sem_star *st, const double *restrict G, doub
     }
 }
 
+#if SW > 4
 #if defined(__AVX512VL__)
 static inline v4d recip4(v4d x) {
   const v4d one = {1, 1, 1, 1};
@@ -364,90 +373,118 @@ static inline v4d recip4(v4d x) {
 #else
 static inline v4d recip4(v4d x) { return 1.0 / x; }
 #endif
+#endif
 
 /* the largest row stride of a vertex star's faces (n = 2p - 1 rounded up to 4) */
 #define HPMG_SEM_STAR_LD_MAX ((2 * HPMG_SEM_MAX_DEGREE - 1 + 3) / 4 * 4)
 
-/* the sums of the entries of v[0..7], as one vector (a transposing tree: 14
- * shuffles and 7 additions for 8 sums) */
-static inline v8d hsum8x8(const v8d *v) {
-  typedef long long v8i __attribute__((vector_size(64)));
-  const v8i lo1 = {0, 8, 2, 10, 4, 12, 6, 14}, hi1 = {1, 9, 3, 11, 5, 13, 7, 15};
-  const v8i lo2 = {0, 1, 8, 9, 4, 5, 12, 13}, hi2 = {2, 3, 10, 11, 6, 7, 14, 15};
-  const v8i lo3 = {0, 1, 2, 3, 8, 9, 10, 11}, hi3 = {4, 5, 6, 7, 12, 13, 14, 15};
-  v8d a[4], b[2];
+/* the sum of the entries of v, as a tree */
+static inline double lane_sum(vd v) {
+#if SW == 8
+  return ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+#elif SW == 4
+  return (v[0] + v[2]) + (v[1] + v[3]);
+#else
+  return v[0] + v[1];
+#endif
+}
+
+/* the sums of the entries of v[0..SW-1], as one vector (a transposing tree:
+ * with SW = 8, 14 shuffles and 7 additions for 8 sums) */
+static inline vd lane_sums(const vd *v) {
+  typedef long long vi __attribute__((vector_size(HPMG_VBYTES)));
+#if SW == 8
+  const vi lo1 = {0, 8, 2, 10, 4, 12, 6, 14}, hi1 = {1, 9, 3, 11, 5, 13, 7, 15};
+  const vi lo2 = {0, 1, 8, 9, 4, 5, 12, 13}, hi2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const vi lo3 = {0, 1, 2, 3, 8, 9, 10, 11}, hi3 = {4, 5, 6, 7, 12, 13, 14, 15};
+  vd a[4], b[2];
   for (int i = 0; i < 4; i++)
     a[i] = __builtin_shuffle(v[2 * i], v[2 * i + 1], lo1) + __builtin_shuffle(v[2 * i], v[2 * i + 1], hi1);
   for (int i = 0; i < 2; i++)
     b[i] = __builtin_shuffle(a[2 * i], a[2 * i + 1], lo2) + __builtin_shuffle(a[2 * i], a[2 * i + 1], hi2);
   return __builtin_shuffle(b[0], b[1], lo3) + __builtin_shuffle(b[0], b[1], hi3);
+#elif SW == 4
+  const vi lo1 = {0, 4, 2, 6}, hi1 = {1, 5, 3, 7}, lo2 = {0, 1, 4, 5}, hi2 = {2, 3, 6, 7};
+  vd a[2];
+  for (int i = 0; i < 2; i++)
+    a[i] = __builtin_shuffle(v[2 * i], v[2 * i + 1], lo1) + __builtin_shuffle(v[2 * i], v[2 * i + 1], hi1);
+  return __builtin_shuffle(a[0], a[1], lo2) + __builtin_shuffle(a[0], a[1], hi2);
+#else
+  const vi lo = {0, 2}, hi = {1, 3};
+  return __builtin_shuffle(v[0], v[1], lo) + __builtin_shuffle(v[0], v[1], hi);
+#endif
 }
 
-/* eig_vertex3 on the columns [a0, a0 + 8 NV + 4 T) of the lines of one a3,
- * all a2 in [lo2, hi2): the face normal to x2 accumulates over a2 in the
- * same row, here in registers (through memory, each line waited for the
- * previous line's store); with two vectors a line or more, each line's
- * partial dot product is kept as a vector in dl and summed 8 lines at a
- * time into o1 (one line's own sum cost more than its arithmetic) */
+/* eig_vertex3 on the columns [a0, a0 + SW NV + 4 T) of the lines of one a3,
+ * all a2 in [lo2, hi2) (T: the 4-wide end of an AVX-512 row): the face normal
+ * to x2 accumulates over a2 in the same row, here in registers (through
+ * memory, each line waited for the previous line's store); with two vectors
+ * a line or more, each line's partial dot product is kept as a vector in dl
+ * and summed SW lines at a time into o1 (one line's own sum cost more than
+ * its arithmetic) */
 static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2, int ld, double base3, double c3,
                                     const double *restrict lam2, const double *restrict s2, const double *restrict s1,
                                     const double *restrict l1, const double *restrict g1, const double *restrict r2,
                                     const double *restrict G3, double *restrict o1, double *restrict o2,
                                     double *restrict O3) {
-  v8d acc[5] = {{0}, {0}, {0}, {0}, {0}}, dl[HPMG_SEM_STAR_LD_MAX + 8];
+  vd acc[5] = {{0}, {0}, {0}, {0}, {0}}, dl[HPMG_SEM_STAR_LD_MAX + SW];
+#if SW > 4
   v4d acct = {0};
-  const int b2 = lo2 & ~7; /* dl[a2 - b2]: groups of 8 lines aligned to o1's vectors */
+#endif
+  const int b2 = lo2 & ~(SW - 1); /* dl[a2 - b2]: groups of SW lines aligned to o1's vectors */
   if (NV >= 2)
-    for (int a2 = b2; a2 < lo2; a2++) dl[a2 - b2] = (v8d){0};
+    for (int a2 = b2; a2 < lo2; a2++) dl[a2 - b2] = (vd){0};
   for (int a2 = lo2; a2 < hi2; a2++) {
     const double base = base3 + lam2[a2], g = g1[a2], c2 = s2[a2];
     const double *restrict r3 = G3 + (size_t)a2 * ld;
     double *restrict o3 = O3 + (size_t)a2 * ld;
-    v8d d8 = {0};
+    vd dv = {0};
     for (int i = 0; i < NV; i++) {
-      const v8d sv = *(const v8d *)(s1 + 8 * i);
-      const v8d v = (g * sv + c2 * *(const v8d *)(r2 + 8 * i) + c3 * *(const v8d *)(r3 + 8 * i)) *
-                    recip8(base + *(const v8d *)(l1 + 8 * i));
-      d8 += sv * v;
+      const vd sv = *(const vd *)(s1 + SW * i);
+      const vd v = (g * sv + c2 * *(const vd *)(r2 + SW * i) + c3 * *(const vd *)(r3 + SW * i)) *
+                   recip(base + *(const vd *)(l1 + SW * i));
+      dv += sv * v;
       acc[i] += c2 * v;
-      *(v8d *)(o3 + 8 * i) += c3 * v;
+      *(vd *)(o3 + SW * i) += c3 * v;
     }
+#if SW > 4
     if (T) {
-      const int a = 8 * NV;
+      const int a = SW * NV;
       const v4d sv = *(const v4d *)(s1 + a);
       const v4d v =
           (g * sv + c2 * *(const v4d *)(r2 + a) + c3 * *(const v4d *)(r3 + a)) * recip4(base + *(const v4d *)(l1 + a));
       const v4d d4 = sv * v;
-      d8 += (v8d){d4[0], d4[1], d4[2], d4[3], 0, 0, 0, 0};
+      dv += (vd){d4[0], d4[1], d4[2], d4[3], 0, 0, 0, 0};
       acct += c2 * v;
       *(v4d *)(o3 + a) += c3 * v;
     }
-    if (NV >= 2) dl[a2 - b2] = d8;
-    else { /* a line of at most 12 values: its own sum, a tree, is as fast */
-      const v4d h4 = (v4d){d8[0], d8[1], d8[2], d8[3]} + (v4d){d8[4], d8[5], d8[6], d8[7]};
-      o1[a2] += (h4[0] + h4[2]) + (h4[1] + h4[3]);
-    }
+#endif
+    if (NV >= 2) dl[a2 - b2] = dv;
+    else o1[a2] += lane_sum(dv);
   }
   if (NV >= 2) {
-    for (int a2 = hi2; a2 < ((hi2 + 7) & ~7); a2++) dl[a2 - b2] = (v8d){0};
-    for (int a2 = b2; a2 < hi2; a2 += 8) {
-      const v8d h = hsum8x8(dl + (a2 - b2));
-      if (a2 + 8 <= ld) *(v8d *)(o1 + a2) += h;
+    for (int a2 = hi2; a2 < ((hi2 + SW - 1) & ~(SW - 1)); a2++) dl[a2 - b2] = (vd){0};
+    for (int a2 = b2; a2 < hi2; a2 += SW) {
+      const vd h = lane_sums(dl + (a2 - b2));
+      if (a2 + SW <= ld) *(vd *)(o1 + a2) += h;
       else
         for (int i = 0; a2 + i < hi2; i++) o1[a2 + i] += h[i];
     }
   }
-  for (int i = 0; i < NV; i++) *(v8d *)(o2 + 8 * i) = acc[i];
-  if (T) *(v4d *)(o2 + 8 * NV) = acct;
+  for (int i = 0; i < NV; i++) *(vd *)(o2 + SW * i) = acc[i];
+#if SW > 4
+  if (T) *(v4d *)(o2 + SW * NV) = acct;
+#endif
 }
 
-/* The eigenspace pass of eig_element3 for the vertex star (one plane per direction), with explicit
- * vectors (the compilers' auto-vectorization keeps to 256 bits on AVX-512)
- * and the lines' columns in one chunk up to 44, else in chunks of 32 and a
- * last one of up to 44 (ld is a multiple of 4; a last chunk of 4 columns
- * paid a line's overhead for one short vector) */
+/* The eigenspace pass of eig_element3 for the vertex star (one plane per
+ * direction), with explicit vectors (the compilers' auto-vectorization keeps
+ * to 256 bits on AVX-512) and the lines' columns in one chunk up to 5 vectors
+ * (and AVX-512's 4-wide end), else in chunks of 4 vectors and a last one up
+ * to that (a last chunk of 4 columns paid a line's overhead for one short
+ * vector) */
 static void eig_vertex3(const hpmg_sem_star *st, const double *restrict G, double *restrict O) {
-  const int n = st->n, ld = st->ld;
+  const int n = st->n, ld = st->ld, wmax = 5 * SW + (SW > 4 ? 4 : 0);
   const size_t F = (size_t)n * ld;
   const hpmg_sem_block1d *b1 = st->b[0], *b2 = st->b[1], *b3 = st->b[2];
   const double *restrict s1 = b1->S + (size_t)b1->c[0] * ld, *restrict s2 = b2->S + (size_t)b2->c[0] * ld,
@@ -457,21 +494,21 @@ static void eig_vertex3(const hpmg_sem_star *st, const double *restrict G, doubl
     const double base3 = st->lambda + b3->lam[a3], c3 = s3[a3];
     const size_t row = (size_t)a3 * ld;
     for (int a0 = 0, w; a0 < ld; a0 += w) {
-      w = ld - a0 <= 44 ? ld - a0 : 32;
+      w = ld - a0 <= wmax ? ld - a0 : 4 * SW;
 #define EIG_COLS(NV, T)                                                                                             \
   eig_vertex3_cols(NV, T, b2->lo, b2->hi, ld, base3, c3, b2->lam, s2, s1 + a0, b1->lam + a0, G + row, G + F + row + a0, \
                    G + 2 * F + a0, O + row, O + F + row + a0, O + 2 * F + a0)
-      switch (w) {
-      case 4: EIG_COLS(0, 1); break;
-      case 8: EIG_COLS(1, 0); break;
-      case 12: EIG_COLS(1, 1); break;
-      case 16: EIG_COLS(2, 0); break;
-      case 20: EIG_COLS(2, 1); break;
-      case 24: EIG_COLS(3, 0); break;
-      case 28: EIG_COLS(3, 1); break;
-      case 32: EIG_COLS(4, 0); break;
-      case 36: EIG_COLS(4, 1); break;
-      case 40: EIG_COLS(5, 0); break;
+      switch (2 * (w / SW) + (w % SW != 0)) { /* T only with SW = 8 (ld a multiple of 4) */
+      case 1: EIG_COLS(0, 1); break;
+      case 2: EIG_COLS(1, 0); break;
+      case 3: EIG_COLS(1, 1); break;
+      case 4: EIG_COLS(2, 0); break;
+      case 5: EIG_COLS(2, 1); break;
+      case 6: EIG_COLS(3, 0); break;
+      case 7: EIG_COLS(3, 1); break;
+      case 8: EIG_COLS(4, 0); break;
+      case 9: EIG_COLS(4, 1); break;
+      case 10: EIG_COLS(5, 0); break;
       default: EIG_COLS(5, 1); break;
       }
 #undef EIG_COLS
