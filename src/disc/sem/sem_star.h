@@ -31,6 +31,7 @@
 #ifndef HPMG_SEM_STAR_H
 #define HPMG_SEM_STAR_H
 
+#include "core/isa.h"
 #include "disc/sem/sem_element.h"
 
 typedef enum {
@@ -98,6 +99,21 @@ size_t hpmg_sem_star_tpf_work_size(const hpmg_sem_star *st);
  * element-centred: 73 n^3; 2D: O(n^2)). f and u must not overlap; work holds
  * hpmg_sem_star_work_size doubles. */
 void hpmg_sem_star_solve(const hpmg_sem_star *st, const double *f, double *u, double *work);
+
+/* The kernel of hpmg_sem_star_solve, compiled once per instruction set
+ * (sem_star_kernels.c; core/isa.h): the vectors of the target's width. */
+typedef struct {
+  void (*solve)(const hpmg_sem_star *st, const double *f, double *u, double *work);
+} hpmg_sem_star_kernels;
+
+HPMG_ISA_TABLE(hpmg_sem_star_kernels, hpmg_sem_star_kernels)
+
+/* the two tangential directions of a 3D face normal to x_{k+1}: rows (the
+ * higher), columns (the lower) */
+static inline void hpmg_sem_face_dirs(int k, int *R, int *C) {
+  *R = k == 2 ? 1 : 2;
+  *C = k == 0 ? 1 : 0;
+}
 
 /* The same inverse by fast diagonalization of the full block
  * ((S^T)^{(x)dim}, D^{-1}, S^{(x)dim} on all n^dim points, 4 dim n^{dim+1}
