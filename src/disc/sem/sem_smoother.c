@@ -1,6 +1,5 @@
 /* The star smoother over a mesh (paper 001, Algorithm 2); see sem_smoother.h. */
 #include "sem_smoother.h"
-#include "core/simd.h"
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -88,19 +87,21 @@ static hpmg_error dense_create(hpmg_sem_smoother *s) {
   for (int d = 0; d < dim; d++) {
     s->cls[d] = malloc(sizeof(int32_t) * (size_t)m->nv[d]);
     if (!s->cls[d]) return hpmg_error_set(HPMG_ERR_MEMORY, "sem smoother: cannot allocate the star classes");
-    int nc = 0;
+    double hc[HPMG_SEM_STAR_DENSE_CLASSES][2]; /* each class's block inputs */
+    int sc[HPMG_SEM_STAR_DENSE_CLASSES][2], nc = 0;
     for (int64_t J = 0; J < m->nv[d]; J++) {
-      double h[2], hc[2];
-      int side[2], sc[2];
+      double h[2];
+      int side[2];
       block_inputs(m, d, J, h, side);
       int c = 0;
-      for (; c < nc; c++) {
-        block_inputs(m, d, first[d][c], hc, sc);
-        if (same_width(h[0], hc[0]) && same_width(h[1], hc[1]) && side[0] == sc[0] && side[1] == sc[1]) break;
-      }
+      while (c < nc && !(same_width(h[0], hc[c][0]) && same_width(h[1], hc[c][1]) && side[0] == sc[c][0] &&
+                         side[1] == sc[c][1]))
+        c++;
       if (c == nc) {
         if (nc == HPMG_SEM_STAR_DENSE_CLASSES) return dense_none(s); /* too many distinct stars: Algorithm 1 */
-        first[d][nc++] = J;
+        first[d][nc] = J;
+        hc[nc][0] = h[0], hc[nc][1] = h[1], sc[nc][0] = side[0], sc[nc][1] = side[1];
+        nc++;
       }
       s->cls[d][J] = c;
     }
@@ -287,29 +288,12 @@ void hpmg_sem_star_indices(const hpmg_sem_mesh *m, int64_t v, int64_t *idx) {
   }
 }
 
-/* u = Hhat^{-1} f of one star: Z^T's rows (zld doubles, a multiple of 32)
- * summed with the weights f_j, 4 vectors of the target's width at a time in
- * registers (core/simd.h); or Algorithm 1 where there is no dense inverse
- * (ZT NULL) */
-#define SW (HPMG_VBYTES / 8)
-typedef double vd __attribute__((vector_size(HPMG_VBYTES), aligned(8), may_alias));
+/* u = Hhat^{-1} f of one star: its dense inverse where there is one (ZT,
+ * Z^T's rows of zld doubles), else Algorithm 1 */
 static inline void star_inverse(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const double *restrict ZT,
                                 const double *restrict f, double *restrict u, double *restrict wk) {
-  if (!ZT) {
-    hpmg_sem_star_solve(st, f, u, wk);
-    return;
-  }
-  const size_t n = s->ssize, ld = s->zld;
-  for (size_t a = 0; a < ld; a += 4 * SW) {
-    vd c[4] = {{0}, {0}, {0}, {0}};
-    for (size_t j = 0; j < n; j++) {
-      const double fj = f[j];
-      const double *restrict row = ZT + j * ld + a;
-      for (int i = 0; i < 4; i++) c[i] += fj * *(const vd *)(row + SW * i);
-    }
-    if (a + 4 * SW <= n) memcpy(u + a, c, sizeof c);
-    else if (a < n) memcpy(u + a, c, sizeof(double) * (n - a));
-  }
+  if (ZT) hpmg_sem_star_kernels_select()->dense(ZT, s->ssize, s->zld, f, u);
+  else hpmg_sem_star_solve(st, f, u, wk);
 }
 
 /* 3D star of run table q (9 n entries): gather r by runs, Algorithm 1, and

@@ -41,7 +41,7 @@ typedef struct {
   double *Z;                /* per class c = cls[0][J0] + ncls[0] (cls[1][J1] + ncls[1] cls[2][J2]):
                              * the star's inverse transposed, row j = Hhat^{-1} e_j, zld doubles a
                              * row, ssize rows; NULL: Algorithm 1 for every star */
-  size_t zld;               /* ssize rounded up to a multiple of 8 */
+  size_t zld;               /* ssize rounded up to a multiple of 32 (whole register blocks) */
   int32_t *cls[3];          /* class of vertex position J in direction d (blocks built from the
                              * same widths, to 1e-12, and sides are the same to rounding) */
   int ncls[3];

@@ -100,10 +100,14 @@ size_t hpmg_sem_star_tpf_work_size(const hpmg_sem_star *st);
  * hpmg_sem_star_work_size doubles. */
 void hpmg_sem_star_solve(const hpmg_sem_star *st, const double *f, double *u, double *work);
 
-/* The kernel of hpmg_sem_star_solve, compiled once per instruction set
- * (sem_star_kernels.c; core/isa.h): the vectors of the target's width. */
+/* The star kernels, compiled once per instruction set (sem_star_kernels.c;
+ * core/isa.h): the vectors of the target's width. */
 typedef struct {
+  /* hpmg_sem_star_solve */
   void (*solve)(const hpmg_sem_star *st, const double *f, double *u, double *work);
+  /* u = Z f for a star's dense inverse Z (the smoother's small stars): ZT
+   * holds Z^T, n rows of ld doubles, ld a multiple of 32 */
+  void (*dense)(const double *ZT, size_t n, size_t ld, const double *f, double *u);
 } hpmg_sem_star_kernels;
 
 HPMG_ISA_TABLE(hpmg_sem_star_kernels, hpmg_sem_star_kernels)

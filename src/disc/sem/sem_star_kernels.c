@@ -1,6 +1,7 @@
 /* The star solve of paper 001's Algorithm 1 (hpmg_sem_star_solve, sem_star.h;
  * docs/sem.md, "The star smoother"), compiled once per instruction set
- * (core/isa.h): the vertex and element-centred blocks in 3D, and 2D. */
+ * (core/isa.h): the vertex and element-centred blocks in 3D, and 2D; and
+ * the dense inverse of a small star (sem_smoother.c). */
 #include <string.h>
 #if defined(__AVX512F__)
 #include <immintrin.h>
@@ -448,4 +449,19 @@ static void star_solve(const hpmg_sem_star *st, const double *f, double *u, doub
     solve2(st, f, u, work);
 }
 
-const hpmg_sem_star_kernels HPMG_ISA_DEFINE(hpmg_sem_star_kernels) = {.solve = star_solve};
+/* u = Z f (n values) from Z^T's rows of ld doubles (a multiple of 4 SW): the
+ * rows summed with the weights f_j, 4 vectors at a time in registers */
+static void dense_apply(const double *restrict ZT, size_t n, size_t ld, const double *restrict f, double *restrict u) {
+  for (size_t a = 0; a < ld; a += 4 * SW) {
+    vd c[4] = {{0}, {0}, {0}, {0}};
+    for (size_t j = 0; j < n; j++) {
+      const double fj = f[j];
+      const double *restrict row = ZT + j * ld + a;
+      for (int i = 0; i < 4; i++) c[i] += fj * *(const vd *)(row + SW * i);
+    }
+    if (a + 4 * SW <= n) memcpy(u + a, c, sizeof c);
+    else if (a < n) memcpy(u + a, c, sizeof(double) * (n - a));
+  }
+}
+
+const hpmg_sem_star_kernels HPMG_ISA_DEFINE(hpmg_sem_star_kernels) = {.solve = star_solve, .dense = dense_apply};
