@@ -5,6 +5,8 @@
 # ../shared/peers/dealii), all on the unit cube with the sine manufactured
 # solution u = prod sin(pi x_i), homogeneous Dirichlet, on meshes of N^3
 # cells of degree k (N = 2^L for qk and dealii: deal.II refines one cell).
+# RHS=waves: paper 001's eq. 27 on (0, 2 pi)^3 instead (Dirichlet data from
+# it; hpmg only, Q_k on any N: the peer has the sine problem only).
 #
 # "Same error": each method's discretization error E on its mesh is its L2
 # error after a solve to a 1e-12 residual reduction; then its tolerance is
@@ -22,7 +24,7 @@
 # usage: sem_compare.sh path/to/hpmg [path/to/poisson_dealii] [cases] [threads]
 #   cases: "method:k:N ..." with method qk, dealii, kmg, kvmg (default below:
 #          about 1e6 unknowns, Q_k / deal.II degrees 4, 6, 8, 10 and SEM 4..16)
-#   threads: default "1 2"; REPEAT (default 2) solves per timing
+#   threads: default "1 2"; REPEAT (default 2) solves per timing; RHS (sine, waves)
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then
   echo "usage: sem_compare.sh path/to/hpmg [path/to/poisson_dealii] [cases] [threads]" >&2
   exit 2
@@ -36,18 +38,23 @@ qk:10:8 dealii:10:8 kmg:10:8 kvmg:10:8
 kmg:12:8 kvmg:12:8 kmg:16:6 kvmg:16:6"}
 threads=${4:-"1 2"}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} # passive unless set (spinning threads stall a shared machine)
-export HPMG=$hpmg DEALII=$dealii CASES=$cases THREADS=$threads REPEAT=${REPEAT:-2}
+export HPMG=$hpmg DEALII=$dealii CASES=$cases THREADS=$threads REPEAT=${REPEAT:-2} RHS=${RHS:-sine}
 exec python3 - <<'EOF'
 import json, math, os, re, subprocess, sys
 
 hpmg, dealii = os.environ["HPMG"], os.environ["DEALII"]
 threads = [int(t) for t in os.environ["THREADS"].split()]
 repeat = int(os.environ["REPEAT"])
+waves = os.environ["RHS"] == "waves"
+if os.environ["RHS"] not in ("sine", "waves"):
+    sys.exit("sem_compare.sh: RHS must be sine or waves")
 ladder = [10.0 ** -e for e in range(1, 13)]
 
 def run(method, k, n, tol, t):
     """one solve: dict with dofs, its, setup, solve, l2"""
     if method == "dealii":
+        if waves:
+            raise RuntimeError("the deal.II peer solves the sine problem only")
         L = int(round(math.log2(n)))
         cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", str(t), dealii, "3", str(k), str(L),
                "--tol", "%g" % tol, "--repeat", "1"]
@@ -58,12 +65,16 @@ def run(method, k, n, tol, t):
         d = dict(kv.split("=", 1) for kv in line[-1].split())
         return dict(dofs=int(d["dofs"]), its=int(d["iters"]), setup=float(d["setup_s"]), solve=float(d["solve_s"]),
                     l2=float(d["l2err"]))
-    if method == "qk":
+    if method == "qk" and waves:
+        cmd = [hpmg, "solve", "--disc", "fe", "--dim", "3", "--degree", str(k), "--cells", str(n), "--solver", "fmg",
+               "--rhs", "waves"]
+    elif method == "qk":
         L = int(round(math.log2(n)))
         cmd = [hpmg, "solve", "--disc", "fe", "--dim", "3", "--degree", str(k), "--coarse", "1", "--refine", str(L),
                "--solver", "fmg"]
     else:
         cmd = [hpmg, "solve", "--disc", "sem", "--dim", "3", "--degree", str(k), "--cells", str(n), "--solver", method]
+        cmd += ["--rhs", "waves"] if waves else []
     cmd += ["--tol", "%g" % tol, "--threads", str(t), "--json", "--maxit", "1000"]
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode:

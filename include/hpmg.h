@@ -68,8 +68,10 @@ hpmg_error hpmg_set_cpu_isa(const char *name);
  * ONE: f = 1, b = load vector of f (b_i = integral of phi_i).
  * VECTOR_ONE: b_i = 1 for every unknown, the algebraic right-hand side of paper 000's
  * Tables 1-3 (the authors' code sets the vector to 1; docs/patch.md). */
-/* WAVES (spectral elements, disc SEM): the manufactured solution of paper 001, eq. 27,
- * a product of five waves with k = 5 on (0, 2 pi)^3 (docs/sem.md); boundary data from it. */
+/* WAVES (Q_k on a general box and spectral elements; not FD): the manufactured
+ * solution of paper 001, eq. 27, a product of five waves with k = 5, meant for the
+ * box (0, 2 pi)^d (docs/bc.md); boundary data from it. A Q_k problem with WAVES is
+ * a general box (cells from coarse/refine unless cells are set). */
 typedef enum { HPMG_RHS_SINE = 0, HPMG_RHS_ONE = 1, HPMG_RHS_VECTOR_ONE = 2, HPMG_RHS_WAVES = 3 } hpmg_rhs_kind;
 
 /* Discretization. FE: continuous Q_k finite elements (the default).

@@ -68,6 +68,11 @@ grep -q "compatibility" "$T/out" || { echo "FAIL: no compatibility line for a si
 expect 0 --dim 2 --degree 2 --grid-file "$T/good" --bc xmax=neumann --smoother sgs --solver cg
 expect 0 --dim 2 --degree 2 --cells 4 --bc x=neumann,y=neumann --rhs one
 grep -q "compatibility       defect 1.000e+00" "$T/out" || { echo "FAIL: f = 1 on a Neumann box: defect 1 expected"; cat "$T/out"; fail=1; }
+# paper 001's waves: on (0, 2 pi)^2 by default, Dirichlet data from the solution (not from --bc)
+expect 0 --dim 2 --degree 3 --cells 8 --rhs waves --solver fmg
+grep -q "error               L2" "$T/out" || { echo "FAIL: --rhs waves: no error line"; fail=1; }
+expect 2 --dim 2 --degree 3 --cells 8 --rhs waves --bc xmin=dirichlet:1
+expect 2 --disc fd --dim 2 --cells 8 --rhs waves
 rm -rf "$T"
 [ $fail = 0 ] && echo "all Q_k box CLI checks passed"
 exit $fail

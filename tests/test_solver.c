@@ -364,8 +364,8 @@ static int api(void) {
     CHECK(d == 0, "vector-one: built-in solve = solve with a caller's vector of ones (diff %.3e)", d);
     free(b);
     hpmg_problem_destroy(&p);
-    po.rhs = (hpmg_rhs_kind)3;
-    CHECK(hpmg_problem_create(&po, &p) == HPMG_ERR_ARG, "right-hand side kind 3 refused");
+    po.rhs = (hpmg_rhs_kind)4;
+    CHECK(hpmg_problem_create(&po, &p) == HPMG_ERR_ARG, "right-hand side kind 4 (unknown) refused");
   }
   hpmg_problem_options po = prob(3, 9, 2);
   po.degree = 11;

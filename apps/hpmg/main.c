@@ -38,8 +38,9 @@ static void usage(FILE *f) {
           "  --grid SPEC           node spacing per direction: x=geometric:1.05,y=tanh:2 (default uniform)\n"
           "  --grid-file FILE      node coordinates per direction ('x:' then the nodes, 'y:' ...)\n"
           "  --no-project          singular problems: refuse an incompatible right-hand side (default: project)\n"
-          "  --rhs sine|one|vector-one  manufactured sine solution, f = 1 (load vector), or b_i = 1 for\n"
-          "                        every unknown (paper 000 Tables 1-3) (default sine)\n"
+          "  --rhs sine|one|vector-one|waves  manufactured sine solution, f = 1 (load vector), b_i = 1 for\n"
+          "                        every unknown (paper 000 Tables 1-3), or paper 001's eq. 27 (a product of\n"
+          "                        five waves, k = 5; box 2 pi by default; Dirichlet data from it) (default sine)\n"
           "  --disc fe|fd|p1|sem   Q_k finite elements (default), finite differences (see --disc fd --help),\n"
           "                        P1 elements on a tetrahedral mesh (see --disc p1 --help), or spectral\n"
           "                        elements with static condensation (see --disc sem --help)\n"
@@ -216,7 +217,7 @@ static int solve_fe(int argc, char **argv) {
     case O_REFINE: rc = parse_int("--refine", optarg, &po.refine); refine_set = 1; break;
     case O_BOX: box_arg = optarg; break;
     case O_LAMBDA: rc = parse_double("--lambda", optarg, &po.lambda); break;
-    case O_RHS: rc = parse_choice("--rhs", optarg, hpmg_cli_rhss, 3, &v); po.rhs = v; break;
+    case O_RHS: rc = parse_choice("--rhs", optarg, hpmg_cli_rhss, 4, &v); po.rhs = v; break;
     case O_SMOOTHER: rc = parse_choice("--smoother", optarg, hpmg_cli_smoothers, 5, &v); so.smoother = v; break;
     case O_PMODE: rc = parse_choice("--patch-mode", optarg, hpmg_cli_patch_modes, 2, &v); so.patch_mode = v; patch_set = 1; break;
     case O_LOCAL: rc = parse_choice("--local-solver", optarg, hpmg_cli_local_solvers, 2, &v); so.local_solver = v; patch_set = 1; break;
@@ -301,7 +302,8 @@ static int solve_fe(int argc, char **argv) {
       return EXIT_BAD_INPUT;
     }
     for (int d = 0; d < n; d++) po.box[d] = b[d];
-  }
+  } else if (po.rhs == HPMG_RHS_WAVES)
+    for (int d = 0; d < po.dim; d++) po.box[d] = 2 * M_PI; /* paper 001's domain, as --disc sem */
   if (vtu) { /* refuse an unwritable destination before solving */
     char *dup = strdup(vtu), *dir = dirname(dup);
     int ok = access(dir, W_OK) == 0;
@@ -405,7 +407,7 @@ static int solve_fe(int argc, char **argv) {
   if (se) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
   double l2 = NAN, maxerr = NAN;
   if (se == HPMG_SUCCESS || se == HPMG_ERR_NOT_CONVERGED) hpmg_problem_error(prob, x, &l2, &maxerr);
-  if (po.rhs != HPMG_RHS_SINE) l2 = maxerr = NAN; /* no closed-form solution for f = 1 or b = 1 */
+  if (po.rhs != HPMG_RHS_SINE && po.rhs != HPMG_RHS_WAVES) l2 = maxerr = NAN; /* no closed-form solution for f = 1 or b = 1 */
   if (json) {
     hpmg_cli_report r = {.po = po, .so = so, .st = st, .n = cells[0], .dofs_total = total,
                          .l2_error = l2, .max_error = maxerr, .rms_error = NAN, .solve_s = st.t_solve,
@@ -427,7 +429,7 @@ static int solve_fe(int argc, char **argv) {
            (long long)st.dofs, (long long)total, st.levels, omp_get_max_threads(), hpmg_cpu_isa());
     printf("  iterations          %d (%s), relative residual %.3e, rate %.4f\n", st.iterations,
            st.converged ? "converged" : "NOT converged", st.residual0 > 0 ? st.residual / st.residual0 : 0.0, st.rate);
-    if (po.rhs == HPMG_RHS_SINE) printf("  error               L2 %.6e   max (nodal) %.6e\n", l2, maxerr);
+    if (po.rhs == HPMG_RHS_SINE || po.rhs == HPMG_RHS_WAVES) printf("  error               L2 %.6e   max (nodal) %.6e\n", l2, maxerr);
     if (st.compat_defect != 0) printf("  compatibility       defect %.3e (the mean of f removed by the projection)\n", st.compat_defect);
     printf("  time [s]            setup %.4f | operator %.4f smoother %.4f transfer %.4f coarse %.4f krylov %.4f\n",
            st.t_setup, st.t_operator, st.t_smoother, st.t_transfer, st.t_coarse, st.t_krylov);

@@ -69,7 +69,8 @@ hpmg_error hpmg_problem_options_check(const hpmg_problem_options *o) {
   for (int d = 0; d < o->dim; d++)
     HPMG_CHECK_ARG(o->box[d] > 0 && isfinite(o->box[d]), "--box lengths must be positive and finite (got %g)", o->box[d]);
   HPMG_CHECK_ARG(o->lambda >= 0 && isfinite(o->lambda), "--lambda must be >= 0 and finite (got %g)", o->lambda);
-  HPMG_CHECK_ARG(o->rhs == HPMG_RHS_SINE || o->rhs == HPMG_RHS_ONE || o->rhs == HPMG_RHS_VECTOR_ONE,
+  HPMG_CHECK_ARG(o->rhs == HPMG_RHS_SINE || o->rhs == HPMG_RHS_ONE || o->rhs == HPMG_RHS_VECTOR_ONE ||
+                     o->rhs == HPMG_RHS_WAVES,
                  "unknown right-hand side kind %d", (int)o->rhs);
   /* cells per direction and node counts must fit the index types */
   double cells = (double)o->coarse * ldexp(1.0, o->refine);

@@ -139,8 +139,7 @@ hpmg_error hpmg_sem_problem_load_vector(hpmg_sem_problem p, hpmg_function f, voi
 
 /* the built-in manufactured solution: u, grad u, f */
 static void manufactured(hpmg_sem_problem p, const double x[3], double *u, double grad[3], double *f) {
-  if (p->o.rhs == HPMG_RHS_WAVES) hpmg_sem_waves(p->o.dim, p->o.lambda, x, u, grad, f);
-  else fd_box_manufactured(&p->o, &p->box, x, u, grad, f);
+  fd_box_manufactured(&p->o, &p->box, x, u, grad, f);
 }
 
 static double exact_u(void *ctx, const double x[3]) {

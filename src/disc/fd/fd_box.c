@@ -170,14 +170,56 @@ static void manu_1d(hpmg_bc_kind lo, hpmg_bc_kind hi, double L, double x, double
   *g2 = a2 / (L * L);
 }
 
+/* ------------------------------------------------ paper 001, eq. 27 (k = 5) */
+
+void fd_box_waves(int dim, double lambda, const double x[3], double *u, double grad[3], double *f) {
+  static const double a[5][3] = {{1, -3, 2}, {1, 0, 0}, {0, -1, 0}, {2, 1, 0}, {3, -2, 2}};
+  static const double c0[5] = {0, 1, 1, 0, 0};
+  const double k = 5.0;
+  double phi[5], dphi[5], a2[5];
+  const double x3 = dim == 3 ? x[2] : 0.0;
+  for (int j = 0; j < 5; j++) {
+    const double t = k * (c0[j] + a[j][0] * x[0] + a[j][1] * x[1] + a[j][2] * x3);
+    phi[j] = j == 0 ? cos(t) : sin(t);
+    dphi[j] = j == 0 ? -k * sin(t) : k * cos(t); /* d phi / d(a.x) */
+    a2[j] = 0;
+    for (int d = 0; d < dim; d++) a2[j] += a[j][d] * a[j][d];
+  }
+  double prod = 1;
+  for (int j = 0; j < 5; j++) prod *= phi[j];
+  double lap = 0, g[3] = {0, 0, 0};
+  for (int j = 0; j < 5; j++) {
+    double others = 1;
+    for (int i = 0; i < 5; i++)
+      if (i != j) others *= phi[i];
+    lap += -k * k * a2[j] * phi[j] * others;
+    for (int d = 0; d < dim; d++) g[d] += dphi[j] * a[j][d] * others;
+    for (int i = j + 1; i < 5; i++) {
+      double rest = 1, dot = 0;
+      for (int l = 0; l < 5; l++)
+        if (l != i && l != j) rest *= phi[l];
+      for (int d = 0; d < dim; d++) dot += a[i][d] * a[j][d];
+      lap += 2.0 * dphi[i] * dphi[j] * dot * rest;
+    }
+  }
+  if (u) *u = prod;
+  if (grad)
+    for (int d = 0; d < 3; d++) grad[d] = d < dim ? g[d] : 0.0;
+  if (f) *f = lambda * prod - lap;
+}
+
 typedef struct {
   double u, grad[3], f;
 } manu_val;
 
 static manu_val manufactured(const hpmg_problem_options *o, const hpmg_box *b, const double x[3]) {
+  manu_val v;
+  if (o->rhs == HPMG_RHS_WAVES) {
+    fd_box_waves(b->dim, o->lambda, x, &v.u, v.grad, &v.f);
+    return v;
+  }
   double g[3] = {1, 1, 1}, g1[3] = {0, 0, 0}, g2[3] = {0, 0, 0};
   for (int d = 0; d < b->dim; d++) manu_1d(b->bc[2 * d], b->bc[2 * d + 1], b->len[d], x[d], &g[d], &g1[d], &g2[d]);
-  manu_val v;
   v.u = g[0] * g[1] * g[2] + 0.25;
   v.grad[0] = g1[0] * g[1] * g[2];
   v.grad[1] = g[0] * g1[1] * g[2];

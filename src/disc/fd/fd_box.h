@@ -69,7 +69,15 @@ hpmg_error fd_box_points(const hpmg_box *b, int d, double **p);
  * data from it); BC data from o->bc otherwise. HPMG_ERR_NUMERIC for a
  * non-finite f or BC function value. */
 hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const double *f, double *rhs);
-/* The manufactured solution u at a point (docs/bc.md). */
+/* The built-in right-hand sides with a manufactured solution: SINE, the box's
+ * (docs/bc.md, matching every BC mix), and WAVES, paper 001's eq. 27 (its
+ * boundary data are the solution's; Q_k and spectral elements). */
+static inline int fd_box_rhs_manufactured(hpmg_rhs_kind r) { return r == HPMG_RHS_SINE || r == HPMG_RHS_WAVES; }
+/* Paper 001, eq. 27 (k = 5): u = cos(k(x1 - 3x2 + 2x3)) sin(k(1 + x1))
+ * sin(k(1 - x2)) sin(k(2x1 + x2)) sin(k(3x1 - 2x2 + 2x3)) (x3 = 0 in 2D),
+ * its gradient and f = lambda u - Laplace u. */
+void fd_box_waves(int dim, double lambda, const double x[3], double *u, double grad[3], double *f);
+/* The manufactured solution u at a point (o->rhs SINE or WAVES). */
 double fd_box_exact(const hpmg_problem_options *o, const hpmg_box *b, const double x[3]);
 /* The same solution with its gradient and f = lambda u - Laplace u (the
  * spectral elements' Neumann fluxes and load on the same box). */

@@ -8,7 +8,7 @@
 #include "qk_box.h"
 
 int qk_box_needed(const hpmg_problem_options *o) {
-  int need = 0;
+  int need = o->rhs == HPMG_RHS_WAVES; /* inhomogeneous Dirichlet data */
   for (int d = 0; d < 3; d++) need |= o->cells[d] != 0 || o->spacing[d].kind != HPMG_SPACING_UNIFORM;
   for (int f = 0; f < 6; f++)
     need |= o->bc[f].kind != HPMG_BC_DIRICHLET || o->bc[f].value != 0 || o->bc[f].fn || o->bc[f].values;
@@ -164,7 +164,7 @@ static int64_t dirichlet_data(const hpmg_problem_options *o, const hpmg_box *b, 
 
 hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *load,
                       double *rhs) {
-  const int manu = !load && o->rhs == HPMG_RHS_SINE;
+  const int manu = !load && fd_box_rhs_manufactured(o->rhs);
   manu_ctx mc = {o, b};
   if (load) memcpy(rhs, load, sizeof(double) * (size_t)g->N);
   else HPMG_CALL(qk_box_load(g, manu ? manu_f : one_f, &mc, rhs));
@@ -241,10 +241,10 @@ hpmg_error qk_box_solve_rhs(const hpmg_problem_options *o, const hpmg_box *b, co
                             const double *w, double sumw, double *rhs, double *c) {
   const int64_t n = g->N;
   *c = 0;
-  if (!load && o->rhs == HPMG_RHS_SINE)
+  if (!load && fd_box_rhs_manufactured(o->rhs))
     for (int f = 0; f < 2 * o->dim; f++)
       HPMG_CHECK_ARG(o->bc[f].value == 0 && !o->bc[f].fn && !o->bc[f].values,
-                     "the built-in right-hand side (rhs sine: the manufactured solution, docs/bc.md) takes its boundary "
+                     "the built-in right-hand sides (rhs sine, waves: a manufactured solution, docs/bc.md) take their boundary "
                      "data from that solution: leave the faces' value, fn and values unset, or pass b");
   if (load && hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, load))
     return hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the right-hand side",
@@ -344,7 +344,7 @@ hpmg_error qk_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, co
       for (int64_t i1 = 0; i1 < g->n[1]; i1++)
         for (int64_t i0 = 0; i0 < g->n[0]; i0++)
           U[hpmg_grid_index(&a, i0 + g->off[0], i1 + g->off[1], i2 + g->off[2])] = x[hpmg_grid_index(g, i0, i1, i2)];
-    const int64_t bad = dirichlet_data(o, b, g, &a, pos, builtin && o->rhs == HPMG_RHS_SINE, U);
+    const int64_t bad = dirichlet_data(o, b, g, &a, pos, builtin && fd_box_rhs_manufactured(o->rhs), U);
     if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "Dirichlet data: %lld non-finite values", (long long)bad);
   }
   if (!e) e = hpmg_vtu_write_lattice(path, g->dim, g->k, cells, pos, nlat, U, "u");

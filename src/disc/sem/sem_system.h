@@ -87,9 +87,4 @@ hpmg_error hpmg_sem_dcg_run(hpmg_sem_dcg_solver *s, hpmg_vec *b, hpmg_vec *x, hp
  * hook of hpmg_krylov_params; ctx unused). */
 hpmg_error hpmg_sem_project_constants(void *ctx, hpmg_vec *v);
 
-/* Paper 001, eq. 27 (k = 5): u = cos(k(x1 - 3x2 + 2x3)) sin(k(1 + x1))
- * sin(k(1 - x2)) sin(k(2x1 + x2)) sin(k(3x1 - 2x2 + 2x3)) (x3 = 0 in 2D),
- * its gradient and f = lambda u - Laplace u. */
-void hpmg_sem_waves(int dim, double lambda, const double x[3], double *u, double grad[3], double *f);
-
 #endif
