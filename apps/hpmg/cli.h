@@ -59,6 +59,10 @@ int hpmg_cli_box_apply(const hpmg_cli_box_args *a, hpmg_problem_options *po, dou
  * dcg, mg, kmg or kvmg (cli_sem.c) */
 const char *hpmg_cli_sem_solver(const hpmg_solver_options *so);
 
+/* --vtu PATH: 0 when PATH's directory is writable, else 1 after a message on
+ * stderr (checked before any work, so that a solve's result is not lost) */
+int hpmg_cli_vtu_unwritable(const char *path);
+
 /* Solves `repeat` times into x (iteration lines of the first solve only;
  * stops at a failure other than non-convergence); st: the last solve's
  * statistics, tbest and tmean: the fastest and mean time to solution. */

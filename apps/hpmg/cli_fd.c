@@ -65,6 +65,9 @@ static void usage(FILE *f) {
           "  --profile               synchronize the GPU around each phase to time it [off]\n"
           "  --isa NAME              CPU kernel variant: auto (the best this processor runs) or one of\n"
           "                          %s (also HPMG_ISA) [auto]\n"
+          "  --vtu FILE              write the solution as VTK XML: linear cells between the unknowns'\n"
+          "                          points (vertex layout: every node, Dirichlet faces with their data;\n"
+          "                          cell layout: the cell centres)\n"
           "  --json                  print one JSON object instead of text\n"
           "  --quiet                 no per-iteration lines\n"
           "  --help, --version       this text; the version and the CPU kernels in use\n",
@@ -105,7 +108,7 @@ static const hpmg_fmg_interp fmg_interp_kinds[] = {HPMG_FMG_INTERP_LINEAR, HPMG_
 int hpmg_cli_fd(int argc, char **argv) {
   enum { O_DISC = 256, O_DIM, O_REFINE, O_SMOOTHER, O_OMEGA, O_SOLVER, O_PRE, O_POST, O_TOL, O_MAXIT,
          O_THREADS, O_PREC, O_DEVICE, O_SPLIT, O_JSON, O_HELP, O_REPEAT, O_MEASURE, O_PROFILE, O_QUIET, O_FMGI, O_SOR,
-         O_ISA, O_VERSION, O_BC, O_GRID, O_GRIDFILE, O_CELLS, O_LAYOUT, O_NOPROJ, O_BOX, O_LAMBDA, O_RHS };
+         O_ISA, O_VERSION, O_BC, O_GRID, O_GRIDFILE, O_CELLS, O_LAYOUT, O_NOPROJ, O_BOX, O_LAMBDA, O_RHS, O_VTU };
   static const struct option opts[] = {
       {"disc", required_argument, 0, O_DISC},        {"dim", required_argument, 0, O_DIM},
       {"refine", required_argument, 0, O_REFINE},    {"smoother", required_argument, 0, O_SMOOTHER},
@@ -124,11 +127,11 @@ int hpmg_cli_fd(int argc, char **argv) {
       {"grid-file", required_argument, 0, O_GRIDFILE}, {"cells", required_argument, 0, O_CELLS},
       {"fd-layout", required_argument, 0, O_LAYOUT}, {"no-project", no_argument, 0, O_NOPROJ},
       {"box", required_argument, 0, O_BOX},          {"lambda", required_argument, 0, O_LAMBDA},
-      {"rhs", required_argument, 0, O_RHS},
+      {"rhs", required_argument, 0, O_RHS},          {"vtu", required_argument, 0, O_VTU},
       {0, 0, 0, 0}};
   hpmg_cli_box_args ba = {0};
   int smoother_given = 0, rhs_given = 0;
-  const char *box_arg = NULL;
+  const char *box_arg = NULL, *vtu = NULL;
   double *nodes[3] = {0, 0, 0};
   /* the command line's defaults: 2D, 2^10 intervals, V(1,1)-cycle iteration
    * with multicolor GS to 1e-6 as in paper 002, sweeps by solver */
@@ -247,6 +250,7 @@ int hpmg_cli_fd(int argc, char **argv) {
     case O_LAYOUT: ba.layout = a; break;
     case O_NOPROJ: ba.no_project = 1; break;
     case O_BOX: box_arg = a; break;
+    case O_VTU: vtu = a; break;
     case O_RHS:
       if (!strcmp(a, "sine")) po.rhs = HPMG_RHS_SINE;
       else if (!strcmp(a, "one")) po.rhs = HPMG_RHS_ONE;
@@ -297,6 +301,7 @@ int hpmg_cli_fd(int argc, char **argv) {
   /* a general box smooths with auto (line GS along a stretched direction) unless told otherwise */
   if (!smoother_given && (box_arg || ba.bc || ba.grid || ba.grid_file || ba.cells || ba.layout || po.lambda != 0))
     so.smoother = HPMG_SMOOTHER_AUTO;
+  if (vtu && hpmg_cli_vtu_unwritable(vtu)) return FD_EXIT_BAD_INPUT; /* before solving */
   int brc = hpmg_cli_box_apply(&ba, &po, nodes);
   /* the CLI always solves with the built-in right-hand side: refuse boundary
    * values it would ignore before any work (the API checks at the solve) */
@@ -319,6 +324,12 @@ int hpmg_cli_fd(int argc, char **argv) {
   const int general = rhs_given || po.fd_layout != HPMG_FD_VERTEX || po.lambda != 0 || po.cells[0] || po.cells[1] || po.cells[2] ||
                       box_arg || ba.bc || ba.grid || ba.grid_file;
   const int64_t n = general ? (po.cells[0] ? po.cells[0] : (int64_t)1 << po.refine) : (int64_t)1 << po.refine;
+  for (int d = 0; d < po.dim && vtu && po.fd_layout == HPMG_FD_CELL; d++) /* hpmg_problem_write_vtu's rule, before solving */
+    if ((po.cells[d] ? po.cells[d] : n) < 2 && po.bc[2 * d].kind != HPMG_BC_PERIODIC) {
+      fprintf(stderr, "hpmg: --vtu: the cell layout needs 2 cells or more in direction %d\n", d);
+      hpmg_problem_destroy(&prob);
+      return FD_EXIT_BAD_INPUT;
+    }
   const int64_t total = general ? hpmg_problem_num_dofs(prob)
                                 : po.dim == 2 ? (n + 1) * (n + 1) : (n + 1) * (n + 1) * (n + 1);
   /* Float FMG has no stopping test to report a shortfall: say before solving
@@ -396,6 +407,13 @@ int hpmg_cli_fd(int argc, char **argv) {
   if (e) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
   double l2h = NAN, rms = NAN, mx = NAN;
   if (e == HPMG_SUCCESS || e == HPMG_ERR_NOT_CONVERGED) hpmg_problem_fd_errors(prob, x, &l2h, &rms, &mx);
+  if (vtu && status == 0) {
+    const hpmg_error ve = hpmg_problem_write_vtu(prob, x, vtu);
+    if (ve) {
+      fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
+      status = ve == HPMG_ERR_ARG ? FD_EXIT_BAD_INPUT : FD_EXIT_FAILED;
+    }
+  }
   const double relres = st.residual0 > 0 ? st.residual / st.residual0 : 0;
   if (json) {
     hpmg_cli_report rep = {.po = po, .so = so, .st = st, .n = n, .dofs_total = total, .l2_error = l2h, .max_error = mx,
@@ -429,6 +447,7 @@ int hpmg_cli_fd(int argc, char **argv) {
              st.t_comm, cuda && !so.profile ? " (GPU phases unsynchronized: use --profile)" : "");
     printf("  time to solution    %.4f s%s   (%.4g DoF/s)\n", tbest, repeat > 1 ? " (fastest of --repeat)" : "",
            tbest > 0 ? st.dofs / tbest : 0.0);
+    if (vtu && status == 0) printf("  wrote %s\n", vtu);
   }
   free(x);
   hpmg_solver_destroy(&s);

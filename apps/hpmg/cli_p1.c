@@ -6,13 +6,11 @@
  * with 1. */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cli.h"
 
 enum { P1_EXIT_BAD_INPUT = 2, P1_EXIT_NO_MEMORY = 3, P1_EXIT_FAILED = 1 };
@@ -218,15 +216,7 @@ int hpmg_cli_p1(int argc, char **argv) {
               po.dim == 3 ? 6 : 3, sigmas[i].value);
       return P1_EXIT_BAD_INPUT;
     } else if (sigmas[i].tensor) sigmas[i].value = 0;
-  if (vtu) {
-    char *dup = strdup(vtu), *dir = dirname(dup);
-    const int ok = access(dir, W_OK) == 0;
-    free(dup);
-    if (!ok) {
-      fprintf(stderr, "hpmg: --vtu %s: directory is not writable (%s)\n", vtu, strerror(errno));
-      return P1_EXIT_BAD_INPUT;
-    }
-  }
+  if (vtu && hpmg_cli_vtu_unwritable(vtu)) return P1_EXIT_BAD_INPUT; /* before solving */
   so.verbose = !json && !quiet;
   double need;
   hpmg_error e = hpmg_memory_estimate(&po, &so, &need);

@@ -5,13 +5,11 @@
  * in memory with 3, a failed solve with 1. */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "cli.h"
 
 enum { SEM_EXIT_BAD_INPUT = 2, SEM_EXIT_NO_MEMORY = 3, SEM_EXIT_FAILED = 1 };
@@ -190,15 +188,7 @@ int hpmg_cli_sem(int argc, char **argv) {
     }
     for (int d = 0; d < n; d++) po.box[d] = b[d];
   }
-  if (vtu) { /* refuse an unwritable destination before solving */
-    char *dup = strdup(vtu), *dir = dirname(dup);
-    const int ok = access(dir, W_OK) == 0;
-    free(dup);
-    if (!ok) {
-      fprintf(stderr, "hpmg: --vtu %s: directory is not writable (%s)\n", vtu, strerror(errno));
-      return SEM_EXIT_BAD_INPUT;
-    }
-  }
+  if (vtu && hpmg_cli_vtu_unwritable(vtu)) return SEM_EXIT_BAD_INPUT; /* before solving */
   ba.box_given = box_arg != NULL;
   double *nodes[3] = {0, 0, 0};
   rc = hpmg_cli_box_apply(&ba, &po, nodes);

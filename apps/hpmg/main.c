@@ -158,6 +158,16 @@ void hpmg_cli_print_version(void) {
 #endif
 }
 
+int hpmg_cli_vtu_unwritable(const char *path) {
+  char *dup = strdup(path);
+  if (!dup) return fprintf(stderr, "hpmg: out of memory\n"), 1;
+  const int ok = access(dirname(dup), W_OK) == 0;
+  const int err = errno;
+  free(dup);
+  if (!ok) fprintf(stderr, "hpmg: --vtu %s: directory is not writable (%s)\n", path, strerror(err));
+  return !ok;
+}
+
 hpmg_error hpmg_cli_solve_repeat(hpmg_solver s, double *x, int repeat, hpmg_stats *st, double *tbest, double *tmean) {
   double tmin = INFINITY, tsum = 0;
   int done = 0;
@@ -304,15 +314,7 @@ static int solve_fe(int argc, char **argv) {
     for (int d = 0; d < n; d++) po.box[d] = b[d];
   } else if (po.rhs == HPMG_RHS_WAVES)
     for (int d = 0; d < po.dim; d++) po.box[d] = 2 * M_PI; /* paper 001's domain, as --disc sem */
-  if (vtu) { /* refuse an unwritable destination before solving */
-    char *dup = strdup(vtu), *dir = dirname(dup);
-    int ok = access(dir, W_OK) == 0;
-    free(dup);
-    if (!ok) {
-      fprintf(stderr, "hpmg: --vtu %s: directory is not writable (%s)\n", vtu, strerror(errno));
-      return EXIT_BAD_INPUT;
-    }
-  }
+  if (vtu && hpmg_cli_vtu_unwritable(vtu)) return EXIT_BAD_INPUT; /* before solving */
   ba.box_given = box_arg != NULL;
   rc = hpmg_cli_box_apply(&ba, &po, nodes);
   if (!rc && (ba.bc || ba.grid || ba.grid_file || ba.cells || ba.layout || ba.no_project)) {

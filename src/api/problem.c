@@ -118,6 +118,7 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
     /* the options keep no pointer into the caller's arrays: the nodes are the box's */
     for (int d = 0; d < 3; d++) p->o.spacing[d].nodes = NULL;
     p->fdbox = 1;
+    p->box_builtin = 1;
     memset(&p->g, 0, sizeof p->g);
     p->g.dim = o->dim;
     p->g.k = 1;
@@ -134,7 +135,7 @@ hpmg_error hpmg_problem_create(const hpmg_problem_options *o, hpmg_problem *out)
     if (!e) {
       for (int d = 0; d < 3; d++) p->o.spacing[d].nodes = NULL; /* the nodes are the box's */
       p->qkbox = 1;
-      p->qkbox_builtin = 1;
+      p->box_builtin = 1;
       e = hpmg_grid_init_box(&p->box, o->degree, &p->g);
       if (e) hpmg_box_destroy(&p->box);
     }
@@ -389,8 +390,8 @@ hpmg_error hpmg_problem_write_vtu(hpmg_problem p, const double *x, const char *p
   HPMG_CHECK_ARG(p && x && path, "write_vtu: problem, solution and path must be non-NULL");
   if (p->p1) return hpmg_p1_problem_write_vtu(p->p1, x, path);
   if (p->sem) return hpmg_sem_problem_write_vtu(p->sem, x, path);
-  if (p->qkbox) return qk_box_write_vtu(&p->o, &p->box, &p->g, x, p->qkbox_builtin, path);
-  HPMG_CHECK_ARG(!p->fdbox, "write_vtu: VTU output of finite differences on a general box is not implemented");
+  if (p->qkbox) return qk_box_write_vtu(&p->o, &p->box, &p->g, x, p->box_builtin, path);
+  if (p->fdbox) return fd_box_write_vtu(&p->o, &p->box, x, p->box_builtin, path);
   int cells[3] = {(int)p->g.cells[0], (int)p->g.cells[1], (int)p->g.cells[2]};
   return hpmg_vtu_write(path, p->g.dim, p->g.k, cells, p->o.box, x, "u");
 }

@@ -17,9 +17,10 @@ struct hpmg_problem_s {
   /* Q_k problems beyond the 2^refine homogeneous-Dirichlet mesh
    * (qk_box_needed): the box (nodes copied); g is its finest level */
   int qkbox;
-  /* Q_k boxes: the boundary data of the last solve, for hpmg_problem_write_vtu:
-   * 1 the built-in problem's (no b; before any solve too), 0 the faces' data */
-  int qkbox_builtin;
+  /* Boxes (FD and Q_k): the boundary data of the last solve, for
+   * hpmg_problem_write_vtu: 1 the built-in problem's (no b; before any solve
+   * too), 0 the faces' data */
+  int box_builtin;
   hpmg_box box;
 };
 

@@ -495,7 +495,7 @@ hpmg_error hpmg_solver_solve_device(hpmg_solver s, const double *b, double *x) {
 
 hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
   HPMG_CHECK_ARG(s && x, "solve: solver and solution must be non-NULL");
-  if (s->prob && s->prob->qkbox) s->prob->qkbox_builtin = b == NULL;
+  if (s->prob && (s->prob->qkbox || s->prob->fdbox)) s->prob->box_builtin = b == NULL;
   if (s->fd) return hpmg_fd_run_solve(s->fd, b, x);
   if (s->p1) return hpmg_p1_solver_solve(s->p1, b, x);
   if (s->sem) return hpmg_sem_solver_solve(s->sem, b, x);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "disc/fd/fd_box_cuda.h"
+#include "io/vtu.h"
 #include "la/krylov.h"
 #include "mg/mg.h"
 #include "mg/solve.h"
@@ -1150,4 +1151,74 @@ hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *
   else *nrm = hpmg_vec_norm(HPMG_REAL_DOUBLE, g.N, rhs);
   geom_free(&g);
   return HPMG_SUCCESS;
+}
+
+/* ------------------------------------------------------------- VTU output */
+
+/* A Dirichlet face's value at lattice node id (vertex layout): the
+ * manufactured solution, the face's function, its values array (indexed by
+ * the node in the two other directions) or its constant */
+static double dirichlet_node_value(const hpmg_problem_options *o, const hpmg_box *b, int manu, int fc, const int64_t id[3],
+                                   const double x[3]) {
+  if (manu) return manufactured(o, b, x).u;
+  const hpmg_bc *bc = &o->bc[fc];
+  if (bc->fn) return bc->fn(x, bc->user);
+  if (bc->values) {
+    const int d = fc / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
+    return bc->values[id[da] + (b->cells[da] + 1) * (db < b->dim ? id[db] : 0)];
+  }
+  return bc->value;
+}
+
+hpmg_error fd_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, const double *x, int builtin,
+                            const char *path) {
+  const int cell = b->layout == HPMG_FD_CELL, manu = builtin && fd_box_rhs_manufactured(o->rhs);
+  int64_t cells[3] = {1, 1, 1}, nlat[3] = {1, 1, 1}, nu[3];
+  double *xl[3] = {0};
+  for (int d = 0; d < 3; d++) nu[d] = hpmg_box_n(b, d);
+  for (int d = 0; d < b->dim; d++)
+    HPMG_CHECK_ARG(!cell || hpmg_box_periodic(b, d) || b->cells[d] >= 2,
+                   "write_vtu: the cell layout needs 2 cells or more in direction %d (got %lld)", d, (long long)b->cells[d]);
+  hpmg_error e = HPMG_SUCCESS;
+  for (int d = 0; d < b->dim && !e; d++) { /* the lattice: the nodes, or the cell centres */
+    const int64_t c = b->cells[d];
+    const int per = hpmg_box_periodic(b, d);
+    cells[d] = cell && !per ? c - 1 : c;
+    nlat[d] = per ? c : cells[d] + 1;
+    e = hpmg_malloc(sizeof(double) * (size_t)(cells[d] + 1), &xl[d]);
+    if (e) break;
+    for (int64_t i = 0; i <= cells[d]; i++)
+      xl[d][i] = !cell ? b->x[d][i] : i < c ? 0.5 * (b->x[d][i] + b->x[d][i + 1]) : b->len[d] + 0.5 * b->x[d][1];
+  }
+  double *U = NULL;
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(nlat[0] * nlat[1] * nlat[2]), &U);
+  int64_t bad = 0;
+  if (!e) {
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : bad)
+    for (int64_t i2 = 0; i2 < nlat[2]; i2++)
+      for (int64_t i1 = 0; i1 < nlat[1]; i1++)
+        for (int64_t i0 = 0; i0 < nlat[0]; i0++) {
+          const int64_t id[3] = {i0, i1, i2};
+          int64_t u[3] = {0, 0, 0};
+          int fc = -1; /* the first Dirichlet face the node lies on (vertex layout) */
+          for (int d = 0; d < b->dim; d++) {
+            if (!cell && id[d] == 0 && b->bc[2 * d] == HPMG_BC_DIRICHLET && fc < 0) fc = 2 * d;
+            if (!cell && id[d] == b->cells[d] && b->bc[2 * d + 1] == HPMG_BC_DIRICHLET && fc < 0) fc = 2 * d + 1;
+            u[d] = id[d] - hpmg_box_first(b, d);
+          }
+          double *v = &U[i0 + nlat[0] * (i1 + nlat[1] * i2)];
+          if (fc < 0) {
+            *v = x[u[0] + nu[0] * (u[1] + nu[1] * u[2])];
+            continue;
+          }
+          const double xx[3] = {xl[0][i0], b->dim > 1 ? xl[1][i1] : 0.0, b->dim > 2 ? xl[2][i2] : 0.0};
+          *v = dirichlet_node_value(o, b, manu, fc, id, xx);
+          bad += !isfinite(*v);
+        }
+    if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "write_vtu: %lld non-finite Dirichlet values", (long long)bad);
+  }
+  if (!e) e = hpmg_vtu_write_lattice(path, b->dim, 1, cells, xl, nlat, U, "u");
+  for (int d = 0; d < 3; d++) hpmg_free(&xl[d]);
+  hpmg_free(&U);
+  return e;
 }
