@@ -1156,16 +1156,16 @@ hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *
 /* ------------------------------------------------------------- VTU output */
 
 /* A Dirichlet face's value at lattice node id (vertex layout): the
- * manufactured solution, the face's function, its values array (indexed by
- * the node in the two other directions) or its constant */
+ * manufactured solution, the face's function, its values array or its
+ * constant */
 static double dirichlet_node_value(const hpmg_problem_options *o, const hpmg_box *b, int manu, int fc, const int64_t id[3],
                                    const double x[3]) {
   if (manu) return manufactured(o, b, x).u;
   const hpmg_bc *bc = &o->bc[fc];
   if (bc->fn) return bc->fn(x, bc->user);
-  if (bc->values) {
+  if (bc->values) { /* face_array_value counts from the first unknown: -1 is the node before it */
     const int d = fc / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
-    return bc->values[id[da] + (b->cells[da] + 1) * (db < b->dim ? id[db] : 0)];
+    return face_array_value(b, bc->values, da, db, id[da] - hpmg_box_first(b, da), id[db] - hpmg_box_first(b, db));
   }
   return bc->value;
 }
