@@ -8,7 +8,8 @@ index in range, each cell's corner points (VTK order) at its element's
 corners and all its points inside it, and max |u - u_exact| over the points
 equal to the nodal max error the solve reported (every lattice node is a point).
 usage: check_box_vtu.py FILE DIM P CX,CY[,CZ] LX,LY[,LZ] BC MAXERR
-BC: per direction D, N or P for the min and max face, e.g. DNPP."""
+BC: per direction D, N or P for the min and max face, e.g. DNPP; or "unit" for the
+unit-box problems (--disc fd --refine L, the default Q_k mesh): u = prod sin(pi x_i)."""
 import math
 import re
 import struct
@@ -63,6 +64,8 @@ def manu_1d(lo, hi, L, x):
 
 
 def exact(x):
+    if bc == "unit":  # the unit-box problems' u = prod sin(pi x_d) (homogeneous Dirichlet)
+        return math.prod(math.sin(math.pi * x[d]) for d in range(dim))
     v = 1.0
     for d in range(dim):
         v *= manu_1d(bc[2 * d], bc[2 * d + 1], box[d], x[d])

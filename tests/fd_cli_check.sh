@@ -76,9 +76,14 @@ if ! grep -q '"sor":1,"pre":2,"post":2,"fmg_interp":"linear"' /tmp/fd_cli_out.$$
 fi
 "$HPMG" solve --disc fd --help >/tmp/fd_cli_out.$$ 2>&1 || { echo "FAIL: --help exit code"; fail=1; }
 for o in --disc --dim --refine --smoother --jacobi-omega --sor --solver --pre --post --fmg-interp --tol --maxit --threads \
-         --precision --device --split --json --help; do
+         --precision --device --split --vtu --json --help; do
   grep -q -- "$o" /tmp/fd_cli_out.$$ || { echo "FAIL: --help does not list $o"; fail=1; }
 done
-rm -f /tmp/fd_cli_out.$$ /tmp/fd_cli_err.$$
+# --vtu of the unit-box problem: the grid's (2^L + 1)^d points, the boundary's zeros included,
+# against u = prod sin(pi x_i) (tests/check_box_vtu.py)
+me=$("$HPMG" solve --disc fd --dim 2 --refine 4 --vtu /tmp/fd_cli_u.$$.vtu --json |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["max_error"])') &&
+  python3 "$(dirname "$0")/check_box_vtu.py" /tmp/fd_cli_u.$$.vtu 2 1 16,16 1,1 unit "$me" || fail=1
+rm -f /tmp/fd_cli_out.$$ /tmp/fd_cli_err.$$ /tmp/fd_cli_u.$$.vtu
 [ $fail = 0 ] && echo "all CLI checks passed"
 exit $fail
