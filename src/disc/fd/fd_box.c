@@ -1170,15 +1170,20 @@ static double dirichlet_node_value(const hpmg_problem_options *o, const hpmg_box
   return bc->value;
 }
 
+hpmg_error fd_box_vtu_check(const hpmg_box *b) {
+  for (int d = 0; d < b->dim; d++)
+    HPMG_CHECK_ARG(b->layout == HPMG_FD_VERTEX || hpmg_box_periodic(b, d) || b->cells[d] >= 2,
+                   "write_vtu: the cell layout needs 2 cells or more in direction %d (got %lld)", d, (long long)b->cells[d]);
+  return HPMG_SUCCESS;
+}
+
 hpmg_error fd_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, const double *x, int builtin,
                             const char *path) {
+  HPMG_CALL(fd_box_vtu_check(b));
   const int cell = b->layout == HPMG_FD_CELL, manu = builtin && fd_box_rhs_manufactured(o->rhs);
   int64_t cells[3] = {1, 1, 1}, nlat[3] = {1, 1, 1}, nu[3];
   double *xl[3] = {0};
   for (int d = 0; d < 3; d++) nu[d] = hpmg_box_n(b, d);
-  for (int d = 0; d < b->dim; d++)
-    HPMG_CHECK_ARG(!cell || hpmg_box_periodic(b, d) || b->cells[d] >= 2,
-                   "write_vtu: the cell layout needs 2 cells or more in direction %d (got %lld)", d, (long long)b->cells[d]);
   hpmg_error e = HPMG_SUCCESS;
   for (int d = 0; d < b->dim && !e; d++) { /* the lattice: the nodes, or the cell centres */
     const int64_t c = b->cells[d];

@@ -92,6 +92,8 @@ void fd_box_manufactured(const hpmg_problem_options *o, const hpmg_box *b, const
  * Dirichlet data, HPMG_ERR_IO naming the path. */
 hpmg_error fd_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, const double *x, int builtin,
                             const char *path);
+/* Whether fd_box_write_vtu can write box b (HPMG_ERR_ARG with its message if not). */
+hpmg_error fd_box_vtu_check(const hpmg_box *b);
 /* W-weighted discrete L2 error sqrt(sum W e^2) and max error of x against the
  * manufactured u (singular problems: both shifted to W-mean zero). */
 hpmg_error fd_box_error(const hpmg_problem_options *o, const hpmg_box *b, const double *x, double *l2, double *mx);

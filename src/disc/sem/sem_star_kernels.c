@@ -49,36 +49,28 @@ static inline void mxm_rows(int s0, int n, int ld, int r, const int nr, const do
     if (nr > 2) *(vd *)(yr + 2 * ld) = c2, *(vd *)(yr + 2 * ld + SW) = e2;
     if (nr > 3) *(vd *)(yr + 3 * ld) = c3, *(vd *)(yr + 3 * ld + SW) = e3;
   }
-  for (; a + SW <= ld; a += SW) {
-    vd c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
-    for (int s = s0; s < n; s++) {
-      const vd bs = *(const vd *)(B + (size_t)s * ld + a);
-      c0 += x0[s] * bs;
-      if (nr > 1) c1 += x1[s] * bs;
-      if (nr > 2) c2 += x2[s] * bs;
-      if (nr > 3) c3 += x3[s] * bs;
-    }
-    *(vd *)(y + (size_t)r * ld + a) = c0;
-    if (nr > 1) *(vd *)(y + (size_t)(r + 1) * ld + a) = c1;
-    if (nr > 2) *(vd *)(y + (size_t)(r + 2) * ld + a) = c2;
-    if (nr > 3) *(vd *)(y + (size_t)(r + 3) * ld + a) = c3;
+  /* then blocks of one vector of type T (W doubles): the target's width, and
+   * with AVX-512 a 4-wide tail (ld is a multiple of 4) */
+#define MXM_ONE_VECTOR(T, W)                                                                                         \
+  for (; a + (W) <= ld; a += (W)) {                                                                                  \
+    T c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};                                                                        \
+    for (int s = s0; s < n; s++) {                                                                                   \
+      const T bs = *(const T *)(B + (size_t)s * ld + a);                                                             \
+      c0 += x0[s] * bs;                                                                                              \
+      if (nr > 1) c1 += x1[s] * bs;                                                                                  \
+      if (nr > 2) c2 += x2[s] * bs;                                                                                  \
+      if (nr > 3) c3 += x3[s] * bs;                                                                                  \
+    }                                                                                                                \
+    *(T *)(y + (size_t)r * ld + a) = c0;                                                                             \
+    if (nr > 1) *(T *)(y + (size_t)(r + 1) * ld + a) = c1;                                                           \
+    if (nr > 2) *(T *)(y + (size_t)(r + 2) * ld + a) = c2;                                                           \
+    if (nr > 3) *(T *)(y + (size_t)(r + 3) * ld + a) = c3;                                                           \
   }
+  MXM_ONE_VECTOR(vd, SW)
 #if SW > 4
-  for (; a + 4 <= ld; a += 4) {
-    v4d c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0};
-    for (int s = s0; s < n; s++) {
-      const v4d bs = *(const v4d *)(B + (size_t)s * ld + a);
-      c0 += x0[s] * bs;
-      if (nr > 1) c1 += x1[s] * bs;
-      if (nr > 2) c2 += x2[s] * bs;
-      if (nr > 3) c3 += x3[s] * bs;
-    }
-    *(v4d *)(y + (size_t)r * ld + a) = c0;
-    if (nr > 1) *(v4d *)(y + (size_t)(r + 1) * ld + a) = c1;
-    if (nr > 2) *(v4d *)(y + (size_t)(r + 2) * ld + a) = c2;
-    if (nr > 3) *(v4d *)(y + (size_t)(r + 3) * ld + a) = c3;
-  }
+  MXM_ONE_VECTOR(v4d, 4)
 #endif
+#undef MXM_ONE_VECTOR
 }
 
 /* rows [r0, r1) of y = X B, the sum over s in [s0, s1) (where the rows of B
