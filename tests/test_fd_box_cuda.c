@@ -2,7 +2,7 @@
  *  kernels: every GPU kernel against the CPU kernel of the same operation,
  *    relative 1e-13: y = A x, b - A x, ||b - A x||, one multicolour point GS
  *    sweep (forward, backward, weight 1.3), one zebra line GS sweep along each
- *    non-periodic direction (forward, backward), the mean removal;
+ *    direction (cyclic along a periodic one; forward, backward), the mean removal;
  *  solve: fd_box_solver on the GPU (every level but the coarsest there, and
  *    with the default split) against the CPU: CG, V-cycle iteration and FMG to
  *    1e-10 (or stagnating alike), the same iteration count, residual histories equal to 1e-8 of the
@@ -112,8 +112,9 @@ static int kernels_case(const bc_case *c, int lay, int sp, int cells) {
   const int64_t n = g.N;
   double *x = malloc(sizeof(double) * (size_t)n * 3), *rhs = x + n, *y = rhs + n;
   for (int64_t i = 0; i < 2 * n; i++) x[i] = check_rand();
-  double *dx = dev_from(x, n), *db = dev_from(rhs, n), *dy = dev_from(y, n), *dcp = dev_from(y, n), *red = NULL;
+  double *dx = dev_from(x, n), *db = dev_from(rhs, n), *dy = dev_from(y, n), *dcp = NULL, *red = NULL;
   CHECK_OK(be->alloc(sizeof(double) * (size_t)fdb_cuda_red_len(&g), (void **)&red));
+  CHECK_OK(be->alloc(sizeof(double) * (size_t)fdb_cuda_line_cp_len(n, 1), (void **)&dcp));
   /* apply and residual */
   k->apply(&g, x, NULL, y);
   CHECK_OK(fdb_cuda_apply(&dg, dx, NULL, dy));
@@ -135,9 +136,8 @@ static int kernels_case(const bc_case *c, int lay, int sp, int cells) {
     CHECK_OK(fdb_cuda_gs_sweep(&dg, per, 1.3, bw, dx, db));
   }
   cmp("point GS", label, dx, xc, n);
-  /* line GS along each non-periodic direction, forward then backward */
+  /* line GS along each direction (cyclic lines along a periodic one), forward then backward */
   for (int dl = 0; dl < b.dim; dl++) {
-    if (per[dl]) continue;
     double *scr = malloc(sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]) * 256);
     for (int bw = 0; bw < 2; bw++) {
       k->line_sweep(&g, per, dl, bw, xc, rhs, scr);

@@ -116,7 +116,7 @@ static hpmg_error config_from(const hpmg_problem_options *po, const hpmg_solver_
 
 /* the public options on a general box (fd_box.h); what it does not have is refused */
 /* the box's properties the options depend on: non-uniform directions, the
- * auto line direction, the most stretched periodic direction (-1: none) */
+ * auto line direction, the most stretched periodic direction besides it (-1: none) */
 typedef struct {
   int nonuniform, line, pstretch;
 } box_info;
@@ -140,8 +140,8 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
   HPMG_CHECK_ARG(so, "solver options are NULL");
   memset(c, 0, sizeof *c);
   switch (so->solver) {
-  case HPMG_SOLVER_AUTO: { /* the V-cycle iteration; CG where a periodic direction is stretched (point
-                              smoothing only there: the cycle alone stagnates, docs/bc.md "Not yet") */
+  case HPMG_SOLVER_AUTO: { /* the V-cycle iteration; CG where a second periodic direction is stretched
+                              (point smoothing only there: the cycle alone converges slowly, docs/bc.md) */
     box_info bi;
     HPMG_CALL(box_props(po, bx, &bi));
     c->solver = bi.pstretch >= 0 ? HPMG_SOLVER_CG : HPMG_SOLVER_VCYCLE;

@@ -714,7 +714,7 @@ struct fd_box_solver_s {
   hpmg_vec vb, vx;
   const hpmg_backend *be; /* the finest level's: the outer method's vectors */
   double *rhs_stage;      /* GPU: the host copy of b projected before it goes over */
-  double *dcp;            /* GPU line smoothing: the recursion's scratch, finest size */
+  double *dcp;            /* GPU line smoothing: the recursion's scratch (fdb_cuda_line_cp_len of the finest) */
   int singular, line, ngpu;
   double sumw;
   hpmg_stats st;
@@ -731,12 +731,13 @@ static double stretch_of(const double *x, int64_t cells) {
   return hi / lo;
 }
 
-/* the most stretched direction, periodic or not, whose widths vary by more than 1.5x; -1: none */
-static int most_stretched(const hpmg_box *b, int periodic) {
+/* the most stretched direction whose widths vary by more than 1.5x, among
+ * the periodic ones (periodic 1), or all (periodic -1), but skip; -1: none */
+static int most_stretched(const hpmg_box *b, int periodic, int skip) {
   int best = -1;
   double bs = 1.5;
   for (int d = 0; d < b->dim; d++) {
-    if (hpmg_box_periodic(b, d) != periodic) continue;
+    if (d == skip || (periodic >= 0 && hpmg_box_periodic(b, d) != periodic)) continue;
     const double s = stretch_of(b->x[d], b->cells[d]);
     if (s > bs) {
       bs = s;
@@ -746,9 +747,9 @@ static int most_stretched(const hpmg_box *b, int periodic) {
   return best;
 }
 
-int fd_box_auto_line(const hpmg_box *b) { return most_stretched(b, 0); }
+int fd_box_auto_line(const hpmg_box *b) { return most_stretched(b, -1, -1); }
 
-int fd_box_periodic_stretched(const hpmg_box *b) { return most_stretched(b, 1); }
+int fd_box_periodic_stretched(const hpmg_box *b) { return most_stretched(b, 1, fd_box_auto_line(b)); }
 
 static hpmg_error project_mean(void *ctx, hpmg_vec *v) {
   if (v->be->on_device) {
@@ -851,7 +852,8 @@ double fd_box_memory(const hpmg_box *b, const fd_box_config *c, double *device) 
      * first coarsening that may halve only (about 1.75 of the finest; else
      * about 3/7); host: the caller's vectors and the coarse factor */
     const int line = c->line == -1 ? fd_box_auto_line(b) : c->line - 1;
-    if (device) *device = 8.0 * n * (1.0 + 0.75 + 4.0 + 2.0 + (line >= 0 ? 1.0 + 1.75 : 0.43));
+    const double cp = line >= 0 ? (double)fdb_cuda_line_cp_len(1, hpmg_box_periodic(b, line)) : 0.0;
+    if (device) *device = 8.0 * n * (1.0 + 0.75 + 4.0 + 2.0 + (line >= 0 ? cp + 1.75 : 0.43));
     return 8.0 * n * 2.0 + 8.0 * FDB_COARSE_MAX * FDB_COARSE_MAX;
   }
   /* b, x, r per level, about 8/7 (3D) of the finest; transfer temporaries;
@@ -866,8 +868,6 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   HPMG_CHECK_ARG(c->solver == HPMG_SOLVER_CG || c->solver == HPMG_SOLVER_VCYCLE || c->solver == HPMG_SOLVER_FMG,
                  "fd box: solver must be cg, vcycle or fmg");
   HPMG_CHECK_ARG(c->line >= -1 && c->line <= b->dim, "fd box: line smoother direction out of range");
-  HPMG_CHECK_ARG(c->line <= 0 || !hpmg_box_periodic(b, c->line - 1),
-                 "fd box: line relaxation along a periodic direction is not implemented");
   HPMG_CHECK_ARG(c->device == 0 || c->device == 1, "fd box: device must be 0 (CPU) or 1 (CUDA)");
   HPMG_CHECK_ARG(c->gpu_min >= 0, "fd box: gpu_min must be >= 0");
   const hpmg_backend *gpu = NULL;
@@ -953,7 +953,9 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
       e = hpmg_malloc(sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]) * (size_t)nth, &q->scratch);
   }
   s->be = s->lev[nlev - 1].be;
-  if (!e && s->ngpu > 0 && s->line >= 0) e = gpu->alloc(sizeof(double) * (size_t)s->lev[nlev - 1].g.N, (void **)&s->dcp);
+  if (!e && s->ngpu > 0 && s->line >= 0)
+    e = gpu->alloc(sizeof(double) * (size_t)fdb_cuda_line_cp_len(s->lev[nlev - 1].g.N, hpmg_box_periodic(b, s->line)),
+                   (void **)&s->dcp);
   /* transfers: level l from l-1 */
   for (int l = 1; l < nlev && !e; l++) {
     fdb_level *q = &s->lev[l], *qc = &s->lev[l - 1];

@@ -41,8 +41,9 @@ typedef struct {
   /* one multicolour Gauss-Seidel sweep with weight omega, colours in
    * reverse order if backward; per[d]: periodic direction */
   void (*gs_sweep)(const fdb_geom *g, const int per[3], double omega, int backward, double *x, const double *b);
-  /* one line Gauss-Seidel sweep along direction dl (not periodic), the lines
-   * coloured in the other directions; scratch: fd_box_line_scratch doubles per thread */
+  /* one line Gauss-Seidel sweep along direction dl (cyclic lines along a
+   * periodic one), the lines coloured in the other directions; scratch:
+   * fd_box_line_scratch doubles per thread */
   void (*line_sweep)(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
                      double *scratch);
   /* y (+)= M x along direction d; nin: x's dims, y's are nin with M.rows in d */
@@ -51,8 +52,10 @@ typedef struct {
 
 #include "core/isa.h"
 HPMG_ISA_TABLE(fdb_kernels, hpmg_fdb_kernels)
-/* line_sweep's scratch per thread: lines along y and z go 64 at a time */
-static inline int64_t fd_box_line_scratch(int dl, int64_t m) { return (2 * m + 2) * (dl == 0 ? 1 : 64); }
+/* line_sweep's scratch per thread (the recursion's two right-hand sides and
+ * its upper diagonal, a row's residual and diagonal, a factor per line):
+ * lines along y and z go 64 at a time */
+static inline int64_t fd_box_line_scratch(int dl, int64_t m) { return (3 * m + 3) * (dl == 0 ? 1 : 64); }
 
 /* 1 when the options need the general path (anything beyond the unit-box,
  * 2^refine, homogeneous-Dirichlet, vertex, lambda 0 problem). */
@@ -103,8 +106,8 @@ typedef struct {
   double tol;
   int maxit, pre, post, verbose, threads;
   double sor;              /* GS weight (1: plain) */
-  int line;                /* smoother: -1 auto (line GS along the most stretched non-periodic
-                              direction of a stretched grid, point GS otherwise), 0 point,
+  int line;                /* smoother: -1 auto (line GS along the most stretched direction
+                              of a stretched grid, point GS otherwise), 0 point,
                               1 + d: line GS along direction d */
   int project_rhs;
   int device;              /* 0: CPU; 1: CUDA (levels of gpu_min unknowns or more on the GPU) */
@@ -127,11 +130,11 @@ void fd_box_get_stats(fd_box_solver s, hpmg_stats *st);
 int fd_box_history(fd_box_solver s, const double **h);
 void fd_box_set_verbose(fd_box_solver s, int v);
 /* the line direction of smoother auto on box b: the most stretched
- * non-periodic direction whose widths vary by more than 1.5x, else -1 */
+ * direction (periodic or not) whose widths vary by more than 1.5x, else -1 */
 int fd_box_auto_line(const hpmg_box *b);
-/* the most stretched periodic direction whose widths vary by more than
- * 1.5x, else -1: lines do not relax a periodic direction, and point
- * smoothing there leaves the V-cycle iteration and FMG stagnating (docs/bc.md) */
+/* the most stretched periodic direction other than fd_box_auto_line's whose
+ * widths vary by more than 1.5x, else -1: point smoothing there leaves the
+ * V-cycle iteration and FMG stagnating (docs/bc.md) */
 int fd_box_periodic_stretched(const hpmg_box *b);
 /* the smoother the solver runs: -1 point GS, else the line direction */
 int fd_box_line_dir(fd_box_solver s);

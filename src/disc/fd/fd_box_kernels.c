@@ -151,7 +151,13 @@ static void k_gs_sweep(const fdb_geom *g, const int per[3], double omega, int ba
 /* Line Gauss-Seidel along dl: T d = r per line (T: the line's part of A,
  * diagonal D, couplings -klo/khi W_others), x += d. Lines along y or z are
  * solved FDB_LINE_BATCH at a time side by side in x, so that every step of
- * the Thomas recursion reads and writes contiguous x rows. */
+ * the Thomas recursion reads and writes contiguous x rows. Along a periodic
+ * direction T is cyclic (corners beta = T[0][m-1], alpha = T[m-1][0]; m >= 2,
+ * a periodic direction keeps 2 cells or more on every level): Sherman-Morrison
+ * with T = T' + u v^T, u = (gamma, 0, .., 0, alpha), v = (1, 0, .., 0,
+ * beta / gamma), gamma = -D_0, so T' is tridiagonal with D_0 - gamma and
+ * D_{m-1} - alpha beta / gamma; T' y = r and T' z = u share one elimination,
+ * d = y - z (y_0 + beta y_{m-1} / gamma) / (1 + z_0 + beta z_{m-1} / gamma). */
 #define FDB_LINE_BATCH 64
 static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
                          double *scratch) {
@@ -159,15 +165,18 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backwa
   const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2; /* the other two directions (da = x unless dl = x) */
   const int ca = ncolours(n[da], per[da]), cb = ncolours(n[db], per[db]), nc = ca * cb;
   const int64_t m = n[dl];
+  const int cyc = per[dl] && m >= 2;
   const int64_t stride[3] = {1, n[0], n[0] * n[1]};
   const int64_t B = dl == 0 ? 1 : FDB_LINE_BATCH, nchunk = (n[da] + B - 1) / B;
+  /* the corners' 1D couplings (times the line's weight wo) */
+  const double kbeta = cyc ? g->klo[dl][0] : 0.0, kalpha = cyc ? g->khi[dl][m - 1] : 0.0;
   for (int s = 0; s < nc; s++) {
     const int c = backward ? nc - 1 - s : s;
     const int wa = c % ca, wb = c / ca;
 #pragma omp parallel
     {
-      double *cp = scratch + (size_t)omp_get_thread_num() * (size_t)(2 * m * B + 2 * B), *dp = cp + m * B;
-      double *rr = dp + m * B, *dd = rr + B; /* one row of the chunk: residual, diagonal */
+      double *cp = scratch + (size_t)omp_get_thread_num() * (size_t)fd_box_line_scratch(dl, m), *dp = cp + m * B;
+      double *dz = dp + m * B, *rr = dz + m * B, *dd = rr + B, *gm = dd + B; /* z; one row: residual, diagonal; gamma */
 #pragma omp for collapse(2) schedule(static)
       for (int64_t ib = 0; ib < n[db]; ib++)
         for (int64_t ch = 0; ch < nchunk; ch++) {
@@ -179,34 +188,40 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backwa
           for (int64_t t = 0; t < m; t++) {
             idx[dl] = t;
             const double klo = t > 0 ? g->klo[dl][t] : 0.0, khi = t < m - 1 ? g->khi[dl][t] : 0.0;
-            double *cpt = cp + t * B, *dpt = dp + t * B;
-            const double *cpm = cp + (t - 1) * B, *dpm = dp + (t - 1) * B;
+            double *cpt = cp + t * B, *dpt = dp + t * B, *dzt = dz + t * B;
+            const double *cpm = cp + (t - 1) * B, *dpm = dp + (t - 1) * B, *dzm = dz + (t - 1) * B;
             if (dl != 0) { /* the chunk's row: residual and diagonal vectorized */
               const int64_t j = dl == 1 ? t : ib, k = dl == 1 ? ib : t;
               row_apply_range(g, x, b, rr, j, k, ia0, ia1);
               row_diag(g, dd, j, k, ia0, ia1);
-              for (int64_t ia = ia0 + ((ia0 & 1) != (wa & 1)); ia < ia1; ia += 2) {
-                if (colour(ia, n[da], per[da]) != wa) continue;
-                const int64_t l = ia - ia0;
-                const double wo = g->w[da][ia] * wb_, lo = -klo * wo, hi = -khi * wo;
-                const double pc = t > 0 ? cpm[l] : 0.0, pd = t > 0 ? dpm[l] : 0.0;
-                const double den = dd[l] - lo * pc;
-                cpt[l] = hi / den;
-                dpt[l] = (rr[l] - lo * pd) / den;
-              }
-              continue;
             }
-            for (int64_t ia = ia0; ia < ia1; ia++) {
+            for (int64_t ia = ia0 + (dl != 0 && (ia0 & 1) != (wa & 1)); ia < ia1; ia += dl != 0 ? 2 : 1) {
               if (colour(ia, n[da], per[da]) != wa) continue;
-              idx[da] = ia;
               const int64_t l = ia - ia0;
-              const double wo = g->w[da][ia] * wb_;
-              const double r = b[ia * stride[da] + ib * stride[db] + t * stride[dl]] - point_ax(g, x, idx[0], idx[1], idx[2]);
-              const double lo = -klo * wo, hi = -khi * wo;
+              const double wo = g->w[da][ia] * wb_, lo = -klo * wo, hi = -khi * wo;
+              double r, dg;
+              if (dl != 0) {
+                r = rr[l];
+                dg = dd[l];
+              } else {
+                idx[da] = ia;
+                r = b[ia * stride[da] + ib * stride[db] + t * stride[dl]] - point_ax(g, x, idx[0], idx[1], idx[2]);
+                dg = point_diag(g, idx[0], idx[1], idx[2]);
+              }
+              double u = 0.0;
+              if (cyc && t == 0) {
+                gm[l] = -dg;
+                u = -dg;
+                dg *= 2.0;
+              } else if (cyc && t == m - 1) {
+                u = -kalpha * wo;
+                dg -= kalpha * kbeta * wo * wo / gm[l];
+              }
               const double pc = t > 0 ? cpm[l] : 0.0, pd = t > 0 ? dpm[l] : 0.0;
-              const double den = point_diag(g, idx[0], idx[1], idx[2]) - lo * pc;
+              const double den = dg - lo * pc;
               cpt[l] = hi / den;
               dpt[l] = (r - lo * pd) / den;
+              if (cyc) dzt[l] = (u - lo * (t > 0 ? dzm[l] : 0.0)) / den;
             }
           }
           for (int64_t t = m - 2; t >= 0; t--)
@@ -214,11 +229,21 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backwa
               if (colour(ia, n[da], per[da]) != wa) continue;
               const int64_t l = ia - ia0;
               dp[t * B + l] -= cp[t * B + l] * dp[(t + 1) * B + l];
+              if (cyc) dz[t * B + l] -= cp[t * B + l] * dz[(t + 1) * B + l];
+            }
+          if (cyc) /* the Sherman-Morrison factor of each line (into rr) */
+            for (int64_t ia = ia0; ia < ia1; ia++) {
+              if (colour(ia, n[da], per[da]) != wa) continue;
+              const int64_t l = ia - ia0;
+              const double bg = -kbeta * g->w[da][ia] * wb_ / gm[l]; /* beta / gamma */
+              rr[l] = (dp[l] + bg * dp[(m - 1) * B + l]) / (1.0 + dz[l] + bg * dz[(m - 1) * B + l]);
             }
           for (int64_t t = 0; t < m; t++)
             for (int64_t ia = ia0; ia < ia1; ia++) {
               if (colour(ia, n[da], per[da]) != wa) continue;
-              x[ia * stride[da] + ib * stride[db] + t * stride[dl]] += dp[t * B + ia - ia0];
+              const int64_t l = ia - ia0;
+              x[ia * stride[da] + ib * stride[db] + t * stride[dl]] +=
+                  cyc ? dp[t * B + l] - rr[l] * dz[t * B + l] : dp[t * B + l];
             }
         }
     }

@@ -14,7 +14,8 @@
  * Point GS: one thread per point of the colour, consecutive threads at
  * consecutive points of the colour along x (stride 2).
  * Line GS along dl: one thread per line, which runs the Thomas recursion
- * (forward elimination, then back substitution) along the line; its
+ * (forward elimination, then back substitution; along a periodic direction
+ * with a second right-hand side for Sherman-Morrison) along the line; its
  * eliminated upper diagonal goes to cp and its eliminated right-hand side to
  * dp in the colour's compact layout (entry t of the colour's line l at
  * t * lines + l), so consecutive threads write and read consecutive
@@ -163,9 +164,12 @@ __global__ void k_gs(Geom g, Col cx, Col cy, Col cz, double omega, double *__res
 
 /* one thread per line along dl; (ia, ib) the line's indices in da, db; the
  * recursion's cp and dp in the colour's compact layout: entry t of the
- * colour's line l = tb * ca.count + ta at t * lines + l */
-__global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, double *__restrict__ x, const double *__restrict__ b,
-                       double *__restrict__ cp, double *__restrict__ dp) {
+ * colour's line l = tb * ca.count + ta at t * lines + l. Along a periodic
+ * direction (cyc) the line is cyclic: Sherman-Morrison as in
+ * fd_box_kernels.c, the second right-hand side's recursion in dz = cp +
+ * lines * m (the same layout). */
+__global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, int cyc, double *__restrict__ x,
+                       const double *__restrict__ b, double *__restrict__ cp, double *__restrict__ dp) {
   const int64_t ta = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tb = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
   if (ta >= ca.count || tb >= cb.count) return;
   const int64_t ia = ca.first + ca.step * ta, ib = cb.first + cb.step * tb;
@@ -175,27 +179,54 @@ __global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, double *_
   const int64_t m = n[dl], base = ia * stride[da] + ib * stride[db], s = stride[dl];
   const double wo = w[da][ia] * w[db][ib];
   const double *klo = lo[dl], *khi = hi[dl];
+  const double kbeta = cyc ? klo[0] : 0.0, kalpha = cyc ? khi[m - 1] : 0.0;
+  double *dz = cp + nl * m;
   int64_t idx[3];
   idx[da] = ia;
   idx[db] = ib;
-  double pc = 0, pd = 0;
+  double pc = 0, pd = 0, pz = 0, gam = 0;
   for (int64_t t = 0; t < m; t++) {
     idx[dl] = t;
     const double r = b[base + t * s] - ax_at(g, x, idx[0], idx[1], idx[2]);
     const double lw = t > 0 ? -klo[t] * wo : 0.0, h = t < m - 1 ? -khi[t] * wo : 0.0;
-    const double den = diag_at(g, idx[0], idx[1], idx[2]) - lw * pc;
+    double dg = diag_at(g, idx[0], idx[1], idx[2]), u = 0.0;
+    if (cyc && t == 0) {
+      gam = -dg;
+      u = -dg;
+      dg *= 2.0;
+    } else if (cyc && t == m - 1) {
+      u = -kalpha * wo;
+      dg -= kalpha * kbeta * wo * wo / gam;
+    }
+    const double den = dg - lw * pc;
     pc = h / den;
     pd = (r - lw * pd) / den;
     cp[t * nl + l] = pc;
     dp[t * nl + l] = pd;
+    if (cyc) {
+      pz = (u - lw * pz) / den;
+      dz[t * nl + l] = pz;
+    }
   }
-  /* back substitution, x += d */
-  double d = pd;
-  x[base + (m - 1) * s] += d;
+  if (!cyc) { /* back substitution, x += d */
+    double d = pd;
+    x[base + (m - 1) * s] += d;
+    for (int64_t t = m - 2; t >= 0; t--) {
+      d = dp[t * nl + l] - cp[t * nl + l] * d;
+      x[base + t * s] += d;
+    }
+    return;
+  }
+  /* both back substitutions, then x += y - f z */
+  double d = pd, z = pz;
   for (int64_t t = m - 2; t >= 0; t--) {
     d = dp[t * nl + l] - cp[t * nl + l] * d;
-    x[base + t * s] += d;
+    z = dz[t * nl + l] - cp[t * nl + l] * z;
+    dp[t * nl + l] = d;
+    dz[t * nl + l] = z;
   }
+  const double bg = -kbeta * wo / gam, f = (d + bg * pd) / (1.0 + z + bg * pz);
+  for (int64_t t = 0; t < m; t++) x[base + t * s] += dp[t * nl + l] - f * dz[t * nl + l];
 }
 
 /* y (+)= M x along direction d: one thread per output entry */
@@ -298,7 +329,7 @@ extern "C" hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], i
     if (ra.count <= 0 || rb.count <= 0) continue;
     const dim3 bl(64, 4, 1), gr((unsigned)((ra.count + 63) / 64), (unsigned)((rb.count + 3) / 4), 1);
     if (gr.y > 65535) return hpmg_error_set(HPMG_ERR_BACKEND, "fd box (GPU): too many lines for the launch grid");
-    k_line<<<gr, bl>>>(q, dl, da, db, ra, rb, x, b, cp, dp);
+    k_line<<<gr, bl>>>(q, dl, da, db, ra, rb, per[dl] && g->n[dl] >= 2, x, b, cp, dp);
     HPMG_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
