@@ -116,9 +116,9 @@ static hpmg_error config_from(const hpmg_problem_options *po, const hpmg_solver_
 
 /* the public options on a general box (fd_box.h); what it does not have is refused */
 /* the box's properties the options depend on: non-uniform directions, the
- * auto line direction, the most stretched periodic direction besides it (-1: none) */
+ * auto line direction */
 typedef struct {
-  int nonuniform, line, pstretch;
+  int nonuniform, line;
 } box_info;
 /* of bx, or (NULL) of the box of po */
 static hpmg_error box_props(const hpmg_problem_options *po, const hpmg_box *bx, box_info *bi) {
@@ -130,7 +130,6 @@ static hpmg_error box_props(const hpmg_problem_options *po, const hpmg_box *bx, 
   bi->nonuniform = 0;
   for (int d = 0; d < bx->dim; d++) bi->nonuniform += !bx->uniform[d];
   bi->line = fd_box_auto_line(bx);
-  bi->pstretch = fd_box_periodic_stretched(bx);
   if (bx == &local) hpmg_box_destroy(&local);
   return HPMG_SUCCESS;
 }
@@ -140,15 +139,10 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
   HPMG_CHECK_ARG(so, "solver options are NULL");
   memset(c, 0, sizeof *c);
   switch (so->solver) {
-  case HPMG_SOLVER_AUTO: { /* the V-cycle iteration; CG where a second periodic direction is stretched
-                              (point smoothing only there: the cycle alone converges slowly, docs/bc.md) */
-    box_info bi;
-    HPMG_CALL(box_props(po, bx, &bi));
-    c->solver = bi.pstretch >= 0 ? HPMG_SOLVER_CG : HPMG_SOLVER_VCYCLE;
-    break;
-  }
   case HPMG_SOLVER_VCYCLE: c->solver = HPMG_SOLVER_VCYCLE; break;
   case HPMG_SOLVER_FMG: c->solver = HPMG_SOLVER_FMG; break;
+  case HPMG_SOLVER_AUTO: /* CG: the fastest to the tolerance on the CPU and the GPU, and robust
+                            where the cycle alone converges slowly (docs/bc.md, "Solvers") */
   case HPMG_SOLVER_CG: c->solver = HPMG_SOLVER_CG; break;
   case HPMG_SOLVER_FFT: {
     /* the direct solver (fd_direct.h): transforms along uniform directions,

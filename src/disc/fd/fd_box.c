@@ -731,13 +731,11 @@ static double stretch_of(const double *x, int64_t cells) {
   return hi / lo;
 }
 
-/* the most stretched direction whose widths vary by more than 1.5x, among
- * the periodic ones (periodic 1), or all (periodic -1), but skip; -1: none */
-static int most_stretched(const hpmg_box *b, int periodic, int skip) {
+/* the most stretched direction whose widths vary by more than 1.5x; -1: none */
+int fd_box_auto_line(const hpmg_box *b) {
   int best = -1;
   double bs = 1.5;
   for (int d = 0; d < b->dim; d++) {
-    if (d == skip || (periodic >= 0 && hpmg_box_periodic(b, d) != periodic)) continue;
     const double s = stretch_of(b->x[d], b->cells[d]);
     if (s > bs) {
       bs = s;
@@ -746,10 +744,6 @@ static int most_stretched(const hpmg_box *b, int periodic, int skip) {
   }
   return best;
 }
-
-int fd_box_auto_line(const hpmg_box *b) { return most_stretched(b, -1, -1); }
-
-int fd_box_periodic_stretched(const hpmg_box *b) { return most_stretched(b, 1, fd_box_auto_line(b)); }
 
 static hpmg_error project_mean(void *ctx, hpmg_vec *v) {
   if (v->be->on_device) {

@@ -132,10 +132,6 @@ void fd_box_set_verbose(fd_box_solver s, int v);
 /* the line direction of smoother auto on box b: the most stretched
  * direction (periodic or not) whose widths vary by more than 1.5x, else -1 */
 int fd_box_auto_line(const hpmg_box *b);
-/* the most stretched periodic direction other than fd_box_auto_line's whose
- * widths vary by more than 1.5x, else -1: point smoothing there leaves the
- * V-cycle iteration and FMG stagnating (docs/bc.md) */
-int fd_box_periodic_stretched(const hpmg_box *b);
 /* the smoother the solver runs: -1 point GS, else the line direction */
 int fd_box_line_dir(fd_box_solver s);
 /* y = A x on the finest level (tests; host x and y, on the CPU kernels) */
