@@ -176,8 +176,8 @@ static void check_transfer(const hpmg_grid *gc, const hpmg_grid *gf, const char 
 /* a box's hierarchy (finest first), as the solvers build it */
 typedef struct {
   hpmg_box b;
-  hpmg_grid g[QK_BOX_MAX_LEVELS];
-  double *xn[QK_BOX_MAX_LEVELS][3];
+  hpmg_qk_box_levels L;
+  hpmg_grid *g; /* L.g */
   int nl;
 } hierarchy;
 
@@ -187,19 +187,15 @@ static void hierarchy_create(int dim, int k, const int cells[3], const hpmg_bc_k
   box_options(&po, dim, k, cells, bc, stretch, lambda);
   memset(h, 0, sizeof *h);
   CK(hpmg_box_init(&po, &h->b));
-  CK(hpmg_grid_init_box(&h->b, k, &h->g[0]));
-  int flags[QK_BOX_MAX_LEVELS][3];
-  h->nl = hpmg_qk_box_coarsening(&h->g[0], flags, NULL, QK_BOX_MAX_LEVELS);
-  for (int j = 1; j < h->nl; j++) {
-    for (int d = 0; d < 3; d++)
-      if (flags[j][d] && h->g[j - 1].xn[d]) h->xn[j][d] = malloc(sizeof(double) * (size_t)(h->g[j - 1].cells[d] / 2 + 1));
-    CK(hpmg_grid_coarsen(&h->g[j - 1], flags[j], h->xn[j], &h->g[j]));
-  }
+  hpmg_grid fine;
+  CK(hpmg_grid_init_box(&h->b, k, &fine));
+  CK(hpmg_qk_box_levels_build(&fine, &h->L));
+  h->g = h->L.g;
+  h->nl = h->L.nl;
 }
 
 static void hierarchy_destroy(hierarchy *h) {
-  for (int j = 0; j < h->nl; j++)
-    for (int d = 0; d < 3; d++) free(h->xn[j][d]);
+  hpmg_qk_box_levels_free(&h->L);
   hpmg_box_destroy(&h->b);
 }
 

@@ -160,9 +160,9 @@ static hpmg_error solver_options_check(const hpmg_solver_options *o, int dim, in
 }
 
 /* Stretched cells on a Q_k box: AUTO is the vertex patch (exact local
- * solves on the flat cells; with the semi-coarsened levels of
- * hpmg_qk_box_coarsening its CG iterations on the tanh channel are within
- * 1.2-2x of the uniform grid's, Chebyshev's within 1.4-2.6x; docs/bc.md),
+ * solves on the flat cells; with the partially semi-coarsened levels of
+ * hpmg_qk_box_levels_build its CG iterations on the tanh channel are within
+ * 1.0-1.33x of the uniform grid's, Chebyshev's within 1.0-1.5x; docs/bc.md),
  * where the cycle allows it (CG: pre = post). o: the solver resolved. */
 static int box_stretched(const hpmg_box *b) {
   int stretched = 0;
@@ -289,19 +289,28 @@ static hpmg_error memory_estimate(const hpmg_problem_options *po, const hpmg_sol
   const hpmg_real kreal = so->precision == HPMG_PREC_FLOAT ? HPMG_REAL_FLOAT : HPMG_REAL_DOUBLE;
   double n = pow((double)po->coarse * ldexp(1.0, po->refine) * po->degree - 1, po->dim);
   if (qk_box_needed(po)) { /* general box: the levels of hpmg_qk_host_create_box */
-    int flags[QK_BOX_MAX_LEVELS][3], nl;
-    int64_t N[QK_BOX_MAX_LEVELS];
-    if (box_grid) nl = hpmg_qk_box_coarsening(box_grid, flags, N, QK_BOX_MAX_LEVELS);
+    int nl;
+    int64_t N[QK_BOX_MAX_LEVELS] = {0};
+    hpmg_qk_box_levels *B;
+    HPMG_CALL(hpmg_malloc(sizeof *B, &B));
+    hpmg_error e = HPMG_SUCCESS;
+    if (box_grid) e = hpmg_qk_box_levels_build(box_grid, B);
     else {
       hpmg_box b;
       hpmg_grid g;
-      HPMG_CALL(hpmg_box_init(po, &b));
-      hpmg_error e = hpmg_grid_init_box(&b, po->degree, &g);
-      nl = e ? 0 : hpmg_qk_box_coarsening(&g, flags, N, QK_BOX_MAX_LEVELS);
-      if (qk_box_auto_patch(&b, po->degree, so)) m.smoother = HPMG_SMOOTHER_PATCH;
-      hpmg_box_destroy(&b);
-      HPMG_CALL(e);
+      e = hpmg_box_init(po, &b);
+      if (!e) {
+        e = hpmg_grid_init_box(&b, po->degree, &g);
+        if (!e) e = hpmg_qk_box_levels_build(&g, B);
+        if (qk_box_auto_patch(&b, po->degree, so)) m.smoother = HPMG_SMOOTHER_PATCH;
+        hpmg_box_destroy(&b);
+      }
     }
+    nl = e ? 0 : B->nl;
+    for (int j = 0; j < nl; j++) N[j] = B->g[j].N;
+    if (!e) hpmg_qk_box_levels_free(B);
+    hpmg_free(&B);
+    HPMG_CALL(e);
     double total = 0;
     n = (double)N[0];
     for (int level = 0; level < nl; level++)

@@ -106,10 +106,11 @@ hpmg_error hpmg_assemble_1d(const hpmg_dir1d *L, int stiffness, hpmg_sp1d *A, hp
  * coupled to an eliminated Dirichlet node (minus that element entry; no
  * cancellation). s has hpmg_dir1d_n values. */
 void hpmg_stiffness_row_sums_1d(const hpmg_dir1d *L, double *s);
-/* Prolongation from the coarse direction C to the fine direction F whose
- * cells halve C's (F.cells = 2 C.cells, the same ends, every other fine
- * cell boundary a coarse one): the coarse Q_k function interpolated at the
- * fine free nodes (a periodic direction wraps). */
+/* Prolongation from the coarse direction C to the fine direction F, nested:
+ * uniform cells halved (F.cells = 2 C.cells), or with node coordinates every
+ * coarse node a fine node (a coarse cell holds one fine cell or several:
+ * partial semi-coarsening), the same ends: the coarse Q_k function
+ * interpolated at the fine free nodes (a periodic direction wraps). */
 hpmg_error hpmg_prolongation_1d_dir(const hpmg_dir1d *C, const hpmg_dir1d *F, hpmg_sp1d *P);
 /* hpmg_quadrature_interpolation_1d for direction L: rows = cells*nq Gauss
  * points, columns = its free nodes (a periodic direction wraps). */

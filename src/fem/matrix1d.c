@@ -285,19 +285,48 @@ hpmg_error hpmg_quadrature_interpolation_1d(int k, int cells, double h, int nq, 
 }
 
 hpmg_error hpmg_prolongation_1d_dir(const hpmg_dir1d *C, const hpmg_dir1d *F, hpmg_sp1d *P) {
-  HPMG_CHECK_ARG(C->k == F->k && F->cells == 2 * C->cells && C->lo == F->lo && C->hi == F->hi,
-                 "1D prolongation: the fine direction must halve the coarse one's cells");
+  HPMG_CHECK_ARG(C->k == F->k && C->lo == F->lo && C->hi == F->hi && C->cells >= 1 && C->cells <= F->cells,
+                 "1D prolongation: the coarse direction must have the fine one's degree, ends and at most its cells");
+  HPMG_CHECK_ARG((C->xn && F->xn) || F->cells == 2 * C->cells,
+                 "1D prolongation: uniform cells must be halved (node coordinates otherwise)");
   const int k = C->k, nf = hpmg_dir1d_n(F), nc = hpmg_dir1d_n(C), lastf = k * F->cells;
   const int per = hpmg_dir1d_periodic(C), offc = hpmg_dir1d_off(C);
+  /* the coarse cell of each fine cell: fc / 2 where halved (every other fine
+   * node a coarse one), else by the nodes (increasing; every coarse node a
+   * fine node: nested cells of any size) */
+  int *cof;
+  HPMG_CALL(hpmg_malloc(sizeof(int) * (size_t)F->cells, &cof));
+  const double tol = 1e-12 * (hpmg_dir1d_x(F, F->cells - 1) + hpmg_dir1d_width(F, F->cells - 1));
+  int nested = 1;
+  const int halved = F->cells == 2 * C->cells;
+  for (int fc = 0, cc = 0; fc < F->cells; fc++) {
+    if (halved) {
+      cof[fc] = fc / 2;
+      continue;
+    }
+    const double x0 = F->xn[fc];
+    if (cc + 1 < C->cells && fabs(C->xn[cc + 1] - x0) <= tol) cc++;
+    if (fabs(C->xn[cc] - x0) > tol && !(x0 > C->xn[cc] && x0 < C->xn[cc + 1])) nested = 0;
+    cof[fc] = cc;
+  }
+  if (!halved && (fabs(C->xn[C->cells] - F->xn[F->cells]) > tol || cof[F->cells - 1] != C->cells - 1)) nested = 0;
+  if (!nested) {
+    hpmg_free(&cof);
+    return hpmg_error_set(HPMG_ERR_ARG, "1D prolongation: the coarse nodes are not fine nodes (cells not nested)");
+  }
   double gll[16], w[16];
   hpmg_gauss_lobatto(k + 1, gll, w);
   int *c0;
   double *W;
-  HPMG_CALL(windows_alloc(nf, k + 1, &c0, &W));
+  hpmg_error e = windows_alloc(nf, k + 1, &c0, &W);
+  if (e) {
+    hpmg_free(&cof);
+    return e;
+  }
   for (int I = 0; I <= lastf; I++) {
     const int i = hpmg_dir1d_free(F, I);
     if (i < 0 || (per && I == lastf)) continue;
-    const int fc = I / k < F->cells ? I / k : F->cells - 1, a = I - fc * k, cc = fc / 2;
+    const int fc = I / k < F->cells ? I / k : F->cells - 1, a = I - fc * k, cc = cof[fc];
     const double t = F->xn || C->xn
                          ? (hpmg_dir1d_x(F, fc) + gll[a] * hpmg_dir1d_width(F, fc) - hpmg_dir1d_x(C, cc)) /
                                hpmg_dir1d_width(C, cc)
@@ -305,7 +334,8 @@ hpmg_error hpmg_prolongation_1d_dir(const hpmg_dir1d *C, const hpmg_dir1d *F, hp
     c0[i] = cc * k - offc; /* free index of the coarse cell's local node 0 */
     hpmg_lagrange_eval(k + 1, gll, t, &W[(size_t)i * (k + 1)], NULL);
   }
-  hpmg_error e = from_windows(nf, nc, k + 1, c0, W, per, P);
+  e = from_windows(nf, nc, k + 1, c0, W, per, P);
+  hpmg_free(&cof);
   hpmg_free(&c0);
   hpmg_free(&W);
   return e;

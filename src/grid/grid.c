@@ -84,6 +84,16 @@ hpmg_error hpmg_grid_coarsen(const hpmg_grid *f, const int coarsen[3], double *c
   return grid_counts(c);
 }
 
+hpmg_error hpmg_grid_with_nodes(const hpmg_grid *f, int d, int64_t cells, const double *x, hpmg_grid *c) {
+  HPMG_CHECK_ARG(d >= 0 && d < f->dim && cells >= 1 && x, "hpmg_grid_with_nodes: direction %d, %lld cells", d,
+                 (long long)cells);
+  *c = *f;
+  c->cells[d] = cells;
+  c->xn[d] = x;
+  c->h[d] = (x[cells] - x[0]) / (double)cells;
+  return grid_counts(c);
+}
+
 /* Cell-local node tables of deal.II's FE_Q on GeometryInfo's reference cell:
  * vertex v at (v & 1, (v >> 1) & 1, v >> 2); lines and faces as in
  * GeometryInfo<dim>::line_to_cell_vertices / face_to_cell_vertices (a line runs

@@ -61,6 +61,10 @@ int hpmg_grid_coarsenable(const hpmg_grid *f, int d);
  * values, the caller's, kept alive with c); a direction not coarsened keeps
  * f's xn[d] pointer. */
 hpmg_error hpmg_grid_coarsen(const hpmg_grid *f, const int coarsen[3], double *const xc[3], hpmg_grid *c);
+/* f with direction d's cells given by the cells + 1 increasing nodes x (the
+ * caller's, kept alive with c): a coarser level that merges some cells of d
+ * only (partial semi-coarsening); h[d] the mean width. */
+hpmg_error hpmg_grid_with_nodes(const hpmg_grid *f, int d, int64_t cells, const double *x, hpmg_grid *c);
 
 static inline int64_t hpmg_grid_index(const hpmg_grid *g, int64_t i0, int64_t i1, int64_t i2) {
   return i0 + g->n[0] * (i1 + g->n[1] * i2);

@@ -212,72 +212,136 @@ hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const dou
 }
 
 
-/* The width that stands for direction d on a level whose cells are
- * stride[d] cells of the finest grid g0 wide: sqrt(thinnest * widest), the
- * width h of another direction at which the flattest cells (thinnest / h)
- * and the tallest (widest / h) are equally anisotropic; h[d] on uniform cells. */
-static double balanced_width(const hpmg_grid *g0, const hpmg_grid *g, const int64_t stride[3], int d) {
-  const double *x = g0->xn[d];
-  if (!x) return g->h[d];
-  double m = INFINITY, M = 0;
-  for (int64_t c = 0; c < g->cells[d]; c++) {
-    const double w = x[(c + 1) * stride[d]] - x[c * stride[d]];
-    m = fmin(m, w), M = fmax(M, w);
-  }
-  return sqrt(m * M);
+/* a level keeping more of its finer level's unknowns than this fraction
+ * halves its uniform directions against each other instead
+ * (hpmg_qk_box_levels_build) */
+#define HPMG_QK_MIN_SHRINK 0.9
+
+static double min_width(const hpmg_grid *g, int d) {
+  double m = INFINITY;
+  for (int64_t c = 0; c < g->cells[d]; c++) m = fmin(m, hpmg_grid_cell_width(g, d, c));
+  return m;
 }
 
-int hpmg_qk_box_sweep_factor(const hpmg_grid *fine, int below) {
-  int stretched = 0, f = 1;
-  for (int d = 0; d < fine->dim; d++) stretched |= fine->xn[d] != NULL;
-  for (int j = below; stretched && j > 0 && f < HPMG_QK_STRETCHED_MAX_SWEEPS; j--) f *= 2;
-  return f;
+/* The partial merges of a direction with nodes x: in each half (from its
+ * ends towards the middle; an odd count's middle cell stays alone) two
+ * neighbouring cells merge where their merged width is at most thr. The
+ * kept nodes go to xc (2 cells + 2 places: the second half is scratch);
+ * returns the coarse cell count. */
+static int64_t merge_cells(const double *x, int64_t cells, double thr, double *xc) {
+  const int64_t half = cells / 2;
+  int64_t nc = 0;
+  xc[0] = x[0];
+  for (int64_t c = 0; c < half;) /* the lower half, cells 0 .. half-1 */
+    if (c + 1 < half && x[c + 2] - x[c] <= thr) xc[++nc] = x[c + 2], c += 2;
+    else xc[++nc] = x[c + 1], c += 1;
+  if (cells % 2) xc[++nc] = x[half + 1]; /* the middle cell */
+  /* the upper half, mirrored: cells cells-1 down to cells-half */
+  const int64_t lo = cells - half;
+  int64_t m = 0;
+  double *tmp = xc + cells + 1; /* the upper half's nodes from the top (xc has 2 cells + 2 places) */
+  for (int64_t c = cells - 1; c >= lo;)
+    if (c - 1 >= lo && x[c + 1] - x[c - 1] <= thr) tmp[m++] = x[c - 1], c -= 2;
+    else tmp[m++] = x[c], c -= 1;
+  /* tmp holds the nodes below each kept upper cell, top first; the last is
+   * x[lo], the node already written; then the top node x[cells] */
+  for (int64_t i = m - 2; i >= 0; i--) xc[++nc] = tmp[i];
+  xc[++nc] = x[cells];
+  return nc;
 }
 
-int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max) {
-  hpmg_grid g = *fine;
-  double *none[3] = {NULL, NULL, NULL};
-  int64_t stride[3] = {1, 1, 1};
-  int nl = 1;
-  for (int d = 0; d < 3; d++) g.xn[d] = NULL; /* counts only: the widths come from fine */
-  if (N) N[0] = fine->N;
-  while (nl < max) {
-    int *f = flags[nl], any = 0;
-    double w[3] = {INFINITY, INFINITY, INFINITY}, wmin = INFINITY;
-    for (int d = 0; d < 3; d++)
-      if ((f[d] = hpmg_grid_coarsenable(&g, d))) w[d] = balanced_width(fine, &g, stride, d), wmin = fmin(wmin, w[d]);
-    for (int d = 0; d < 3; d++) any |= f[d] = f[d] && w[d] <= HPMG_QK_SEMI_RATIO * wmin;
-    if (!any) break;
-    hpmg_grid c;
-    if (hpmg_grid_coarsen(&g, f, none, &c) || c.N == 0) break;
-    for (int d = 0; d < 3; d++) stride[d] <<= f[d];
-    g = c;
-    if (N) N[nl] = c.N;
-    nl++;
+hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L) {
+  memset(L, 0, sizeof *L);
+  L->g[0] = *fine;
+  L->nl = 1;
+  hpmg_error e = HPMG_SUCCESS;
+  while (L->nl < QK_BOX_MAX_LEVELS && !e) {
+    const hpmg_grid *g = &L->g[L->nl - 1];
+    double w[3] = {INFINITY, INFINITY, INFINITY}, wmin = INFINITY, wuni = INFINITY;
+    int can[3] = {0, 0, 0};
+    for (int d = 0; d < g->dim; d++) {
+      const int per = g->bc[2 * d] == HPMG_BC_PERIODIC;
+      can[d] = g->xn[d] ? g->cells[d] >= (per ? 3 : 2) : hpmg_grid_coarsenable(g, d);
+      w[d] = g->xn[d] ? min_width(g, d) : g->h[d];
+      if (can[d]) wmin = fmin(wmin, w[d]);
+      if (can[d] && !g->xn[d]) wuni = fmin(wuni, w[d]);
+    }
+    hpmg_grid c = *g;
+    double *xs[3] = {NULL, NULL, NULL};
+    double *none[3] = {NULL, NULL, NULL};
+    int halve[3] = {0, 0, 0};
+    for (int d = 0; d < g->dim; d++) halve[d] = can[d] && !g->xn[d] && w[d] <= HPMG_QK_SEMI_RATIO * wmin;
+    if (halve[0] || halve[1] || halve[2]) e = hpmg_grid_coarsen(g, halve, none, &c);
+    for (int d = 0; d < g->dim && !e; d++) { /* the stretched directions' merges */
+      if (!g->xn[d] || !can[d]) continue;
+      double ho = INFINITY; /* the narrowest other direction after this level's halving */
+      for (int o = 0; o < g->dim; o++)
+        if (o != d) ho = fmin(ho, g->xn[o] ? w[o] : w[o] * (halve[o] ? 2 : 1));
+      if (!(ho < INFINITY)) continue;
+      e = hpmg_malloc(sizeof(double) * (size_t)(2 * g->cells[d] + 2), &xs[d]);
+      if (e) break;
+      const int64_t nc = merge_cells(g->xn[d], g->cells[d], HPMG_QK_SEMI_RATIO * ho, xs[d]);
+      const int per = g->bc[2 * d] == HPMG_BC_PERIODIC;
+      if (nc < g->cells[d] && (!per || nc >= 2)) e = hpmg_grid_with_nodes(&c, d, nc, xs[d], &c);
+      else hpmg_free(&xs[d]);
+    }
+    /* a level that would keep more than HPMG_QK_MIN_SHRINK of the unknowns
+     * (a few merges only, or none: wall cells that cannot merge with a much
+     * taller neighbour) halves the uniform directions judged against each
+     * other alone instead, where that coarsens anything */
+    if (!e && (double)c.N > HPMG_QK_MIN_SHRINK * (double)g->N) {
+      int more[3] = {0, 0, 0};
+      for (int d = 0; d < g->dim; d++) more[d] = can[d] && !g->xn[d] && w[d] <= HPMG_QK_SEMI_RATIO * wuni;
+      if (more[0] || more[1] || more[2]) {
+        e = hpmg_grid_coarsen(g, more, none, &c);
+        for (int d = 0; d < 3; d++) hpmg_free(&xs[d]);
+      }
+    }
+    const int changed = c.N < g->N;
+    if (e || !changed || c.N == 0) {
+      for (int d = 0; d < 3; d++) hpmg_free(&xs[d]);
+      break;
+    }
+    L->g[L->nl] = c;
+    for (int d = 0; d < 3; d++) L->xn[L->nl][d] = xs[d];
+    L->nl++;
   }
-  return nl;
+  if (e) hpmg_qk_box_levels_free(L);
+  return e;
+}
+
+void hpmg_qk_box_levels_free(hpmg_qk_box_levels *L) {
+  for (int j = 0; j < QK_BOX_MAX_LEVELS; j++)
+    for (int d = 0; d < 3; d++) hpmg_free(&L->xn[j][d]);
+  L->nl = 0;
 }
 
 hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int singular, hpmg_real real,
                                    const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co, int fine_aliases,
                                    hpmg_mg *mg) {
   HPMG_CHECK_ARG(fine->N > 0, "the grid has no unknowns");
-  int flags[QK_BOX_MAX_LEVELS][3];
-  const int nl = hpmg_qk_box_coarsening(fine, flags, NULL, QK_BOX_MAX_LEVELS);
-  HPMG_CALL(hpmg_mg_init(mg, nl, real, co, fine_aliases));
-  for (int i = nl - 1; i >= 0; i--) { /* the grids, finest first; flags[j]: level nl-j from nl-j+1 */
-    qk_level *q = NULL;
-    HPMG_CALL(level_new(&mg->lv[i], so, &q));
-    if (i == nl - 1) {
-      q->g = *fine;
-      continue;
-    }
-    const hpmg_grid *gf = &Q(&mg->lv[i + 1])->g;
-    const int *f = flags[nl - 1 - i];
-    for (int d = 0; d < 3; d++)
-      if (f[d] && gf->xn[d]) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(gf->cells[d] / 2 + 1), &q->xn[d]));
-    HPMG_CALL(hpmg_grid_coarsen(gf, f, q->xn, &q->g));
+  hpmg_qk_box_levels *B;
+  HPMG_CALL(hpmg_malloc(sizeof *B, &B));
+  hpmg_error e = hpmg_qk_box_levels_build(fine, B);
+  if (e) {
+    hpmg_free(&B);
+    return e;
   }
+  const int nl = B->nl;
+  e = hpmg_mg_init(mg, nl, real, co, fine_aliases);
+  for (int i = nl - 1; i >= 0 && !e; i--) { /* level i = B's level nl-1-i (B: finest first) */
+    qk_level *q = NULL;
+    e = level_new(&mg->lv[i], so, &q);
+    if (e) break;
+    q->g = B->g[nl - 1 - i];
+    for (int d = 0; d < 3; d++) { /* the nodes go to the level */
+      q->xn[d] = B->xn[nl - 1 - i][d];
+      B->xn[nl - 1 - i][d] = NULL;
+    }
+  }
+  hpmg_qk_box_levels_free(B);
+  hpmg_free(&B);
+  HPMG_CALL(e);
   for (int i = 0; i < nl; i++) {
     hpmg_level *L = &mg->lv[i];
     qk_level *q = Q(L);
@@ -294,7 +358,6 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
       continue;
     }
     HPMG_CALL(level_smoother(q, real, so, 1));
-    L->sweep_factor = hpmg_qk_box_sweep_factor(fine, nl - 1 - i);
   }
   return hpmg_mg_setup(mg, NULL);
 }

@@ -28,7 +28,7 @@ hpmg_error hpmg_qk_host_create(int dim, int k, int coarse, int refine, const dou
                                hpmg_real real, const hpmg_qk_smoother_options *so, const hpmg_cycle_options *co,
                                int fine_aliases, hpmg_mg *mg);
 /* The levels of a general box (grid.h) from its finest grid `fine` (whose
- * xn must outlive mg), as hpmg_qk_box_coarsening builds them. The coarsest
+ * xn must outlive mg), as hpmg_qk_box_levels_build builds them. The coarsest
  * level is solved exactly (dense Cholesky up to 3000 unknowns, else
  * Jacobi-CG to 1e-14). singular: the operator's null space is the constants
  * (no Dirichlet face, lambda = 0): the coarse solve takes the compatible part
@@ -39,32 +39,31 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
                                    hpmg_mg *mg);
 #define QK_BOX_MAX_LEVELS 64
 /* Semi-coarsening towards isotropic cells (docs/bc.md, "Q_k on a general
- * box"): each coarser level merges pairs of cells in the directions that can
- * be halved (hpmg_grid_coarsenable: an even count; a periodic one keeps at
- * least 2 cells) and whose balanced width is at most HPMG_QK_SEMI_RATIO times
- * the smallest balanced width of all such directions, down to the level
- * where no direction can be halved or the next would have no unknowns. The
- * balanced width of a direction is sqrt(thinnest * widest cell) (its cell
- * width where uniform): the width of an isotropic neighbour at which its
- * flattest and its tallest cells are equally anisotropic, so a tanh-stretched
- * direction is not halved on and on while its middle cells grow taller than
- * the others' (the thinnest cell, the rule of 909e2b0, did that). On
- * cells that are the same in every direction (within the ratio) this is full
- * coarsening. Returns the number of levels nl (<= max); flags[j][d] (j =
- * 1..nl-1): level j from the finest was halved in direction d; N[j] (N may be
- * NULL): its unknowns (N[0] = fine->N). */
+ * box", Levels), level by level from the finest: a direction of uniform
+ * cells is halved where it can be (hpmg_grid_coarsenable: an even count; a
+ * periodic one keeps at least 2 cells) and its width is at most
+ * HPMG_QK_SEMI_RATIO times the thinnest cell of any direction that can still
+ * coarsen; a stretched direction (node coordinates) merges, in each half
+ * from its ends inwards, pairs of neighbouring cells whose merged width is at
+ * most HPMG_QK_SEMI_RATIO times the narrowest other direction after this
+ * level's halving (partial semi-coarsening: thin cells next to a wall merge,
+ * the middle's tall cells stay until the other directions catch up). Where
+ * neither changes anything, the uniform directions are judged against each
+ * other alone. It stops where nothing changes or the next level would have
+ * no unknowns. On cells that are the same in every direction (within the
+ * ratio) this is full coarsening. */
 #define HPMG_QK_SEMI_RATIO 1.4143
-/* On a box with a stretched direction (some xn set) the level j levels below
- * the finest smooths 2^j times the cycle's sweeps, at most this many times
- * (a variable V-cycle: the anisotropy one coarsening decision per direction
- * and level leaves is on the coarse levels, which shrink by only 2 or 4 where
- * semi-coarsened; docs/bc.md, "Q_k finite elements on the box", Levels). */
-#define HPMG_QK_STRETCHED_MAX_SWEEPS 4
-/* The sweep factor (hpmg_level.sweep_factor) of the box level `below` levels
- * under the finest: 2^below, at most HPMG_QK_STRETCHED_MAX_SWEEPS, where a
- * direction of fine is stretched; 1 elsewhere (host and GPU levels alike). */
-int hpmg_qk_box_sweep_factor(const hpmg_grid *fine, int below);
-int hpmg_qk_box_coarsening(const hpmg_grid *fine, int flags[][3], int64_t *N, int max);
+typedef struct {
+  int nl;                            /* levels, finest first: g[0] is the fine grid */
+  hpmg_grid g[QK_BOX_MAX_LEVELS];
+  double *xn[QK_BOX_MAX_LEVELS][3];  /* the nodes each level's merges made (owned; NULL:
+                                        the finer level's, or uniform) */
+} hpmg_qk_box_levels;
+/* The levels of the general box whose finest grid is fine (its xn must
+ * outlive L's grids); hpmg_qk_box_levels_free releases the node arrays not
+ * taken over (a taker sets the entry to NULL). */
+hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L);
+void hpmg_qk_box_levels_free(hpmg_qk_box_levels *L);
 /* Bytes hpmg_qk_host_create allocates, without allocating. */
 double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,
                            int fine_aliases);

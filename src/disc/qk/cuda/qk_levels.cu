@@ -111,7 +111,7 @@ static hpmg_mg_solve_options drv_options(const hpmg_solver_options *so) {
 
 /* Unknowns per level, coarsest first (N[0..*nl-1]): the uniform mesh's
  * levels l0..refine, or a general box's semi-coarsened levels
- * (hpmg_qk_box_coarsening, as the host hierarchy). */
+ * (hpmg_qk_box_levels_build, as the host hierarchy). */
 static hpmg_error level_sizes(const hpmg_problem_options *po, int64_t N[QK_BOX_MAX_LEVELS], int *nl) {
   if (!qk_box_needed(po)) {
     const int l0 = hpmg_qk_first_level(po->degree, po->coarse);
@@ -128,15 +128,22 @@ static hpmg_error level_sizes(const hpmg_problem_options *po, int64_t N[QK_BOX_M
   }
   hpmg_box b;
   hpmg_grid g;
-  int flags[QK_BOX_MAX_LEVELS][3];
-  int64_t Nf[QK_BOX_MAX_LEVELS];
-  HPMG_CALL(hpmg_box_init(po, &b));
-  hpmg_error e = hpmg_grid_init_box(&b, po->degree, &g);
-  if (!e && g.N <= 0) e = hpmg_error_set(HPMG_ERR_ARG, "the grid has no unknowns");
-  if (!e) {
-    *nl = hpmg_qk_box_coarsening(&g, flags, Nf, QK_BOX_MAX_LEVELS);
-    for (int i = 0; i < *nl; i++) N[i] = Nf[*nl - 1 - i];
+  hpmg_qk_box_levels *B = (hpmg_qk_box_levels *)malloc(sizeof *B);
+  if (!B) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the box levels");
+  hpmg_error e = hpmg_box_init(po, &b);
+  if (e) {
+    free(B);
+    return e;
   }
+  e = hpmg_grid_init_box(&b, po->degree, &g);
+  if (!e && g.N <= 0) e = hpmg_error_set(HPMG_ERR_ARG, "the grid has no unknowns");
+  if (!e) e = hpmg_qk_box_levels_build(&g, B);
+  if (!e) {
+    *nl = B->nl;
+    for (int i = 0; i < *nl; i++) N[i] = B->g[*nl - 1 - i].N;
+    hpmg_qk_box_levels_free(B);
+  }
+  free(B);
   hpmg_box_destroy(&b);
   return e;
 }
@@ -450,23 +457,25 @@ static hpmg_error level_grids(hpmg_cuda_solver s) {
     }
     return HPMG_SUCCESS;
   }
-  int flags[QK_BOX_MAX_LEVELS][3];
-  const hpmg_grid *fine = &s->prob->g;
-  if (hpmg_qk_box_coarsening(fine, flags, NULL, QK_BOX_MAX_LEVELS) != nl)
-    return hpmg_error_set(HPMG_ERR_NUMERIC, "box levels: the hierarchy changed between estimate and setup");
-  Q(&mg->lv[nl - 1])->g = *fine;
-  for (int i = nl - 2; i >= 0; i--) { /* flags[j]: level nl-1-j from nl-j */
-    qk_level *q = Q(&mg->lv[i]);
-    const hpmg_grid *gf = &Q(&mg->lv[i + 1])->g;
-    const int *f = flags[nl - 1 - i];
-    for (int d = 0; d < 3; d++)
-      if (f[d] && gf->xn[d]) {
-        q->xn[d] = (double *)malloc(sizeof(double) * (size_t)(gf->cells[d] / 2 + 1));
-        if (!q->xn[d]) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate a level's nodes");
-      }
-    HPMG_CALL(hpmg_grid_coarsen(gf, f, q->xn, &q->g));
+  hpmg_qk_box_levels *B = (hpmg_qk_box_levels *)malloc(sizeof *B);
+  if (!B) return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate the box levels");
+  hpmg_error e = hpmg_qk_box_levels_build(&s->prob->g, B);
+  if (e) {
+    free(B);
+    return e;
   }
-  return HPMG_SUCCESS;
+  if (B->nl != nl) e = hpmg_error_set(HPMG_ERR_NUMERIC, "box levels: the hierarchy changed between estimate and setup");
+  for (int i = nl - 1; i >= 0 && !e; i--) { /* level i = B's level nl-1-i (B: finest first) */
+    qk_level *q = Q(&mg->lv[i]);
+    q->g = B->g[nl - 1 - i];
+    for (int d = 0; d < 3; d++) { /* the nodes go to the level (freed with it) */
+      q->xn[d] = B->xn[nl - 1 - i][d];
+      B->xn[nl - 1 - i][d] = NULL;
+    }
+  }
+  hpmg_qk_box_levels_free(B);
+  free(B);
+  return e;
 }
 
 /* the levels: operators, transfers, smoother data, then the level vectors */
@@ -493,7 +502,6 @@ static hpmg_error levels_create(hpmg_cuda_solver s) {
     HPMG_CALL(hpmg_cuda_op_create(&q->op, &q->dop));
     L->n = q->g.N;
     if (i == 0) continue; /* the coarsest level is solved exactly */
-    if (s->prob->qkbox) L->sweep_factor = hpmg_qk_box_sweep_factor(&s->prob->g, s->mg.nlevels - 1 - i); /* as the host */
     const size_t bytes = (size_t)L->n * rs;
     /* d starts at 0: a Chebyshev sweep on a nonzero x (FMG's first cycle on a
      * level, --pre 0) begins with c1 = 0, and 0 * (uninitialized NaN) is NaN */
