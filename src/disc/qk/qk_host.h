@@ -47,10 +47,11 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
  * from its ends inwards, pairs of neighbouring cells whose merged width is at
  * most HPMG_QK_SEMI_RATIO times the narrowest other direction after this
  * level's halving (partial semi-coarsening: thin cells next to a wall merge,
- * the middle's tall cells stay until the other directions catch up). Where
- * neither changes anything, the uniform directions are judged against each
- * other alone. It stops where nothing changes or the next level would have
- * no unknowns. On cells that are the same in every direction (within the
+ * the middle's tall cells stay until the other directions catch up). A
+ * level that would keep more than 90% of the unknowns that way (few merges,
+ * or none) halves instead the uniform directions judged against each other
+ * alone. It stops where nothing changes or the next level would have no
+ * unknowns. On cells that are the same in every direction (within the
  * ratio) this is full coarsening. */
 #define HPMG_QK_SEMI_RATIO 1.4143
 typedef struct {
