@@ -383,9 +383,17 @@ static void check_transfer(int dim, int k, const int cells[3], const hpmg_bc_kin
   double xs0[40], xs1[40], xs2[40], *xs[3] = {xs0, xs1, xs2}, c0[40], c1[40], c2[40], *xc[3] = {c0, c1, c2};
   hpmg_grid gf, gc;
   grid_of(dim, k, cells, bc, nonuniform, xs, &gf);
-  int fl[3] = {0, 0, 0};
+  int fl[3] = {0, 0, 0}; /* every direction that can be halved, halved */
   for (int d = 0; d < 3; d++) fl[d] = hpmg_grid_coarsenable(&gf, d);
-  if (hpmg_grid_coarsen(&gf, fl, xc, &gc)) {
+  int uni[3] = {0, 0, 0};
+  for (int d = 0; d < 3; d++) uni[d] = fl[d] && !gf.xn[d];
+  hpmg_error e = hpmg_grid_coarsen(&gf, uni, &gc);
+  for (int d = 0; d < dim && !e; d++) /* stretched: every other node */
+    if (fl[d] && gf.xn[d]) {
+      for (int64_t i = 0; i <= gf.cells[d] / 2; i++) xc[d][i] = gf.xn[d][2 * i];
+      e = hpmg_grid_with_nodes(&gc, d, gf.cells[d] / 2, xc[d], &gc);
+    }
+  if (e) {
     CHECK(0, "coarsen: %s", hpmg_last_error());
     return;
   }

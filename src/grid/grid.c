@@ -69,17 +69,14 @@ int hpmg_grid_coarsenable(const hpmg_grid *f, int d) {
   return f->bc[2 * d] != HPMG_BC_PERIODIC || f->cells[d] >= 4;
 }
 
-hpmg_error hpmg_grid_coarsen(const hpmg_grid *f, const int coarsen[3], double *const xc[3], hpmg_grid *c) {
+hpmg_error hpmg_grid_coarsen(const hpmg_grid *f, const int coarsen[3], hpmg_grid *c) {
   *c = *f;
   for (int d = 0; d < f->dim; d++) {
     if (!coarsen[d]) continue; /* the same cells: f's coordinates */
     HPMG_CHECK_ARG(hpmg_grid_coarsenable(f, d), "direction %d: %lld cells cannot be coarsened", d, (long long)f->cells[d]);
+    HPMG_CHECK_ARG(!f->xn[d], "direction %d has node coordinates: coarsen it with hpmg_grid_with_nodes", d);
     c->cells[d] = f->cells[d] / 2;
     c->h[d] = 2 * f->h[d];
-    if (f->xn[d]) {
-      for (int64_t i = 0; i <= c->cells[d]; i++) xc[d][i] = f->xn[d][2 * i];
-      c->xn[d] = xc[d];
-    }
   }
   return grid_counts(c);
 }

@@ -55,12 +55,11 @@ hpmg_error hpmg_grid_init_box(const hpmg_box *b, int k, hpmg_grid *g);
 /* 1 when direction d of f can be coarsened: an even cell count, and at
  * least 2 cells left where periodic. */
 int hpmg_grid_coarsenable(const hpmg_grid *f, int d);
-/* The next coarser level of f: direction d's cells merged in pairs where
- * coarsen[d] (hpmg_grid_coarsenable), kept otherwise; where f->xn[d] is set
- * the coarse boundaries (every other fine one) go to xc[d] (cells/2 + 1
- * values, the caller's, kept alive with c); a direction not coarsened keeps
- * f's xn[d] pointer. */
-hpmg_error hpmg_grid_coarsen(const hpmg_grid *f, const int coarsen[3], double *const xc[3], hpmg_grid *c);
+/* The next coarser level of f: direction d's uniform cells merged in pairs
+ * where coarsen[d] (hpmg_grid_coarsenable; a direction with node
+ * coordinates is refused: hpmg_grid_with_nodes), kept otherwise; a direction
+ * not coarsened keeps f's xn[d] pointer. */
+hpmg_error hpmg_grid_coarsen(const hpmg_grid *f, const int coarsen[3], hpmg_grid *c);
 /* f with direction d's cells given by the cells + 1 increasing nodes x (the
  * caller's, kept alive with c): a coarser level that merges some cells of d
  * only (partial semi-coarsening); h[d] the mean width. */

@@ -268,10 +268,9 @@ hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L
     }
     hpmg_grid c = *g;
     double *xs[3] = {NULL, NULL, NULL};
-    double *none[3] = {NULL, NULL, NULL};
     int halve[3] = {0, 0, 0};
     for (int d = 0; d < g->dim; d++) halve[d] = can[d] && !g->xn[d] && w[d] <= HPMG_QK_SEMI_RATIO * wmin;
-    if (halve[0] || halve[1] || halve[2]) e = hpmg_grid_coarsen(g, halve, none, &c);
+    if (halve[0] || halve[1] || halve[2]) e = hpmg_grid_coarsen(g, halve, &c);
     for (int d = 0; d < g->dim && !e; d++) { /* the stretched directions' merges */
       if (!g->xn[d] || !can[d]) continue;
       double ho = INFINITY; /* the narrowest other direction after this level's halving */
@@ -293,7 +292,7 @@ hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L
       int more[3] = {0, 0, 0};
       for (int d = 0; d < g->dim; d++) more[d] = can[d] && !g->xn[d] && w[d] <= HPMG_QK_SEMI_RATIO * wuni;
       if (more[0] || more[1] || more[2]) {
-        e = hpmg_grid_coarsen(g, more, none, &c);
+        e = hpmg_grid_coarsen(g, more, &c);
         for (int d = 0; d < 3; d++) hpmg_free(&xs[d]);
       }
     }
@@ -308,6 +307,14 @@ hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L
   }
   if (e) hpmg_qk_box_levels_free(L);
   return e;
+}
+
+void hpmg_qk_box_levels_take(hpmg_qk_box_levels *L, int j, hpmg_grid *g, double *xn[3]) {
+  *g = L->g[j];
+  for (int d = 0; d < 3; d++) {
+    xn[d] = L->xn[j][d];
+    L->xn[j][d] = NULL;
+  }
 }
 
 void hpmg_qk_box_levels_free(hpmg_qk_box_levels *L) {
@@ -333,11 +340,7 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
     qk_level *q = NULL;
     e = level_new(&mg->lv[i], so, &q);
     if (e) break;
-    q->g = B->g[nl - 1 - i];
-    for (int d = 0; d < 3; d++) { /* the nodes go to the level */
-      q->xn[d] = B->xn[nl - 1 - i][d];
-      B->xn[nl - 1 - i][d] = NULL;
-    }
+    hpmg_qk_box_levels_take(B, nl - 1 - i, &q->g, q->xn);
   }
   hpmg_qk_box_levels_free(B);
   hpmg_free(&B);

@@ -64,6 +64,9 @@ typedef struct {
  * outlive L's grids); hpmg_qk_box_levels_free releases the node arrays not
  * taken over (a taker sets the entry to NULL). */
 hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L);
+/* Level j's grid into g and its node arrays into xn (the caller frees them
+ * now; NULL where the level made none). */
+void hpmg_qk_box_levels_take(hpmg_qk_box_levels *L, int j, hpmg_grid *g, double *xn[3]);
 void hpmg_qk_box_levels_free(hpmg_qk_box_levels *L);
 /* Bytes hpmg_qk_host_create allocates, without allocating. */
 double hpmg_qk_host_memory(int dim, int k, int coarse, int refine, hpmg_real real, const hpmg_qk_smoother_options *so,

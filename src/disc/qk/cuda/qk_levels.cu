@@ -467,11 +467,7 @@ static hpmg_error level_grids(hpmg_cuda_solver s) {
   if (B->nl != nl) e = hpmg_error_set(HPMG_ERR_NUMERIC, "box levels: the hierarchy changed between estimate and setup");
   for (int i = nl - 1; i >= 0 && !e; i--) { /* level i = B's level nl-1-i (B: finest first) */
     qk_level *q = Q(&mg->lv[i]);
-    q->g = B->g[nl - 1 - i];
-    for (int d = 0; d < 3; d++) { /* the nodes go to the level (freed with it) */
-      q->xn[d] = B->xn[nl - 1 - i][d];
-      B->xn[nl - 1 - i][d] = NULL;
-    }
+    hpmg_qk_box_levels_take(B, nl - 1 - i, &q->g, q->xn); /* the nodes are freed with the level */
   }
   hpmg_qk_box_levels_free(B);
   free(B);
