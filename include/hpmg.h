@@ -241,8 +241,11 @@ hpmg_error hpmg_problem_error(hpmg_problem prob, const double *x, double *l2, do
  * FD: Q1 cells on the grid). A Q_k problem on a general box writes every
  * lattice node at the box's node coordinates (a periodic direction's last
  * plane repeated), the Dirichlet nodes with the boundary data of the
- * problem's last solve (without b: the built-in problem's; with b: bc[]'s);
- * a finite-difference problem on a general box is refused (HPMG_ERR_ARG). */
+ * problem's last solve (without b: the built-in problem's; with b: bc[]'s).
+ * A finite-difference box writes Q1 cells: vertex layout, its nodes (the
+ * Dirichlet ones with their data); cell layout, the cell centres and points
+ * on the non-periodic faces (Dirichlet data, or at a Neumann face the nearest
+ * centre's value plus h/2 times the flux), docs/bc.md. */
 hpmg_error hpmg_problem_write_vtu(hpmg_problem prob, const double *x, const char *path);
 
 /* ----------------------------------------------------------------- solver */

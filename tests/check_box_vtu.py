@@ -7,7 +7,12 @@ points and cells counted, cell types 70/72, offsets, every connectivity
 index in range, each cell's corner points (VTK order) at its element's
 corners and all its points inside it, and max |u - u_exact| over the points
 equal to the nodal max error the solve reported (every lattice node is a point).
-usage: check_box_vtu.py FILE DIM P CX,CY[,CZ] LX,LY[,LZ] BC MAXERR
+With "cell" after MAXERR (the finite-difference cell layout: the points are the cell
+centres and the faces of the non-periodic directions): every non-periodic direction has
+points at 0 and L, the points off the Neumann faces give the reported max error, and those
+on a Neumann face (extrapolated by h/2 times the flux) lie within NEUMANN_TOL (the
+last argument) of the exact solution.
+usage: check_box_vtu.py FILE DIM P CX,CY[,CZ] LX,LY[,LZ] BC MAXERR [cell NEUMANN_TOL]
 BC: per direction D, N or P for the min and max face, e.g. DNPP; or "unit" for the
 unit-box problems (--disc fd --refine L, the default Q_k mesh): u = prod sin(pi x_i)."""
 import math
@@ -20,6 +25,8 @@ cells = [int(c) for c in sys.argv[4].split(",")]
 box = [float(b) for b in sys.argv[5].split(",")]
 bc = sys.argv[6]
 maxerr = float(sys.argv[7])
+cell = len(sys.argv) > 8 and sys.argv[8] == "cell"
+neumann_tol = float(sys.argv[9]) if cell else 0.0
 data = open(path, "rb").read()
 head = data[: data.index(b"<AppendedData")].decode()
 np_ = int(re.search(r'NumberOfPoints="(\d+)"', head).group(1))
@@ -72,9 +79,27 @@ def exact(x):
     return v + 0.25
 
 
-worst = 0.0
+worst = worst_n = 0.0
+on_face = [[False, False] for _ in range(dim)]
 for i in range(np_):
-    worst = max(worst, abs(u[i] - exact(pts[3 * i : 3 * i + 3])))
+    x = pts[3 * i : 3 * i + 3]
+    err = abs(u[i] - exact(x))
+    neumann = False
+    for d in range(dim):
+        for s, at in enumerate((0.0, box[d])):
+            if abs(x[d] - at) <= 1e-12 * box[d]:
+                on_face[d][s] = True
+                neumann = neumann or (cell and bc[2 * d + s] == "N")
+    if neumann:
+        worst_n = max(worst_n, err)
+    else:
+        worst = max(worst, err)
+if cell:
+    for d in range(dim):
+        if bc[2 * d] != "P" and not all(on_face[d]):
+            fail.append(f"direction {d}: no points on its faces")
+    if not worst_n <= neumann_tol:
+        fail.append(f"max |u - exact| on the Neumann faces {worst_n:.6e} above {neumann_tol:.6e}")
 if not abs(worst - maxerr) <= 2e-6 * maxerr + 1e-13:  # --json prints 7 digits
     fail.append(f"max |u - exact| over the points {worst:.6e} differs from the reported nodal max error {maxerr:.6e}")
 # each cell: corners in VTK order (x fastest counter-clockwise, then z) span a box; all points inside
@@ -93,5 +118,6 @@ for c in range(nc):
         fail.append(f"cell {c}: repeated points")
 for f in fail[:10]:
     print("FAIL:", f)
-print(f"{path}: {np_} points, {nc} cells of degree {p}; max |u - exact| {worst:.3e} (reported {maxerr:.3e})")
+print(f"{path}: {np_} points, {nc} cells of degree {p}; max |u - exact| {worst:.3e} (reported {maxerr:.3e})"
+      + (f", on the Neumann faces {worst_n:.3e}" if cell else ""))
 sys.exit(1 if fail else 0)

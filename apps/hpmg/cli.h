@@ -71,9 +71,6 @@ hpmg_error hpmg_cli_solve_repeat(hpmg_solver s, double *x, int repeat, hpmg_stat
 /* library internals the command line reports (src/api) */
 int hpmg_solver_history(hpmg_solver s, const double **h);
 void hpmg_solver_set_verbose(hpmg_solver s, int verbose);
-/* HPMG_ERR_ARG where hpmg_problem_write_vtu would refuse this problem's
- * shape (an FD cell-layout box with one cell in a non-periodic direction) */
-hpmg_error hpmg_problem_vtu_check(hpmg_problem p);
 hpmg_error hpmg_problem_fd_errors(hpmg_problem p, const double *x, double *l2h, double *rms, double *maxerr);
 const char *hpmg_format_bytes(double bytes, char *buf, size_t len);
 

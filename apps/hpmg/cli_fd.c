@@ -324,11 +324,6 @@ int hpmg_cli_fd(int argc, char **argv) {
   const int general = rhs_given || po.fd_layout != HPMG_FD_VERTEX || po.lambda != 0 || po.cells[0] || po.cells[1] || po.cells[2] ||
                       box_arg || ba.bc || ba.grid || ba.grid_file;
   const int64_t n = general ? (po.cells[0] ? po.cells[0] : (int64_t)1 << po.refine) : (int64_t)1 << po.refine;
-  if (vtu && hpmg_problem_vtu_check(prob)) { /* hpmg_problem_write_vtu's rule, before solving */
-    fprintf(stderr, "hpmg: --vtu: %s\n", hpmg_last_error());
-    hpmg_problem_destroy(&prob);
-    return FD_EXIT_BAD_INPUT;
-  }
   const int64_t total = general ? hpmg_problem_num_dofs(prob)
                                 : po.dim == 2 ? (n + 1) * (n + 1) : (n + 1) * (n + 1) * (n + 1);
   /* Float FMG has no stopping test to report a shortfall: say before solving

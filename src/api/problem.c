@@ -386,8 +386,6 @@ hpmg_error hpmg_problem_fd_errors(hpmg_problem p, const double *x, double *l2h, 
   return HPMG_SUCCESS;
 }
 
-hpmg_error hpmg_problem_vtu_check(hpmg_problem p) { return p && p->fdbox ? fd_box_vtu_check(&p->box) : HPMG_SUCCESS; }
-
 hpmg_error hpmg_problem_write_vtu(hpmg_problem p, const double *x, const char *path) {
   HPMG_CHECK_ARG(p && x && path, "write_vtu: problem, solution and path must be non-NULL");
   if (p->p1) return hpmg_p1_problem_write_vtu(p->p1, x, path);

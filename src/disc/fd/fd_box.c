@@ -1154,42 +1154,86 @@ hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *
 /* A Dirichlet face's value at lattice node id (vertex layout): the
  * manufactured solution, the face's function, its values array or its
  * constant */
-static double dirichlet_node_value(const hpmg_problem_options *o, const hpmg_box *b, int manu, int fc, const int64_t id[3],
-                                   const double x[3]) {
-  if (manu) return manufactured(o, b, x).u;
-  const hpmg_bc *bc = &o->bc[fc];
-  if (bc->fn) return bc->fn(x, bc->user);
-  if (bc->values) { /* face_array_value counts from the first unknown: -1 is the node before it */
-    const int d = fc / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
-    return face_array_value(b, bc->values, da, db, id[da] - hpmg_box_first(b, da), id[db] - hpmg_box_first(b, db));
+/* The VTU lattice of direction d: vertex layout, the box's nodes; cell
+ * layout, the cell centres with the two faces of a non-periodic direction
+ * (node 0 and node c) before and after them. A periodic direction is closed by
+ * its first point again, one period on. pos[i]: the unknown of lattice point
+ * i (before hpmg_box_first), or -1 / -2 for the cell layout's min / max face. */
+typedef struct {
+  int64_t cells, nlat;
+  double *x;
+  int64_t *pos;
+} vtu_dir;
+
+static hpmg_error vtu_dir_make(const hpmg_box *b, int d, vtu_dir *v) {
+  const int64_t c = b->cells[d];
+  const int per = hpmg_box_periodic(b, d), cell = b->layout == HPMG_FD_CELL;
+  v->cells = cell && !per ? c + 1 : c;
+  v->nlat = per ? v->cells : v->cells + 1;
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(v->cells + 1), &v->x));
+  HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)(v->cells + 1), &v->pos));
+  for (int64_t i = 0; i <= v->cells; i++) {
+    if (!cell) {
+      v->x[i] = b->x[d][i];
+      v->pos[i] = per && i == c ? 0 : i;
+    } else if (per) {
+      const int64_t j = i < c ? i : 0;
+      v->x[i] = 0.5 * (b->x[d][j] + b->x[d][j + 1]) + (i < c ? 0.0 : b->len[d]);
+      v->pos[i] = j;
+    } else {
+      v->x[i] = i == 0 ? b->x[d][0] : i == c + 1 ? b->x[d][c] : 0.5 * (b->x[d][i - 1] + b->x[d][i]);
+      v->pos[i] = i == 0 ? -1 : i == c + 1 ? -2 : i - 1;
+    }
   }
-  return bc->value;
+  return HPMG_SUCCESS;
 }
 
-hpmg_error fd_box_vtu_check(const hpmg_box *b) {
-  for (int d = 0; d < b->dim; d++)
-    HPMG_CHECK_ARG(b->layout == HPMG_FD_VERTEX || hpmg_box_periodic(b, d) || b->cells[d] >= 2,
-                   "write_vtu: the cell layout needs 2 cells or more in direction %d (got %lld)", d, (long long)b->cells[d]);
-  return HPMG_SUCCESS;
+/* Face fc's data (Dirichlet value or outward flux) at the lattice point at x,
+ * whose directions da, db lie at positions pa, pb (vtu_dir.pos) */
+static double face_point_value(const hpmg_problem_options *o, const hpmg_box *b, int manu, int fc, const double x[3],
+                               int64_t pa, int64_t pb) {
+  const int d = fc / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
+  if (manu) {
+    const manu_val m = manufactured(o, b, x);
+    return b->bc[fc] == HPMG_BC_DIRICHLET ? m.u : (fc & 1) ? m.grad[d] : -m.grad[d];
+  }
+  const hpmg_bc *bc = &o->bc[fc];
+  if (bc->fn) return bc->fn(x, bc->user);
+  if (!bc->values) return bc->value;
+  if (b->layout == HPMG_FD_VERTEX) /* face_array_value counts from the first unknown */
+    return face_array_value(b, bc->values, da, db, pa - hpmg_box_first(b, da),
+                            db < b->dim ? pb - hpmg_box_first(b, db) : 0);
+  /* cell layout: the mean of the nodes around the point (a face point: its node) */
+  const int64_t sa = b->cells[da] + 1;
+  int64_t a[2], c[2] = {0, 0};
+  a[0] = pa == -1 ? 0 : pa == -2 ? b->cells[da] : pa;
+  a[1] = pa < 0 ? a[0] : pa + 1;
+  if (db < b->dim) {
+    c[0] = pb == -1 ? 0 : pb == -2 ? b->cells[db] : pb;
+    c[1] = pb < 0 ? c[0] : pb + 1;
+  }
+  double s = 0.0;
+  for (int q = 0; q < 4; q++) s += bc->values[a[q & 1] + sa * c[q >> 1]];
+  return 0.25 * s;
 }
 
 hpmg_error fd_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, const double *x, int builtin,
                             const char *path) {
-  HPMG_CALL(fd_box_vtu_check(b));
   const int cell = b->layout == HPMG_FD_CELL, manu = builtin && fd_box_rhs_manufactured(o->rhs);
   int64_t cells[3] = {1, 1, 1}, nlat[3] = {1, 1, 1}, nu[3];
   double *xl[3] = {0};
-  for (int d = 0; d < 3; d++) nu[d] = hpmg_box_n(b, d);
+  vtu_dir dir[3] = {{0}};
+  int64_t pos0 = 0; /* the one lattice point of a missing direction */
+  for (int d = 0; d < 3; d++) {
+    nu[d] = hpmg_box_n(b, d);
+    dir[d].pos = d < b->dim ? NULL : &pos0;
+  }
   hpmg_error e = HPMG_SUCCESS;
-  for (int d = 0; d < b->dim && !e; d++) { /* the lattice: the nodes, or the cell centres */
-    const int64_t c = b->cells[d];
-    const int per = hpmg_box_periodic(b, d);
-    cells[d] = cell && !per ? c - 1 : c;
-    nlat[d] = per ? c : cells[d] + 1;
-    e = hpmg_malloc(sizeof(double) * (size_t)(cells[d] + 1), &xl[d]);
-    if (e) break;
-    for (int64_t i = 0; i <= cells[d]; i++)
-      xl[d][i] = !cell ? b->x[d][i] : i < c ? 0.5 * (b->x[d][i] + b->x[d][i + 1]) : b->len[d] + 0.5 * b->x[d][1];
+  for (int d = 0; d < b->dim && !e; d++) {
+    e = vtu_dir_make(b, d, &dir[d]);
+    cells[d] = dir[d].cells;
+    nlat[d] = dir[d].nlat;
+    xl[d] = dir[d].x;
   }
   double *U = NULL;
   if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(nlat[0] * nlat[1] * nlat[2]), &U);
@@ -1199,27 +1243,46 @@ hpmg_error fd_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, co
     for (int64_t i2 = 0; i2 < nlat[2]; i2++)
       for (int64_t i1 = 0; i1 < nlat[1]; i1++)
         for (int64_t i0 = 0; i0 < nlat[0]; i0++) {
-          const int64_t id[3] = {i0, i1, i2};
+          const int64_t id[3] = {i0, i1, i2}, p[3] = {dir[0].pos[i0], dir[1].pos[b->dim > 1 ? i1 : 0],
+                                                       dir[2].pos[b->dim > 2 ? i2 : 0]};
+          const double xx[3] = {xl[0][i0], b->dim > 1 ? xl[1][i1] : 0.0, b->dim > 2 ? xl[2][i2] : 0.0};
           int64_t u[3] = {0, 0, 0};
-          int fc = -1; /* the first Dirichlet face the node lies on (vertex layout) */
+          int fc = -1, nf = 0, faces[3]; /* the first Dirichlet face the point lies on; all its faces */
           for (int d = 0; d < b->dim; d++) {
-            if (!cell && id[d] == 0 && b->bc[2 * d] == HPMG_BC_DIRICHLET && fc < 0) fc = 2 * d;
-            if (!cell && id[d] == b->cells[d] && b->bc[2 * d + 1] == HPMG_BC_DIRICHLET && fc < 0) fc = 2 * d + 1;
-            u[d] = id[d] - hpmg_box_first(b, d);
+            int f = -1;
+            if (!cell && id[d] == 0 && b->bc[2 * d] == HPMG_BC_DIRICHLET) f = 2 * d;
+            if (!cell && id[d] == b->cells[d] && b->bc[2 * d + 1] == HPMG_BC_DIRICHLET) f = 2 * d + 1;
+            if (cell && p[d] < 0) f = 2 * d + (p[d] == -2);
+            if (f >= 0) {
+              faces[nf++] = f;
+              if (fc < 0 && b->bc[f] == HPMG_BC_DIRICHLET) fc = f;
+            }
+            u[d] = cell ? (p[d] == -1 ? 0 : p[d] == -2 ? nu[d] - 1 : p[d]) : p[d] - hpmg_box_first(b, d);
           }
           double *v = &U[i0 + nlat[0] * (i1 + nlat[1] * i2)];
-          if (fc < 0) {
-            *v = x[u[0] + nu[0] * (u[1] + nu[1] * u[2])];
+          if (fc >= 0) { /* a Dirichlet face: its data */
+            const int dd = fc / 2;
+            *v = face_point_value(o, b, manu, fc, xx, p[dd == 0 ? 1 : 0], p[dd == 2 ? 1 : 2]);
+            bad += !isfinite(*v);
             continue;
           }
-          const double xx[3] = {xl[0][i0], b->dim > 1 ? xl[1][i1] : 0.0, b->dim > 2 ? xl[2][i2] : 0.0};
-          *v = dirichlet_node_value(o, b, manu, fc, id, xx);
-          bad += !isfinite(*v);
+          *v = x[u[0] + nu[0] * (u[1] + nu[1] * u[2])];
+          for (int q = 0; q < nf; q++) { /* cell layout, Neumann faces: u_face = u_centre + h/2 du/dn */
+            const int f = faces[q], dd = f / 2;
+            const int64_t c = b->cells[dd];
+            const double h = (f & 1) ? b->x[dd][c] - b->x[dd][c - 1] : b->x[dd][1] - b->x[dd][0];
+            const double g = face_point_value(o, b, manu, f, xx, p[dd == 0 ? 1 : 0], p[dd == 2 ? 1 : 2]);
+            bad += !isfinite(g);
+            *v += 0.5 * h * g;
+          }
         }
-    if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "write_vtu: %lld non-finite Dirichlet values", (long long)bad);
+    if (bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "write_vtu: %lld non-finite boundary values", (long long)bad);
   }
   if (!e) e = hpmg_vtu_write_lattice(path, b->dim, 1, cells, xl, nlat, U, "u");
-  for (int d = 0; d < 3; d++) hpmg_free(&xl[d]);
+  for (int d = 0; d < b->dim; d++) {
+    hpmg_free(&dir[d].x);
+    hpmg_free(&dir[d].pos);
+  }
   hpmg_free(&U);
   return e;
 }

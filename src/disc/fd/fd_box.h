@@ -86,17 +86,16 @@ double fd_box_exact(const hpmg_problem_options *o, const hpmg_box *b, const doub
  * spectral elements' Neumann fluxes and load on the same box). */
 void fd_box_manufactured(const hpmg_problem_options *o, const hpmg_box *b, const double x[3], double *u, double grad[3],
                          double *f);
-/* x (the unknowns) as VTK XML (docs/bc.md): one linear cell per cell of the
- * lattice of the unknowns' points, a periodic direction closed by its first
- * plane again. Vertex layout: the box's nodes, the Dirichlet faces' nodes
- * with their data (builtin: the solve had no b, so the manufactured
- * solution's; else o->bc's); cell layout: the cell centres only (2 cells or
- * more per non-periodic direction). HPMG_ERR_NUMERIC for non-finite
- * Dirichlet data, HPMG_ERR_IO naming the path. */
+/* x (the unknowns) as VTK XML (docs/bc.md): one linear cell per cell of a
+ * lattice that covers the box, a periodic direction closed by its first plane
+ * again. Vertex layout: the box's nodes, the Dirichlet faces' nodes with their
+ * data (builtin: the solve had no b, so the manufactured solution's; else
+ * o->bc's). Cell layout: the cell centres and, in a non-periodic direction,
+ * a point on each face: a Dirichlet face's data, at a Neumann face the
+ * nearest centre's value plus h/2 times the outward flux (second order).
+ * HPMG_ERR_NUMERIC for non-finite boundary data, HPMG_ERR_IO naming the path. */
 hpmg_error fd_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, const double *x, int builtin,
                             const char *path);
-/* Whether fd_box_write_vtu can write box b (HPMG_ERR_ARG with its message if not). */
-hpmg_error fd_box_vtu_check(const hpmg_box *b);
 /* W-weighted discrete L2 error sqrt(sum W e^2) and max error of x against the
  * manufactured u (singular problems: both shifted to W-mean zero). */
 hpmg_error fd_box_error(const hpmg_problem_options *o, const hpmg_box *b, const double *x, double *l2, double *mx);
