@@ -355,7 +355,8 @@ typedef struct {
   int pre, post;                 /* smoothing sweeps (default 1 and 1) */
   hpmg_cycle_kind cycle;         /* coarse-grid correction (default standard) */
   double tol;                    /* relative residual reduction (default 1e-9) */
-  int maxit;                     /* default 200 */
+  int maxit;                     /* default 200; FMG on a finite-difference box
+                                    also takes 0: the FMG pass alone */
   int threads;                   /* OpenMP threads, 0 = runtime default */
   hpmg_precision precision;      /* default double */
   hpmg_device device;            /* default CPU */
@@ -368,7 +369,8 @@ typedef struct {
   double sor;                    /* over-relaxation weight of RBGS and MCGS in (0,2);
                                     0 (default): 1, but 1.3 for FMG in 3D with cubic
                                     interpolation and MCGS (docs/fd.md) */
-  hpmg_fmg_interp fmg_interp;    /* FMG's interpolation (default cubic) */
+  hpmg_fmg_interp fmg_interp;    /* FMG's interpolation (default cubic; on an FD box
+                                    cubic Lagrange on the stretched nodes, docs/bc.md) */
   int split;                     /* device CUDA: the finest `split` levels on the GPU,
                                     the coarser ones on the CPU (0..refine), or
                                     HPMG_SPLIT_AUTO (default) */

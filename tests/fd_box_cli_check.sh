@@ -86,6 +86,11 @@ for args in "--cells 45,39 --bc x=periodic,y=periodic --grid y=tanh:2.5 cg" \
   if [ "$got" = "$want" ]; then echo "ok: default solver $got: ${args% *}"
   else echo "FAIL: default solver of ${args% *}: $got, expected $want (converged)"; fail=1; fi
 done
+# --maxit 0: the FMG pass alone (reported as not converged), on a general box with fmg only
+expect 1 --cells 24,20 --bc x=periodic --grid y=tanh:2 --solver fmg --maxit 0 --tol 1e-14
+expect 1 --cells 24,20 --bc x=periodic --solver fmg --fmg-interp linear --maxit 0 --tol 1e-14
+expect 2 --cells 24,20 --bc x=periodic --solver cg --maxit 0
+expect 2 --refine 4 --solver fmg --maxit 0
 # the direct solver (fd_direct.h) on boxes with at most one non-uniform direction
 expect 0 --dim 3 --cells 12,9,10 --box 6.28,2,3.14 --bc x=periodic,y=neumann,z=periodic --grid y=tanh:2 --solver fft
 expect 2 --cells 16 --grid x=tanh:1,y=tanh:1 --solver fft

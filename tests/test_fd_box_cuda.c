@@ -4,7 +4,8 @@
  *    sweep (forward, backward, weight 1.3), one zebra line GS sweep along each
  *    direction (cyclic along a periodic one; forward, backward), the mean removal;
  *  solve: fd_box_solver on the GPU (every level but the coarsest there, and
- *    with the default split) against the CPU: CG, V-cycle iteration and FMG to
+ *    with the default split) against the CPU: CG, V-cycle iteration and FMG (cubic
+ *    FMG interpolation) to
  *    1e-10 (or stagnating alike), the same iteration count, residual histories equal to 1e-8 of the
  *    initial residual, solutions equal to 1e-10 relative;
  * over every BC kind per face in 2D and 3D (Dirichlet, Neumann, periodic,
@@ -198,7 +199,7 @@ static int solve_case(const bc_case *c, int lay, int sp, int cells, hpmg_solver_
   hpmg_error err[2];
   for (int dev = 0; dev < 2; dev++) {
     fd_box_config cfg = {.solver = solver, .tol = 1e-10, .maxit = 300, .pre = 2, .post = 2, .sor = 1, .line = -1,
-                         .project_rhs = 1, .device = dev, .gpu_min = gpu_min};
+                         .project_rhs = 1, .device = dev, .gpu_min = gpu_min, .fmg_cubic = 1};
     if (solver == HPMG_SOLVER_CG) cfg.pre = cfg.post = 1;
     fd_box_solver s;
     CHECK_OK(fd_box_solver_create(&b, po.lambda, &cfg, &s));

@@ -54,7 +54,8 @@ static void usage(FILE *f) {
           "  --fmg-interp I          FMG's interpolation to each new level: cubic (fourth order) |\n"
           "                          linear (the cycle's prolongation, as in paper 002) [cubic]\n"
           "  --tol T                 relative residual reduction, 0 < T < 1 [1e-6]\n"
-          "  --maxit N               iteration limit, 1..1000000 [100]\n"
+          "  --maxit N               iteration limit, 1..1000000; on a general box 0 with fmg:\n"
+          "                          the FMG pass alone, no further cycle [100]\n"
           "  --threads N             OpenMP threads, 0 = runtime default [0]\n"
           "  --precision P           double | float [double]\n"
           "  --device D              cpu | cuda [cpu]\n"
@@ -201,7 +202,7 @@ int hpmg_cli_fd(int argc, char **argv) {
       if (!parse_double(a, 0, 1, &so.tol)) return bad("--tol", a, "a number in (0,1)");
       break;
     case O_MAXIT:
-      if (!parse_int(a, 1, 1000000, &so.maxit)) return bad("--maxit", a, "1..1000000");
+      if (!parse_int(a, 0, 1000000, &so.maxit)) return bad("--maxit", a, "0..1000000");
       break;
     case O_THREADS:
       if (!parse_int(a, 0, 4096, &so.threads)) return bad("--threads", a, "0..4096");
@@ -380,7 +381,7 @@ int hpmg_cli_fd(int argc, char **argv) {
       else if (so.sor != 1) printf(" SOR %g", so.sor);
       printf(", V(%d,%d)", so.pre, so.post);
       if (so.solver == HPMG_SOLVER_FMG)
-        printf(", %s FMG interpolation", general ? "linear" : hpmg_cli_fmg_interps[so.fmg_interp]);
+        printf(", %s FMG interpolation", hpmg_cli_fmg_interps[so.fmg_interp]);
       printf(")");
     }
     printf(", %s, %s", cuda ? "cuda" : "cpu", hpmg_cli_precisions[so.precision]);

@@ -198,8 +198,12 @@ static hpmg_error box_config_from(const hpmg_problem_options *po, const hpmg_box
   HPMG_CHECK_ARG(c->solver != HPMG_SOLVER_CG || c->pre == c->post,
                  "CG needs a symmetric V-cycle: use --pre equal to --post (got %d/%d)", c->pre, c->post);
   HPMG_CHECK_ARG(so->tol > 0 && so->tol < 1, "fd: tol must be in (0,1) (got %g)", so->tol);
-  HPMG_CHECK_ARG(so->maxit >= 1 && so->maxit <= 1000000, "fd: maxit must be in 1..1000000 (got %d)", so->maxit);
+  HPMG_CHECK_ARG(so->maxit >= (c->solver == HPMG_SOLVER_FMG ? 0 : 1) && so->maxit <= 1000000,
+                 "fd: maxit must be in 1..1000000, or 0 with fmg (the FMG pass alone; got %d)", so->maxit);
   HPMG_CHECK_ARG(so->threads >= 0 && so->threads <= 4096, "fd: threads must be in 0..4096 (got %d)", so->threads);
+  HPMG_CHECK_ARG(so->fmg_interp == HPMG_FMG_INTERP_CUBIC || so->fmg_interp == HPMG_FMG_INTERP_LINEAR,
+                 "fd: unknown FMG interpolation %d", (int)so->fmg_interp);
+  c->fmg_cubic = so->fmg_interp == HPMG_FMG_INTERP_CUBIC;
   c->tol = so->tol;
   c->maxit = so->maxit;
   c->threads = so->threads;

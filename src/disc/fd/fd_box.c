@@ -370,6 +370,8 @@ typedef struct {
   /* from the next coarser level to this one, per direction (coarsened[d]) */
   int coarsened[3];
   fdb_csr P[3], R[3];
+  fdb_csr Pc[3];         /* FMG's cubic interpolation (fmg_cubic) */
+  int fmg_cubic;
   int64_t nc[3];         /* the coarser level's unknowns per direction */
   double *t1, *t2, *scratch;
   /* coarsest: Cholesky factor of A (+ the null space's rank-one term) */
@@ -383,7 +385,7 @@ typedef struct {
   int dev;
   const hpmg_backend *be;
   fdb_geom dg;
-  fdb_csr dP[3], dR[3];
+  fdb_csr dP[3], dR[3], dPc[3];
   double *red, *cp;
 } fdb_level;
 
@@ -513,6 +515,73 @@ static hpmg_error build_p(const double *x, int64_t cells, const double *X, int64
   return e;
 }
 
+/* the CSR of the rows given as (column, value) lists of nr entries each */
+static hpmg_error csr_of_rows(int64_t rows, int64_t cols, int nr, const int64_t *c, const double *v, fdb_csr *M) {
+  memset(M, 0, sizeof *M);
+  M->rows = rows;
+  M->cols = cols;
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < rows * nr; i++) nnz += c[i] >= 0;
+  HPMG_CALL(hpmg_calloc(sizeof(int64_t) * (size_t)(rows + 1), &M->ptr));
+  HPMG_CALL(hpmg_calloc(sizeof(int64_t) * (size_t)(nnz + 1), &M->col));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)(nnz + 1), &M->val));
+  int64_t q = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    M->ptr[i] = q;
+    for (int r = 0; r < nr; r++)
+      if (c[i * nr + r] >= 0) {
+        M->col[q] = c[i * nr + r];
+        M->val[q++] = v[i * nr + r];
+      }
+  }
+  M->ptr[rows] = q;
+  return HPMG_SUCCESS;
+}
+
+hpmg_error fd_box_fmg_interp_1d(const double *x, int64_t cells, const double *X, int64_t nc, hpmg_bc_kind lo,
+                                hpmg_bc_kind hi, hpmg_fd_layout lay, fdb_csr *Pc) {
+  const int64_t nf = n_of(lay, cells, lo, hi), ncu = n_of(lay, nc, lo, hi);
+  const int per = lo == HPMG_BC_PERIODIC;
+  HPMG_CHECK_ARG(ncu >= 4, "fd box: cubic interpolation needs 4 coarse unknowns (got %lld)", (long long)ncu);
+  const double L = x[cells];
+  double *pf = NULL, *pc = NULL, *val = NULL;
+  int64_t *col = NULL;
+  hpmg_error e = hpmg_malloc(sizeof(double) * (size_t)nf, &pf);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)ncu, &pc);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)nf * 4, &val);
+  if (!e) e = hpmg_malloc(sizeof(int64_t) * (size_t)nf * 4, &col);
+  if (!e) {
+    points_1d(x, cells, lo, hi, lay, pf);
+    points_1d(X, nc, lo, hi, lay, pc);
+    int64_t J = -1; /* the last coarse unknown at or before pf[i] (-1: none) */
+    for (int64_t i = 0; i < nf; i++) {
+      while (J + 1 < ncu && pc[J + 1] <= pf[i]) J++;
+      int64_t s0 = J - 1;
+      if (!per) s0 = s0 < 0 ? 0 : s0 > ncu - 4 ? ncu - 4 : s0;
+      double xs[4];
+      int64_t cs[4];
+      for (int m = 0; m < 4; m++) { /* a periodic index wraps, its position shifted by a period */
+        const int64_t t = s0 + m, w = ((t % ncu) + ncu) % ncu;
+        cs[m] = w;
+        xs[m] = pc[w] + L * (double)((t - w) / ncu);
+      }
+      for (int m = 0; m < 4; m++) {
+        double l = 1.0;
+        for (int k = 0; k < 4; k++)
+          if (k != m) l *= (pf[i] - xs[k]) / (xs[m] - xs[k]);
+        col[4 * i + m] = l != 0.0 ? cs[m] : -1; /* at a coarse point: that point alone */
+        val[4 * i + m] = l;
+      }
+    }
+    e = csr_of_rows(nf, ncu, 4, col, val, Pc);
+  }
+  hpmg_free(&pf);
+  hpmg_free(&pc);
+  hpmg_free(&val);
+  hpmg_free(&col);
+  return e;
+}
+
 static void dcsr_free(const hpmg_backend *be, fdb_csr *m) {
   be->free((void **)&m->ptr);
   be->free((void **)&m->col);
@@ -566,12 +635,14 @@ static void level_free(fdb_level *q) {
     hpmg_free(&q->x[d]);
     csr_free(&q->P[d]);
     csr_free(&q->R[d]);
+    csr_free(&q->Pc[d]);
   }
   if (q->dev) {
     fd_box_geom_device_free(q->be, &q->dg);
     for (int d = 0; d < 3; d++) {
       dcsr_free(q->be, &q->dP[d]);
       dcsr_free(q->be, &q->dR[d]);
+      dcsr_free(q->be, &q->dPc[d]);
     }
     q->be->free((void **)&q->t1);
     q->be->free((void **)&q->t2);
@@ -627,8 +698,11 @@ static void tensor_tmp(const fdb_level *q, int64_t *m1, int64_t *m2) {
   }
 }
 
-/* y (+)= M_d ... x over the coarsened directions, one at a time (M = R or P) */
-static hpmg_error tensor(fdb_level *q, int restrict_, const double *x, double *y, int add) {
+/* y (+)= M_d ... x over the coarsened directions, one at a time (M = R, P,
+ * or FMG's Pc: which = TR_RESTRICT, TR_PROLONG, TR_FMG) */
+enum { TR_PROLONG = 0, TR_RESTRICT = 1, TR_FMG = 2 };
+static hpmg_error tensor(fdb_level *q, int which, const double *x, double *y, int add) {
+  const int restrict_ = which == TR_RESTRICT;
   int64_t dims[3];
   for (int d = 0; d < 3; d++) dims[d] = restrict_ ? q->g.n[d] : q->nc[d];
   int last = -1;
@@ -638,9 +712,10 @@ static hpmg_error tensor(fdb_level *q, int restrict_, const double *x, double *y
   int flip = 0;
   for (int d = 0; d < 3; d++) {
     if (!q->coarsened[d]) continue;
-    const fdb_csr *M = restrict_ ? &q->R[d] : &q->P[d];
+    const fdb_csr *M = which == TR_RESTRICT ? &q->R[d] : which == TR_FMG ? &q->Pc[d] : &q->P[d];
+    const fdb_csr *dM = which == TR_RESTRICT ? &q->dR[d] : which == TR_FMG ? &q->dPc[d] : &q->dP[d];
     double *dst = d == last ? y : (flip ? q->t2 : q->t1);
-    if (q->dev) HPMG_CALL(fdb_cuda_apply1d(d, dims, restrict_ ? &q->dR[d] : &q->dP[d], src, dst, d == last ? add : 0));
+    if (q->dev) HPMG_CALL(fdb_cuda_apply1d(d, dims, dM, src, dst, d == last ? add : 0));
     else q->k->apply1d(d, dims, M, src, dst, d == last ? add : 0);
     dims[d] = M->rows;
     src = dst;
@@ -650,11 +725,18 @@ static hpmg_error tensor(fdb_level *q, int restrict_, const double *x, double *y
 }
 
 static hpmg_error s_restrict(hpmg_level *L, const hpmg_vec *fine, hpmg_vec *coarse) {
-  return tensor(FQ(L), 1, fine->data, coarse->data, 0);
+  return tensor(FQ(L), TR_RESTRICT, fine->data, coarse->data, 0);
 }
 
 static hpmg_error s_prolong(hpmg_level *L, const hpmg_vec *xc, int add) {
-  return tensor(FQ(L), 0, xc->data, L->x.data, add);
+  return tensor(FQ(L), TR_PROLONG, xc->data, L->x.data, add);
+}
+
+/* FMG's step to this level: the coarse solution interpolated (cubic where the
+ * level has it, else linear) */
+static hpmg_error s_fmg_interp(hpmg_level *L, const hpmg_vec *xc) {
+  fdb_level *q = FQ(L);
+  return tensor(q, q->fmg_cubic ? TR_FMG : TR_PROLONG, xc->data, L->x.data, 0);
 }
 
 static hpmg_error s_coarse_solve(hpmg_level *L) {
@@ -700,6 +782,7 @@ static const hpmg_level_ops fdb_slots = {.smooth = s_smooth,
                                          .residual = s_residual,
                                          .restrict_to = s_restrict,
                                          .prolong = s_prolong,
+                                         .fmg_interp = s_fmg_interp,
                                          .coarse_solve = s_coarse_solve};
 
 /* ------------------------------------------------------------- solver */
@@ -960,6 +1043,13 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
         e = build_p(q->x[d], q->cells[d], qc->x[d], qc->cells[d], b->bc[2 * d], b->bc[2 * d + 1], b->layout, &q->P[d],
                     &q->R[d]);
     }
+    /* cubic FMG interpolation where every coarsened direction has 4 coarse unknowns */
+    q->fmg_cubic = c->fmg_cubic;
+    for (int d = 0; d < b->dim; d++) q->fmg_cubic &= !q->coarsened[d] || qc->g.n[d] >= 4;
+    for (int d = 0; d < b->dim && !e && q->fmg_cubic; d++)
+      if (q->coarsened[d])
+        e = fd_box_fmg_interp_1d(q->x[d], q->cells[d], qc->x[d], qc->cells[d], b->bc[2 * d], b->bc[2 * d + 1], b->layout,
+                                 &q->Pc[d]);
     if (q->dev) {
       int64_t m1, m2;
       tensor_tmp(q, &m1, &m2);
@@ -969,6 +1059,7 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
         if (q->coarsened[d]) {
           e = dcsr_copy(q->be, &q->P[d], &q->dP[d]);
           if (!e) e = dcsr_copy(q->be, &q->R[d], &q->dR[d]);
+          if (!e && q->fmg_cubic) e = dcsr_copy(q->be, &q->Pc[d], &q->dPc[d]);
         }
     } else {
       if (!e) e = hpmg_malloc(sizeof(double) * (size_t)q->g.N, &q->t1);

@@ -111,11 +111,22 @@ typedef struct {
   int project_rhs;
   int device;              /* 0: CPU; 1: CUDA (levels of gpu_min unknowns or more on the GPU) */
   int64_t gpu_min;         /* 0: FDB_GPU_MIN */
+  int fmg_cubic;           /* FMG's interpolation to a new level: 1 cubic, 0 linear (the prolongation) */
 } fd_box_config;
 
 /* device 1: a level of fewer unknowns runs on the host (kernel launches cost
  * more than the work there); the finest level is always on the GPU */
 #define FDB_GPU_MIN 32768
+
+/* FMG's cubic interpolation in one direction: from the coarse unknowns
+ * (nodes X, nc cells) to the fine ones (nodes x, cells), per fine unknown the
+ * Lagrange weights of the 4 coarse unknowns around it (fewer where it sits on
+ * one); a periodic direction wraps, a non-periodic end takes the 4 nearest,
+ * so next to a face it extrapolates from the unknowns (a Dirichlet value is
+ * not one). HPMG_ERR_ARG for fewer than 4 coarse unknowns. Exact for cubic
+ * polynomials (non-periodic), 4th order for smooth periodic functions. */
+hpmg_error fd_box_fmg_interp_1d(const double *x, int64_t cells, const double *X, int64_t nc, hpmg_bc_kind lo,
+                                hpmg_bc_kind hi, hpmg_fd_layout lay, fdb_csr *Pc);
 
 typedef struct fd_box_solver_s *fd_box_solver;
 hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_config *c, fd_box_solver *s);
