@@ -377,6 +377,65 @@ static int mode_lines(void) {
           hpmg_box_destroy(&b);
         }
   printf("cyclic line solves: worst residual after one sweep %.3g of r0\n", worst);
+  /* fd_box_line_table: the coefficients where every line has the same ones (the
+   * channel's lines along y; uniform Dirichlet x in the vertex layout too), none
+   * where they differ (Neumann ends' half widths, stretched x, cyclic lines); its recursion solves the
+   * line's tridiagonal system (checked against the operator's line entries) */
+  {
+    static const struct {
+      hpmg_bc_kind bc[6];
+      int stretch_x, dl, want;
+    } tc[] = {{{P, P, N, N, P, P}, 0, 1, 1}, {{P, P, D, N, P, P}, 0, 1, 1}, {{D, D, N, N, P, P}, 0, 1, 1},
+              {{N, N, N, N, P, P}, 0, 1, 0}, {{P, P, N, N, P, P}, 1, 1, 0}, {{P, P, N, N, P, P}, 0, 0, 0},
+              {{P, P, P, P, P, P}, 0, 1, 0}};
+    for (size_t c = 0; c < sizeof tc / sizeof *tc; c++) {
+      hpmg_problem_options po;
+      hpmg_problem_options_default(&po);
+      po.disc = HPMG_DISC_FD;
+      po.dim = 3;
+      po.lambda = 0.4;
+      po.cells[0] = 6;
+      po.cells[1] = 11;
+      po.cells[2] = 4;
+      set_bc(&po, tc[c].bc);
+      po.spacing[1] = (hpmg_spacing){HPMG_SPACING_TANH, 2.5, NULL};
+      if (tc[c].stretch_x) po.spacing[0] = (hpmg_spacing){HPMG_SPACING_TANH, 1.5, NULL};
+      hpmg_box b;
+      CHECK_OK(hpmg_box_init(&po, &b));
+      fdb_geom g;
+      CHECK_OK(fd_box_geom(&b, po.lambda, &g));
+      int per[3];
+      for (int d = 0; d < 3; d++) per[d] = hpmg_box_periodic(&b, d);
+      const int dl = tc[c].dl;
+      const int64_t m = g.n[dl];
+      double *tab = malloc(sizeof(double) * (size_t)(3 * m)), *r = malloc(sizeof(double) * (size_t)(3 * m));
+      double *y = r + m, *dp = y + m;
+      const int got = fd_box_line_table(&g, per, dl, tab);
+      CHECK(got == tc[c].want, "line table case %zu: %d, expected %d", c, got, tc[c].want);
+      if (got) { /* T y = r with T the operator's entries on the line through (0, ., 0) */
+        for (int64_t t = 0; t < m; t++) r[t] = check_rand();
+        double pd = 0;
+        for (int64_t t = 0; t < m; t++) dp[t] = pd = (r[t] - tab[m + t] * pd) * tab[2 * m + t];
+        y[m - 1] = dp[m - 1];
+        for (int64_t t = m - 2; t >= 0; t--) y[t] = dp[t] - tab[t] * y[t + 1];
+        const int64_t nn = g.n[0] * g.n[1] * g.n[2]; /* g.N: N is a macro here */
+        double *e = calloc((size_t)nn * 2, sizeof(double)), *Ae = e + nn, worst_t = 0, sc = 0;
+        const fdb_kernels *kk = hpmg_fdb_kernels_select();
+        for (int64_t u = 0; u < m; u++) e[u * g.n[0]] = y[u]; /* y on the line through (0, ., 0) */
+        kk->apply(&g, e, NULL, Ae);
+        for (int64_t t = 0; t < m; t++) {
+          worst_t = fmax(worst_t, fabs(Ae[t * g.n[0]] - r[t]));
+          sc = fmax(sc, fabs(r[t]));
+        }
+        CHECK(worst_t <= 1e-12 * sc, "line table case %zu: |T y - r| %.3g", c, worst_t);
+        free(e);
+      }
+      free(tab);
+      free(r);
+      fd_box_geom_free(&g);
+      hpmg_box_destroy(&b);
+    }
+  }
   /* the multigrid on periodic boxes stretched along a periodic direction */
   static const struct {
     int dim;

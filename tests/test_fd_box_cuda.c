@@ -84,6 +84,7 @@ static double maxdiff(const double *a, const double *b, int64_t n, double *scale
 }
 
 static double worst_kernel = 0;
+static int tabled_sweeps = 0; /* line sweeps also run from fd_box_line_table's coefficients */
 
 /* GPU result y (device) against the CPU's yc: max |diff| <= 1e-13 max |yc| */
 static void cmp(const char *what, const char *label, const double *yd, const double *yc, int64_t n) {
@@ -137,16 +138,33 @@ static int kernels_case(const bc_case *c, int lay, int sp, int cells) {
     CHECK_OK(fdb_cuda_gs_sweep(&dg, per, 1.3, bw, dx, db));
   }
   cmp("point GS", label, dx, xc, n);
-  /* line GS along each direction (cyclic lines along a periodic one), forward then backward */
+  /* line GS along each direction (cyclic lines along a periodic one), forward then backward;
+   * where the lines' coefficients are alike also from fd_box_line_table's table */
   for (int dl = 0; dl < b.dim; dl++) {
     double *scr = malloc(sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]) * 256);
+    double *tab = malloc(sizeof(double) * (size_t)(3 * g.n[dl])), *dtab = NULL;
+    const int tabled = fd_box_line_table(&g, per, dl, tab);
+    if (tabled) dtab = dev_from(tab, 3 * g.n[dl]);
+    double *x0 = malloc(sizeof(double) * (size_t)n), *dx2 = NULL;
+    CHECK(be->to_host(dx, x0, sizeof(double) * (size_t)n) == HPMG_SUCCESS, "to_host: %s", hpmg_last_error());
+    if (tabled) dx2 = dev_from(x0, n);
     for (int bw = 0; bw < 2; bw++) {
       k->line_sweep(&g, per, dl, bw, xc, rhs, scr);
-      CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, bw, dx, db, dcp, dy));
+      CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, bw, dx, db, NULL, dcp, dy));
+      if (tabled) CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, bw, dx2, db, dtab, dcp, dy));
     }
-    char what[32];
+    char what[48];
     snprintf(what, sizeof what, "line GS along %c", "xyz"[dl]);
     cmp(what, label, dx, xc, n);
+    if (tabled) {
+      snprintf(what, sizeof what, "line GS along %c (tabled)", "xyz"[dl]);
+      cmp(what, label, dx2, xc, n);
+      tabled_sweeps++;
+      be->free((void **)&dx2);
+      be->free((void **)&dtab);
+    }
+    free(x0);
+    free(tab);
     free(scr);
   }
   /* mean removal */
@@ -173,7 +191,9 @@ static int mode_kernels(void) {
     for (int lay = 0; lay < 2; lay++)
       for (int sp = 0; sp < 3; sp++)
         for (int cells = 0; cells < 3; cells++) kernels_case(&cases[c], lay, sp, cells);
-  printf("kernels: worst GPU/CPU relative difference %.3g\n", worst_kernel);
+  printf("kernels: worst GPU/CPU relative difference %.3g (%d line sweeps also from the coefficient table)\n",
+         worst_kernel, tabled_sweeps);
+  CHECK(tabled_sweeps > 0, "no case ran the tabled line sweep");
   return check_report();
 }
 

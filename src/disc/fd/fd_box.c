@@ -125,6 +125,36 @@ static hpmg_error geom_build(int dim, double *const x[3], const int64_t cells[3]
   return HPMG_SUCCESS;
 }
 
+int fd_box_line_table(const fdb_geom *g, const int per[3], int dl, double *tab) {
+  const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2;
+  if (per[dl] && g->n[dl] >= 2) return 0; /* cyclic lines: Sherman-Morrison per line */
+  const int oth[2] = {da, db};
+  for (int q = 0; q < 2; q++) {
+    const int d = oth[q];
+    for (int64_t i = 1; i < g->n[d]; i++) /* equal up to the rounding of the node coordinates' differences */
+      if (fabs(g->w[d][i] - g->w[d][0]) > 1e-12 * fabs(g->w[d][0]) ||
+          fabs(g->kd[d][i] - g->kd[d][0]) > 1e-12 * fabs(g->kd[d][0]))
+        return 0;
+  }
+  const int64_t m = g->n[dl];
+  const double wo = g->w[da][0] * g->w[db][0];
+  int64_t idx[3] = {0, 0, 0};
+  double pc = 0;
+  for (int64_t t = 0; t < m; t++) { /* the GPU sweep's recursion (cuda/fd_box.cu, k_line) */
+    idx[dl] = t;
+    const double wy = g->w[1][idx[1]], wz = g->w[2][idx[2]];
+    const double c0 = wy * wz, c1 = wz * g->kd[1][idx[1]] + wy * g->kd[2][idx[2]] + g->lambda * wy * wz;
+    const double dg = c0 * g->kd[0][idx[0]] + g->w[0][idx[0]] * c1;
+    const double lw = t > 0 ? -g->klo[dl][t] * wo : 0.0, h = t < m - 1 ? -g->khi[dl][t] * wo : 0.0;
+    const double den = dg - lw * pc;
+    pc = h / den;
+    tab[t] = pc;
+    tab[m + t] = lw;
+    tab[2 * m + t] = 1.0 / den;
+  }
+  return 1;
+}
+
 hpmg_error fd_box_geom(const hpmg_box *b, double lambda, fdb_geom *g) {
   return geom_build(b->dim, b->x, b->cells, b->bc, b->layout, lambda, g);
 }
@@ -387,6 +417,7 @@ typedef struct {
   fdb_geom dg;
   fdb_csr dP[3], dR[3], dPc[3];
   double *red, *cp;
+  double *ltab; /* fd_box_line_table's coefficients (device), NULL where the lines differ */
 } fdb_level;
 
 static void csr_free(fdb_csr *m) {
@@ -647,6 +678,7 @@ static void level_free(fdb_level *q) {
     q->be->free((void **)&q->t1);
     q->be->free((void **)&q->t2);
     q->be->free((void **)&q->red);
+    q->be->free((void **)&q->ltab);
   }
   hpmg_free(&q->t1);
   hpmg_free(&q->t2);
@@ -661,7 +693,8 @@ static hpmg_error s_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
   if (x_is_zero) HPMG_CALL(hpmg_v_zero(&L->x));
   for (int s = 0; s < sweeps; s++) {
     if (q->dev) { /* the line recursion's scratch: cp, and the level's r (free while smoothing) */
-      if (q->line >= 0) HPMG_CALL(fdb_cuda_line_sweep(&q->dg, q->per, q->line, post, L->x.data, L->b.data, q->cp, L->r.data));
+      if (q->line >= 0)
+        HPMG_CALL(fdb_cuda_line_sweep(&q->dg, q->per, q->line, post, L->x.data, L->b.data, q->ltab, q->cp, L->r.data));
       else HPMG_CALL(fdb_cuda_gs_sweep(&q->dg, q->per, q->omega, post, L->x.data, L->b.data));
     } else if (q->line >= 0) q->k->line_sweep(&q->g, q->per, q->line, post, L->x.data, L->b.data, q->scratch);
     else q->k->gs_sweep(&q->g, q->per, q->omega, post, L->x.data, L->b.data);
@@ -1072,6 +1105,13 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
     q->cp = s->dcp;
     e = fd_box_geom_to_device(&q->g, q->be, &q->dg);
     if (!e) e = q->be->alloc(sizeof(double) * (size_t)fdb_cuda_red_len(&q->g), (void **)&q->red);
+    if (!e && q->line >= 0) { /* lines alike (a channel's uniform periodic x, z): one set of coefficients */
+      const int64_t m = q->g.n[q->line];
+      double *tab = NULL;
+      e = hpmg_malloc(sizeof(double) * (size_t)(3 * m), &tab);
+      if (!e && fd_box_line_table(&q->g, q->per, q->line, tab)) e = dev_copy(q->be, tab, sizeof(double) * (size_t)(3 * m), (void **)&q->ltab);
+      hpmg_free(&tab);
+    }
   }
   if (!e) {
     s->lev[0].singular = s->singular;

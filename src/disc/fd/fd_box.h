@@ -118,6 +118,16 @@ typedef struct {
  * more than the work there); the finest level is always on the GPU */
 #define FDB_GPU_MIN 32768
 
+/* The line recursion's coefficients along dl where they are the same for
+ * every line (w and kd of the two other directions equal at every index to
+ * 1e-12 relative, the rounding of uniform nodes' differences, as
+ * in a channel's uniform periodic x and z; dl not periodic): tab[t] the
+ * eliminated upper diagonal, tab[m + t] the lower diagonal, tab[2m + t] one
+ * over the pivot, t < m = g->n[dl]. Returns 0 (tab untouched) where they
+ * differ between lines. The GPU line sweep reads them instead of streaming
+ * the upper diagonal per line. */
+int fd_box_line_table(const fdb_geom *g, const int per[3], int dl, double *tab);
+
 /* FMG's cubic interpolation in one direction: from the coarse unknowns
  * (nodes X, nc cells) to the fine ones (nodes x, cells), per fine unknown the
  * Lagrange weights of the 4 coarse unknowns around it (fewer where it sits on

@@ -22,9 +22,10 @@ hpmg_error fdb_cuda_residual_norm(const fdb_geom *g, const double *x, const doub
 hpmg_error fdb_cuda_gs_sweep(const fdb_geom *g, const int per[3], double omega, int backward, double *x, const double *b);
 /* one zebra line GS sweep along dl (fdb_kernels.line_sweep); cp, dp: device
  * vectors of the level's length (the recursion's scratch), cp twice that
- * along a periodic dl (fdb_cuda_line_cp_len) */
+ * along a periodic dl (fdb_cuda_line_cp_len); tab: NULL, or (device) the
+ * coefficients of fd_box_line_table, the same for every line (cp unused) */
 hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
-                               double *cp, double *dp);
+                               const double *tab, double *cp, double *dp);
 static inline int64_t fdb_cuda_line_cp_len(int64_t n, int periodic) { return periodic ? 2 * n : n; }
 /* y (+)= M x along direction d (fdb_kernels.apply1d) */
 hpmg_error fdb_cuda_apply1d(int d, const int64_t nin[3], const fdb_csr *M, const double *x, double *y, int add);

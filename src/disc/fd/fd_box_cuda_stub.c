@@ -17,8 +17,8 @@ hpmg_error fdb_cuda_gs_sweep(const fdb_geom *g, const int per[3], double omega, 
   (void)g; (void)per; (void)omega; (void)backward; (void)x; (void)b; return no_cuda();
 }
 hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
-                               double *cp, double *dp) {
-  (void)g; (void)per; (void)dl; (void)backward; (void)x; (void)b; (void)cp; (void)dp; return no_cuda();
+                               const double *tab, double *cp, double *dp) {
+  (void)g; (void)per; (void)dl; (void)backward; (void)x; (void)b; (void)tab; (void)cp; (void)dp; return no_cuda();
 }
 hpmg_error fdb_cuda_apply1d(int d, const int64_t nin[3], const fdb_csr *M, const double *x, double *y, int add) {
   (void)d; (void)nin; (void)M; (void)x; (void)y; (void)add; return no_cuda();

@@ -20,7 +20,11 @@
  * dp in the colour's compact layout (entry t of the colour's line l at
  * t * lines + l), so consecutive threads write and read consecutive
  * addresses there at every step (laid out like the grid, a colour's entries
- * sit at stride 2 and each write fills half a memory sector). x and b are
+ * sit at stride 2 and each write fills half a memory sector). Where every
+ * line has the same coefficients (fd_box_line_table: the other directions'
+ * w and kd the same at every index, a non-periodic line) the upper diagonal,
+ * lower diagonal and inverse pivots come from that table of 3 m entries
+ * (cached) and only dp is streamed. x and b are
  * read at the colour's points: stride 2 along x for lines along y or z;
  * lines along x run the same kernel with consecutive threads on every other
  * y line (the smoother of a grid stretched in x, which the channel does not
@@ -169,7 +173,8 @@ __global__ void k_gs(Geom g, Col cx, Col cy, Col cz, double omega, double *__res
  * fd_box_kernels.c, the second right-hand side's recursion in dz = cp +
  * lines * m (the same layout). */
 __global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, int cyc, double *__restrict__ x,
-                       const double *__restrict__ b, double *__restrict__ cp, double *__restrict__ dp) {
+                       const double *__restrict__ b, const double *__restrict__ tab, double *__restrict__ cp,
+                       double *__restrict__ dp) {
   const int64_t ta = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tb = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
   if (ta >= ca.count || tb >= cb.count) return;
   const int64_t ia = ca.first + ca.step * ta, ib = cb.first + cb.step * tb;
@@ -184,6 +189,22 @@ __global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, int cyc, 
   int64_t idx[3];
   idx[da] = ia;
   idx[db] = ib;
+  if (tab) { /* the same coefficients on every line (never cyclic) */
+    double pd = 0;
+    for (int64_t t = 0; t < m; t++) {
+      idx[dl] = t;
+      const double r = b[base + t * s] - ax_at(g, x, idx[0], idx[1], idx[2]);
+      pd = (r - tab[m + t] * pd) * tab[2 * m + t];
+      dp[t * nl + l] = pd;
+    }
+    double d = pd;
+    x[base + (m - 1) * s] += d;
+    for (int64_t t = m - 2; t >= 0; t--) {
+      d = dp[t * nl + l] - tab[t] * d;
+      x[base + t * s] += d;
+    }
+    return;
+  }
   double pc = 0, pd = 0, pz = 0, gam = 0;
   for (int64_t t = 0; t < m; t++) {
     idx[dl] = t;
@@ -318,7 +339,7 @@ extern "C" hpmg_error fdb_cuda_gs_sweep(const fdb_geom *g, const int per[3], dou
 }
 
 extern "C" hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x,
-                                          const double *b, double *cp, double *dp) {
+                                          const double *b, const double *tab, double *cp, double *dp) {
   HPMG_CALL(check_dims(g->n[0], g->n[1], g->n[2]));
   const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2;
   const int ca = ncolours(g->n[da], per[da]), cb = ncolours(g->n[db], per[db]), nc = ca * cb;
@@ -329,7 +350,8 @@ extern "C" hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], i
     if (ra.count <= 0 || rb.count <= 0) continue;
     const dim3 bl(64, 4, 1), gr((unsigned)((ra.count + 63) / 64), (unsigned)((rb.count + 3) / 4), 1);
     if (gr.y > 65535) return hpmg_error_set(HPMG_ERR_BACKEND, "fd box (GPU): too many lines for the launch grid");
-    k_line<<<gr, bl>>>(q, dl, da, db, ra, rb, per[dl] && g->n[dl] >= 2, x, b, cp, dp);
+    const int cyc = per[dl] && g->n[dl] >= 2;
+    k_line<<<gr, bl>>>(q, dl, da, db, ra, rb, cyc, x, b, cyc ? nullptr : tab, cp, dp);
     HPMG_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
