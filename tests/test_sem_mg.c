@@ -30,8 +30,9 @@
 
 static int test_degrees(void) {
   int deg[HPMG_SEM_PMG_MAX_LEVELS];
-  const int want[][8] = {{2, 1, 2}, {3, 2, 2, 3}, {4, 2, 2, 4}, {8, 3, 2, 4, 8}, {12, 4, 2, 4, 8, 12},
-                         {16, 4, 2, 4, 8, 16}, {17, 5, 2, 4, 8, 16, 17}};
+  const int want[][8] = {{2, 1, 2},          {3, 2, 2, 3},          {4, 2, 2, 4},           {6, 3, 2, 4, 6},
+                         {8, 3, 2, 4, 8},    {12, 3, 2, 4, 12},     {15, 3, 2, 4, 15},      {16, 4, 2, 4, 8, 16},
+                         {17, 4, 2, 4, 8, 17}, {24, 4, 2, 4, 8, 24}, {32, 5, 2, 4, 8, 16, 32}};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
     const int n = hpmg_sem_pmg_degrees(want[i][0], deg);
     int ok = n == want[i][1];

@@ -12,8 +12,10 @@
 
 int hpmg_sem_pmg_degrees(int p, int *deg) {
   int n = 0;
-  for (int q = 2; q < p && n < HPMG_SEM_PMG_MAX_LEVELS - 1; q *= 2) deg[n++] = q;
-  deg[n++] = p;
+  deg[n++] = 2;
+  if (p > 4) deg[n++] = 4;
+  for (int q = 8; 2 * q <= p && n < HPMG_SEM_PMG_MAX_LEVELS - 1; q *= 2) deg[n++] = q;
+  if (p > 2) deg[n++] = p;
   return n;
 }
 

@@ -2,9 +2,11 @@
  * the condensed system, as levels of the solver core (src/mg/mg.h: the
  * V-cycle is hpmg_mg_vcycle, the solvers hpmg_mg_stationary and hpmg_pcg):
  *
- *  - degrees p_l = 2 * 2^l for p_l < p, and p_L = p (p = 16: 2 4 8 16;
- *    p = 12: 2 4 8 12; p = 2: one level, the coarse solve alone), each level
- *    a mesh of the same elements at degree p_l (sem_mesh.h);
+ *  - degrees p_l = 2 * 2^l, and p_L = p: 2, then 4 below p, then 8, 16, ...
+ *    up to p / 2, then p (p = 16: 2 4 8 16; p = 12: 2 4 12; p = 24: 2 4 8 24;
+ *    p = 6: 2 4 6; p = 2: one level, the coarse solve alone), so that from
+ *    p = 8 on the finest level at least halves the degree; each level a mesh
+ *    of the same elements at degree p_l (sem_mesh.h);
  *  - prolongation J_l (level l-1 to l): the embedded GLL-to-GLL
  *    interpolation of each element's polynomial, restricted to the skeleton.
  *    A face's trace depends only on the face's own nodes, so the element
