@@ -274,17 +274,35 @@ void fd_box_manufactured(const hpmg_problem_options *o, const hpmg_box *b, const
 
 /* ------------------------------------------------------ right-hand side */
 
-/* a Dirichlet face's values array at the face point of unknown (ia, ib) of
- * the other two directions da < db: vertex: the node; cell: the mean of the
- * face cell's corner nodes */
-static double face_array_value(const hpmg_box *b, const double *vals, int da, int db, int64_t ia, int64_t ib) {
-  const int64_t sa = b->cells[da] + 1;
-  if (b->layout == HPMG_FD_VERTEX) {
-    const int64_t na = ia + hpmg_box_first(b, da), nb = db < b->dim ? ib + hpmg_box_first(b, db) : 0;
-    return vals[na + sa * nb];
+/* Face fc's data (Dirichlet value, or outward flux) at the point x of the
+ * face whose other directions da < db lie at lattice positions pa, pb: the
+ * manufactured solution's (manu), the face's function, its values array (per
+ * node of the face; vertex layout: pa, pb are nodes; cell layout: cell
+ * centres, the mean of the face cell's corner nodes, or -1 / -2 for the min /
+ * max face's node) or its constant */
+static double face_point_value(const hpmg_problem_options *o, const hpmg_box *b, int manu, int fc, const double x[3],
+                               int64_t pa, int64_t pb) {
+  const int d = fc / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
+  if (manu) {
+    const manu_val m = manufactured(o, b, x);
+    return b->bc[fc] == HPMG_BC_DIRICHLET ? m.u : (fc & 1) ? m.grad[d] : -m.grad[d];
   }
-  if (db >= b->dim) return 0.5 * (vals[ia] + vals[ia + 1]);
-  return 0.25 * (vals[ia + sa * ib] + vals[ia + 1 + sa * ib] + vals[ia + sa * (ib + 1)] + vals[ia + 1 + sa * (ib + 1)]);
+  const hpmg_bc *bc = &o->bc[fc];
+  if (bc->fn) return bc->fn(x, bc->user);
+  if (!bc->values) return bc->value;
+  const int64_t sa = b->cells[da] + 1;
+  if (db >= b->dim) pb = 0;
+  if (b->layout == HPMG_FD_VERTEX) return bc->values[pa + sa * pb];
+  int64_t a[2], c[2] = {0, 0};
+  a[0] = pa == -1 ? 0 : pa == -2 ? b->cells[da] : pa;
+  a[1] = pa < 0 ? a[0] : pa + 1;
+  if (db < b->dim) {
+    c[0] = pb == -1 ? 0 : pb == -2 ? b->cells[db] : pb;
+    c[1] = pb < 0 ? c[0] : pb + 1;
+  }
+  double sum = 0.0;
+  for (int q = 0; q < 4; q++) sum += bc->values[a[q & 1] + sa * c[q >> 1]];
+  return 0.25 * sum;
 }
 
 hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const double *f, double *rhs) {
@@ -314,7 +332,6 @@ hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const do
     const int d = fc / 2, hi = fc & 1;
     const hpmg_bc_kind kind = b->bc[fc];
     if (kind == HPMG_BC_PERIODIC) continue;
-    const hpmg_bc *bc = &o->bc[fc];
     const int da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
     const int64_t cells = b->cells[d];
     const double hedge = hi ? b->x[d][cells] - b->x[d][cells - 1] : b->x[d][1] - b->x[d][0];
@@ -322,6 +339,8 @@ hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const do
     const int64_t u = hi ? g.n[d] - 1 : 0; /* the unknown index next to the face */
     const double xf = hi ? b->len[d] : 0.0;
     const int64_t stride[3] = {1, nx, nx * ny};
+    /* the lattice positions of unknown 0 in da, db: its node (vertex layout), its cell (cell layout) */
+    const int64_t fa = hpmg_box_first(b, da), fb = hpmg_box_first(b, db);
     int64_t badf = 0;
 #pragma omp parallel for collapse(2) schedule(static) reduction(+ : badf)
     for (int64_t ib = 0; ib < g.n[db]; ib++)
@@ -330,13 +349,7 @@ hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const do
         x[d] = xf;
         x[da] = p[da][ia];
         x[db] = p[db][ib];
-        double v;
-        if (manu) {
-          const manu_val m = manufactured(o, b, x);
-          v = kind == HPMG_BC_DIRICHLET ? m.u : (hi ? m.grad[d] : -m.grad[d]);
-        } else if (bc->fn) v = bc->fn(x, bc->user);
-        else if (bc->values) v = face_array_value(b, bc->values, da, db, ia, ib);
-        else v = bc->value;
+        const double v = face_point_value(o, b, manu, fc, x, ia + fa, ib + fb);
         badf += !isfinite(v);
         rhs[u * stride[d] + ia * stride[da] + ib * stride[db]] += coup * v * g.w[da][ia] * g.w[db][ib];
       }
@@ -426,6 +439,49 @@ static void csr_free(fdb_csr *m) {
   hpmg_free(&m->val);
 }
 
+/* the CSR of the rows given as (column, value) lists of nr entries each */
+static hpmg_error csr_of_rows(int64_t rows, int64_t cols, int nr, const int64_t *c, const double *v, fdb_csr *M) {
+  memset(M, 0, sizeof *M);
+  M->rows = rows;
+  M->cols = cols;
+  int64_t nnz = 0;
+  for (int64_t i = 0; i < rows * nr; i++) nnz += c[i] >= 0;
+  HPMG_CALL(hpmg_calloc(sizeof(int64_t) * (size_t)(rows + 1), &M->ptr));
+  HPMG_CALL(hpmg_calloc(sizeof(int64_t) * (size_t)(nnz + 1), &M->col));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)(nnz + 1), &M->val));
+  int64_t q = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    M->ptr[i] = q;
+    for (int r = 0; r < nr; r++)
+      if (c[i * nr + r] >= 0) {
+        M->col[q] = c[i * nr + r];
+        M->val[q++] = v[i * nr + r];
+      }
+  }
+  M->ptr[rows] = q;
+  return HPMG_SUCCESS;
+}
+
+/* R = P^T, each row's entries in P's row order */
+static hpmg_error csr_transpose(const fdb_csr *P, fdb_csr *R) {
+  memset(R, 0, sizeof *R);
+  R->rows = P->cols;
+  R->cols = P->rows;
+  const int64_t nnz = P->ptr[P->rows];
+  HPMG_CALL(hpmg_calloc(sizeof(int64_t) * (size_t)(R->rows + 2), &R->ptr));
+  HPMG_CALL(hpmg_calloc(sizeof(int64_t) * (size_t)(nnz + 1), &R->col));
+  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)(nnz + 1), &R->val));
+  for (int64_t t = 0; t < nnz; t++) R->ptr[P->col[t] + 2]++;
+  for (int64_t J = 0; J < R->rows; J++) R->ptr[J + 2] += R->ptr[J + 1];
+  for (int64_t i = 0; i < P->rows; i++)
+    for (int64_t t = P->ptr[i]; t < P->ptr[i + 1]; t++) {
+      const int64_t at = R->ptr[P->col[t] + 1]++;
+      R->col[at] = i;
+      R->val[at] = P->val[t];
+    }
+  return HPMG_SUCCESS;
+}
+
 /* P: fine unknowns x coarse unknowns, 2 entries a row at most, as lists */
 typedef struct {
   int64_t c[2];
@@ -446,11 +502,14 @@ static hpmg_error build_p(const double *x, int64_t cells, const double *X, int64
   const int64_t nf = n_of(lay, cells, lo, hi), ncu = n_of(lay, nc, lo, hi);
   const int per = lo == HPMG_BC_PERIODIC;
   const double L = x[cells];
-  prow *rows;
-  HPMG_CALL(hpmg_calloc(sizeof(prow) * (size_t)nf, &rows));
-  for (int64_t i = 0; i < nf; i++) {
-    prow *r = &rows[i];
+  int64_t *pc = NULL;
+  double *pv = NULL;
+  hpmg_error e = hpmg_malloc(sizeof(int64_t) * (size_t)(2 * nf), &pc);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(2 * nf), &pv);
+  for (int64_t i = 0; i < nf && !e; i++) {
+    prow row, *r = &row;
     r->c[0] = r->c[1] = -1;
+    r->v[0] = r->v[1] = 0;
     if (lay == HPMG_FD_VERTEX) {
       const int64_t p = i + first_of(lay, lo);
       int64_t J = p / 2;
@@ -507,66 +566,17 @@ static hpmg_error build_p(const double *x, int64_t cells, const double *X, int64
         }
       }
     }
+    for (int q = 0; q < 2; q++) {
+      pc[2 * i + q] = r->c[q];
+      pv[2 * i + q] = r->v[q];
+    }
   }
   /* CSR of P and of its transpose */
-  hpmg_error e = HPMG_SUCCESS;
-  P->rows = nf;
-  P->cols = ncu;
-  R->rows = ncu;
-  R->cols = nf;
-  int64_t nnz = 0;
-  for (int64_t i = 0; i < nf; i++) nnz += (rows[i].c[0] >= 0) + (rows[i].c[1] >= 0);
-  if (!e) e = hpmg_calloc(sizeof(int64_t) * (size_t)(nf + 1), &P->ptr);
-  if (!e) e = hpmg_calloc(sizeof(int64_t) * (size_t)(nnz + 1), &P->col);
-  if (!e) e = hpmg_calloc(sizeof(double) * (size_t)(nnz + 1), &P->val);
-  if (!e) e = hpmg_calloc(sizeof(int64_t) * (size_t)(ncu + 2), &R->ptr);
-  if (!e) e = hpmg_calloc(sizeof(int64_t) * (size_t)(nnz + 1), &R->col);
-  if (!e) e = hpmg_calloc(sizeof(double) * (size_t)(nnz + 1), &R->val);
-  if (!e) {
-    int64_t q = 0;
-    for (int64_t i = 0; i < nf; i++) {
-      P->ptr[i] = q;
-      for (int s = 0; s < 2; s++)
-        if (rows[i].c[s] >= 0) {
-          P->col[q] = rows[i].c[s];
-          P->val[q++] = rows[i].v[s];
-          R->ptr[rows[i].c[s] + 2]++;
-        }
-    }
-    P->ptr[nf] = q;
-    for (int64_t J = 0; J < ncu; J++) R->ptr[J + 2] += R->ptr[J + 1];
-    for (int64_t i = 0; i < nf; i++)
-      for (int64_t t = P->ptr[i]; t < P->ptr[i + 1]; t++) {
-        const int64_t at = R->ptr[P->col[t] + 1]++;
-        R->col[at] = i;
-        R->val[at] = P->val[t];
-      }
-  }
-  hpmg_free(&rows);
+  if (!e) e = csr_of_rows(nf, ncu, 2, pc, pv, P);
+  if (!e) e = csr_transpose(P, R);
+  hpmg_free(&pc);
+  hpmg_free(&pv);
   return e;
-}
-
-/* the CSR of the rows given as (column, value) lists of nr entries each */
-static hpmg_error csr_of_rows(int64_t rows, int64_t cols, int nr, const int64_t *c, const double *v, fdb_csr *M) {
-  memset(M, 0, sizeof *M);
-  M->rows = rows;
-  M->cols = cols;
-  int64_t nnz = 0;
-  for (int64_t i = 0; i < rows * nr; i++) nnz += c[i] >= 0;
-  HPMG_CALL(hpmg_calloc(sizeof(int64_t) * (size_t)(rows + 1), &M->ptr));
-  HPMG_CALL(hpmg_calloc(sizeof(int64_t) * (size_t)(nnz + 1), &M->col));
-  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)(nnz + 1), &M->val));
-  int64_t q = 0;
-  for (int64_t i = 0; i < rows; i++) {
-    M->ptr[i] = q;
-    for (int r = 0; r < nr; r++)
-      if (c[i * nr + r] >= 0) {
-        M->col[q] = c[i * nr + r];
-        M->val[q++] = v[i * nr + r];
-      }
-  }
-  M->ptr[rows] = q;
-  return HPMG_SUCCESS;
 }
 
 hpmg_error fd_box_fmg_interp_1d(const double *x, int64_t cells, const double *X, int64_t nc, hpmg_bc_kind lo,
@@ -1282,9 +1292,6 @@ hpmg_error fd_box_residual_norm(const hpmg_box *b, double lambda, const double *
 
 /* ------------------------------------------------------------- VTU output */
 
-/* A Dirichlet face's value at lattice node id (vertex layout): the
- * manufactured solution, the face's function, its values array or its
- * constant */
 /* The VTU lattice of direction d: vertex layout, the box's nodes; cell
  * layout, the cell centres with the two faces of a non-periodic direction
  * (node 0 and node c) before and after them. A periodic direction is closed by
@@ -1317,35 +1324,6 @@ static hpmg_error vtu_dir_make(const hpmg_box *b, int d, vtu_dir *v) {
     }
   }
   return HPMG_SUCCESS;
-}
-
-/* Face fc's data (Dirichlet value or outward flux) at the lattice point at x,
- * whose directions da, db lie at positions pa, pb (vtu_dir.pos) */
-static double face_point_value(const hpmg_problem_options *o, const hpmg_box *b, int manu, int fc, const double x[3],
-                               int64_t pa, int64_t pb) {
-  const int d = fc / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
-  if (manu) {
-    const manu_val m = manufactured(o, b, x);
-    return b->bc[fc] == HPMG_BC_DIRICHLET ? m.u : (fc & 1) ? m.grad[d] : -m.grad[d];
-  }
-  const hpmg_bc *bc = &o->bc[fc];
-  if (bc->fn) return bc->fn(x, bc->user);
-  if (!bc->values) return bc->value;
-  if (b->layout == HPMG_FD_VERTEX) /* face_array_value counts from the first unknown */
-    return face_array_value(b, bc->values, da, db, pa - hpmg_box_first(b, da),
-                            db < b->dim ? pb - hpmg_box_first(b, db) : 0);
-  /* cell layout: the mean of the nodes around the point (a face point: its node) */
-  const int64_t sa = b->cells[da] + 1;
-  int64_t a[2], c[2] = {0, 0};
-  a[0] = pa == -1 ? 0 : pa == -2 ? b->cells[da] : pa;
-  a[1] = pa < 0 ? a[0] : pa + 1;
-  if (db < b->dim) {
-    c[0] = pb == -1 ? 0 : pb == -2 ? b->cells[db] : pb;
-    c[1] = pb < 0 ? c[0] : pb + 1;
-  }
-  double s = 0.0;
-  for (int q = 0; q < 4; q++) s += bc->values[a[q & 1] + sa * c[q >> 1]];
-  return 0.25 * s;
 }
 
 hpmg_error fd_box_write_vtu(const hpmg_problem_options *o, const hpmg_box *b, const double *x, int builtin,

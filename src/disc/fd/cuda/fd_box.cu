@@ -189,26 +189,15 @@ __global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, int cyc, 
   int64_t idx[3];
   idx[da] = ia;
   idx[db] = ib;
-  if (tab) { /* the same coefficients on every line (never cyclic) */
-    double pd = 0;
-    for (int64_t t = 0; t < m; t++) {
-      idx[dl] = t;
-      const double r = b[base + t * s] - ax_at(g, x, idx[0], idx[1], idx[2]);
-      pd = (r - tab[m + t] * pd) * tab[2 * m + t];
-      dp[t * nl + l] = pd;
-    }
-    double d = pd;
-    x[base + (m - 1) * s] += d;
-    for (int64_t t = m - 2; t >= 0; t--) {
-      d = dp[t * nl + l] - tab[t] * d;
-      x[base + t * s] += d;
-    }
-    return;
-  }
   double pc = 0, pd = 0, pz = 0, gam = 0;
   for (int64_t t = 0; t < m; t++) {
     idx[dl] = t;
     const double r = b[base + t * s] - ax_at(g, x, idx[0], idx[1], idx[2]);
+    if (tab) { /* the same coefficients on every line (never cyclic): cp not streamed */
+      pd = (r - tab[m + t] * pd) * tab[2 * m + t];
+      dp[t * nl + l] = pd;
+      continue;
+    }
     const double lw = t > 0 ? -klo[t] * wo : 0.0, h = t < m - 1 ? -khi[t] * wo : 0.0;
     double dg = diag_at(g, idx[0], idx[1], idx[2]), u = 0.0;
     if (cyc && t == 0) {
@@ -233,7 +222,7 @@ __global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, int cyc, 
     double d = pd;
     x[base + (m - 1) * s] += d;
     for (int64_t t = m - 2; t >= 0; t--) {
-      d = dp[t * nl + l] - cp[t * nl + l] * d;
+      d = dp[t * nl + l] - (tab ? tab[t] : cp[t * nl + l]) * d;
       x[base + t * s] += d;
     }
     return;
