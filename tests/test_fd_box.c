@@ -7,6 +7,7 @@
  * solver on the GPU through the same API. Modes: unit | order2d | order3d |
  * order3d_slow | singular | lines | direct | channel2d [BETA] | channel3d [BETA] | gpu */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,10 +364,10 @@ static int mode_lines(void) {
           int per[3] = {0, 0, 0};
           per[dl] = 1;
           double *x = malloc(sizeof(double) * (size_t)(2 * n)), *rhs = x + n;
-          double *scr = malloc(sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]));
+          double *scr = malloc(sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]) * (size_t)omp_get_max_threads());
           for (int64_t i = 0; i < 2 * n; i++) x[i] = check_rand();
           const double r0 = k->residual_norm(&g, x, rhs);
-          k->line_sweep(&g, per, dl, v & 1, x, rhs, scr);
+          k->line_sweep(&g, per, dl, 1, v & 1, x, rhs, scr);
           const double r1 = k->residual_norm(&g, x, rhs) / r0;
           worst = fmax(worst, r1);
           CHECK(r1 <= 1e-13, "dim %d cyclic line along %c, m = %lld, %s, lambda %g: residual %.3g of r0 after one sweep",
@@ -435,6 +436,86 @@ static int mode_lines(void) {
       fd_box_geom_free(&g);
       hpmg_box_destroy(&b);
     }
+  }
+  /* the sweep's colours: after one sweep a line solves its equations (residual
+   * at round-off on it) exactly when none of its neighbours is visited after
+   * it. Asked for a checkerboard: two colours (a + b) mod 2 of the indices
+   * across, unless a direction across is periodic with an odd count; else
+   * the product colours (parities and the last index of an odd periodic
+   * direction). */
+  {
+    static const struct {
+      hpmg_bc_kind bc[6];
+      int64_t cells[3];
+      int dl, checker;
+    } cc[] = {{{P, P, N, N, P, P}, {6, 7, 4}, 1, 1}, {{D, D, N, N, N, N}, {6, 5, 5}, 1, 1},
+              {{P, P, D, D, N, N}, {8, 5, 4}, 2, 1}, {{P, P, N, N, P, P}, {5, 7, 4}, 1, 0},
+              {{N, N, D, D, P, P}, {4, 6, 7}, 0, 0}};
+    int nsolved = 0, nlines = 0;
+    for (size_t c = 0; c < sizeof cc / sizeof *cc; c++)
+      for (int v = 0; v < 4; v++) {
+        const int bw = v & 1, ask = v >> 1;
+        hpmg_problem_options po;
+        hpmg_problem_options_default(&po);
+        po.disc = HPMG_DISC_FD;
+        po.dim = 3;
+        po.lambda = 0.3;
+        for (int d = 0; d < 3; d++) po.cells[d] = cc[c].cells[d];
+        set_bc(&po, cc[c].bc);
+        po.spacing[cc[c].dl] = (hpmg_spacing){HPMG_SPACING_TANH, 2.0, NULL};
+        hpmg_box b;
+        CHECK_OK(hpmg_box_init(&po, &b));
+        fdb_geom g;
+        CHECK_OK(fd_box_geom(&b, po.lambda, &g));
+        int per[3];
+        for (int d = 0; d < 3; d++) per[d] = hpmg_box_periodic(&b, d);
+        const int dl = cc[c].dl, da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2;
+        CHECK(fd_box_line_checker(g.n, per, dl) == cc[c].checker, "colour case %zu: checkerboard %d, expected %d", c,
+              fd_box_line_checker(g.n, per, dl), cc[c].checker);
+        const int64_t nn = g.n[0] * g.n[1] * g.n[2], na = g.n[da], nb = g.n[db];
+        double *x = malloc(sizeof(double) * (size_t)(3 * nn)), *rhs = x + nn, *r = rhs + nn;
+        double *scr = malloc(sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]) * (size_t)omp_get_max_threads());
+        for (int64_t i = 0; i < 2 * nn; i++) x[i] = check_rand();
+        k->line_sweep(&g, per, dl, ask, bw, x, rhs, scr);
+        k->apply(&g, x, rhs, r);
+        const int checker = ask && cc[c].checker;
+        double sc = 0;
+        for (int64_t i = 0; i < 2 * nn; i++) sc = fmax(sc, fabs(x[i]));
+        /* the visiting rank of line (a, b) */
+#define LINE_RANK(ia, ib)                                                                                                    \
+  (checker ? (int)(((ia) + (ib)) & 1)                                                                                   \
+                 : (per[da] && (na & 1) && (ia) == na - 1 ? 2 : (int)((ia) & 1)) +                                           \
+                       (2 + (per[da] && (na & 1))) * (per[db] && (nb & 1) && (ib) == nb - 1 ? 2 : (int)((ib) & 1)))
+        const int nc = checker ? 2 : (2 + (per[da] && (na & 1))) * (2 + (per[db] && (nb & 1)));
+        const int64_t stride[3] = {1, g.n[0], g.n[0] * g.n[1]};
+        for (int64_t ib = 0; ib < nb; ib++)
+          for (int64_t ia = 0; ia < na; ia++) {
+            const int rank = bw ? nc - 1 - LINE_RANK(ia, ib) : LINE_RANK(ia, ib);
+            int later = 0;
+            const int64_t nbr[4][2] = {{ia - 1, ib}, {ia + 1, ib}, {ia, ib - 1}, {ia, ib + 1}};
+            for (int q = 0; q < 4; q++) {
+              int64_t ja = nbr[q][0], jb = nbr[q][1];
+              if (per[da]) ja = (ja + na) % na;
+              if (per[db]) jb = (jb + nb) % nb;
+              if (ja < 0 || ja >= na || jb < 0 || jb >= nb || (ja == ia && jb == ib)) continue;
+              later |= (bw ? nc - 1 - LINE_RANK(ja, jb) : LINE_RANK(ja, jb)) > rank;
+            }
+            double rl = 0;
+            for (int64_t t = 0; t < g.n[dl]; t++) rl = fmax(rl, fabs(r[ia * stride[da] + ib * stride[db] + t * stride[dl]]));
+            nlines++;
+            nsolved += !later;
+            CHECK(later ? rl > 1e-6 * sc : rl <= 1e-12 * sc,
+                  "colour case %zu (%s, %s): line (%lld, %lld) residual %.3g (scale %.3g), a neighbour visited later: %d",
+                  c, bw ? "backward" : "forward", checker ? "checkerboard" : "product", (long long)ia, (long long)ib, rl, sc, later);
+          }
+#undef LINE_RANK
+        free(x);
+        free(scr);
+        fd_box_geom_free(&g);
+        hpmg_box_destroy(&b);
+      }
+    printf("line colours: %d of %d lines exactly solved after one sweep, those with no neighbour visited later "
+           "(checkerboard asked or not, 5 boxes, both orders)\n", nsolved, nlines);
   }
   /* the multigrid on periodic boxes stretched along a periodic direction */
   static const struct {

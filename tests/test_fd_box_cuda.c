@@ -1,8 +1,9 @@
 /* The box multigrid on the GPU (docs/bc.md) equals the CPU one.
  *  kernels: every GPU kernel against the CPU kernel of the same operation,
  *    relative 1e-13: y = A x, b - A x, ||b - A x||, one multicolour point GS
- *    sweep (forward, backward, weight 1.3), one zebra line GS sweep along each
- *    direction (cyclic along a periodic one; forward, backward), the mean removal;
+ *    sweep (forward, backward, weight 1.3), one line GS sweep along each
+ *    direction (cyclic along a periodic one; forward, backward; product colours
+ *    and a checkerboard), the mean removal;
  *  solve: fd_box_solver on the GPU (every level but the coarsest there, and
  *    with the default split) against the CPU: CG, V-cycle iteration and FMG (cubic
  *    FMG interpolation) to
@@ -148,10 +149,11 @@ static int kernels_case(const bc_case *c, int lay, int sp, int cells) {
     double *x0 = malloc(sizeof(double) * (size_t)n), *dx2 = NULL;
     CHECK(be->to_host(dx, x0, sizeof(double) * (size_t)n) == HPMG_SUCCESS, "to_host: %s", hpmg_last_error());
     if (tabled) dx2 = dev_from(x0, n);
-    for (int bw = 0; bw < 2; bw++) {
-      k->line_sweep(&g, per, dl, bw, xc, rhs, scr);
-      CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, bw, dx, db, NULL, dcp, dy));
-      if (tabled) CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, bw, dx2, db, dtab, dcp, dy));
+    for (int v = 0; v < 4; v++) { /* forward, backward; product colours, then a checkerboard where it can */
+      const int bw = v & 1, chk = v >> 1;
+      k->line_sweep(&g, per, dl, chk, bw, xc, rhs, scr);
+      CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, chk, bw, dx, db, NULL, dcp, dy));
+      if (tabled) CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, chk, bw, dx2, db, dtab, dcp, dy));
     }
     char what[48];
     snprintf(what, sizeof what, "line GS along %c", "xyz"[dl]);
@@ -218,8 +220,11 @@ static int solve_case(const bc_case *c, int lay, int sp, int cells, hpmg_solver_
   int nh[2], it[2], ngpu = 0;
   hpmg_error err[2];
   for (int dev = 0; dev < 2; dev++) {
+    /* the same line colours on both (the default puts a checkerboard on the GPU's levels only):
+     * the product colours and the checkerboard in turn */
     fd_box_config cfg = {.solver = solver, .tol = 1e-10, .maxit = 300, .pre = 2, .post = 2, .sor = 1, .line = -1,
-                         .project_rhs = 1, .device = dev, .gpu_min = gpu_min, .fmg_cubic = 1};
+                         .project_rhs = 1, .device = dev, .gpu_min = gpu_min, .fmg_cubic = 1,
+                         .line_colours = solves & 1 ? 2 : 1};
     if (solver == HPMG_SOLVER_CG) cfg.pre = cfg.post = 1;
     fd_box_solver s;
     CHECK_OK(fd_box_solver_create(&b, po.lambda, &cfg, &s));

@@ -407,6 +407,7 @@ hpmg_error fd_box_error(const hpmg_problem_options *o, const hpmg_box *b, const 
 typedef struct {
   fdb_geom g;
   int dim, per[3], line; /* line: direction of line GS, -1: point GS */
+  int checker;           /* the line sweep's colours: 1 a checkerboard (fd_box_line_checker) */
   double omega;
   double *x[3];          /* node coordinates (owned) */
   int64_t cells[3];
@@ -704,9 +705,10 @@ static hpmg_error s_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
   for (int s = 0; s < sweeps; s++) {
     if (q->dev) { /* the line recursion's scratch: cp, and the level's r (free while smoothing) */
       if (q->line >= 0)
-        HPMG_CALL(fdb_cuda_line_sweep(&q->dg, q->per, q->line, post, L->x.data, L->b.data, q->ltab, q->cp, L->r.data));
+        HPMG_CALL(fdb_cuda_line_sweep(&q->dg, q->per, q->line, q->checker, post, L->x.data, L->b.data, q->ltab, q->cp,
+                                      L->r.data));
       else HPMG_CALL(fdb_cuda_gs_sweep(&q->dg, q->per, q->omega, post, L->x.data, L->b.data));
-    } else if (q->line >= 0) q->k->line_sweep(&q->g, q->per, q->line, post, L->x.data, L->b.data, q->scratch);
+    } else if (q->line >= 0) q->k->line_sweep(&q->g, q->per, q->line, q->checker, post, L->x.data, L->b.data, q->scratch);
     else q->k->gs_sweep(&q->g, q->per, q->omega, post, L->x.data, L->b.data);
   }
   return HPMG_SUCCESS;
@@ -1069,6 +1071,7 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   for (int l = 0; l < nlev && !e; l++) {
     fdb_level *q = &s->lev[l];
     if (!q->dev) q->be = hpmg_backend_host();
+    q->checker = c->line_colours == 2 || (c->line_colours == 0 && q->dev);
     if (q->line >= 0 && !q->dev)
       e = hpmg_malloc(sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]) * (size_t)nth, &q->scratch);
   }

@@ -42,16 +42,35 @@ typedef struct {
    * reverse order if backward; per[d]: periodic direction */
   void (*gs_sweep)(const fdb_geom *g, const int per[3], double omega, int backward, double *x, const double *b);
   /* one line Gauss-Seidel sweep along direction dl (cyclic lines along a
-   * periodic one), the lines coloured in the other directions; scratch:
-   * fd_box_line_scratch doubles per thread */
-  void (*line_sweep)(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
-                     double *scratch);
+   * periodic one), the lines coloured in the other directions: checker 1 a
+   * checkerboard where fd_box_line_checker allows it, else (and checker 0)
+   * the product of per-direction colours; scratch: fd_box_line_scratch
+   * doubles per thread */
+  void (*line_sweep)(const fdb_geom *g, const int per[3], int dl, int checker, int backward, double *x,
+                     const double *b, double *scratch);
   /* y (+)= M x along direction d; nin: x's dims, y's are nin with M.rows in d */
   void (*apply1d)(int d, const int64_t nin[3], const fdb_csr *M, const double *x, double *y, int add);
 } fdb_kernels;
 
 #include "core/isa.h"
 HPMG_ISA_TABLE(fdb_kernels, hpmg_fdb_kernels)
+/* The colours of the lines along dl, by their indices (a, b) in the two
+ * directions across. The product of per-direction colours (parity, and a
+ * third colour for the last index of a periodic direction with an odd count,
+ * whose wrap neighbour 0 has its parity): 4 in 3D, visited as a zebra in b
+ * of zebras in a; or two colours, a checkerboard, line (a, b) of colour
+ * (a + b) mod 2 (no two lines of a colour are neighbours; in 2D the same as
+ * the product), possible (1 returned) where neither direction across is
+ * periodic with an odd count. The checkerboard costs a GPU sweep less memory
+ * traffic (x read twice instead of four times) and half the launches, and
+ * smooths the channel a little worse (docs/bc.md); fd_box_config.line_colours
+ * picks. The CPU and GPU sweeps visit the same colours in the same order. */
+static inline int fd_box_line_checker(const int64_t n[3], const int per[3], int dl) {
+  for (int d = 0; d < 3; d++)
+    if (d != dl && n[d] > 1 && per[d] && (n[d] & 1)) return 0;
+  return 1;
+}
+
 /* line_sweep's scratch per thread (the recursion's two right-hand sides and
  * its upper diagonal, a row's residual and diagonal, a factor per line):
  * lines along y and z go 64 at a time */
@@ -112,6 +131,9 @@ typedef struct {
   int device;              /* 0: CPU; 1: CUDA (levels of gpu_min unknowns or more on the GPU) */
   int64_t gpu_min;         /* 0: FDB_GPU_MIN */
   int fmg_cubic;           /* FMG's interpolation to a new level: 1 cubic, 0 linear (the prolongation) */
+  int line_colours;        /* line GS colours (fd_box_line_checker): 0 (auto) a checkerboard on the
+                              GPU's levels, the product on the host's; 1 the product everywhere;
+                              2 a checkerboard everywhere */
 } fd_box_config;
 
 /* device 1: a level of fewer unknowns runs on the host (kernel launches cost

@@ -20,11 +20,11 @@ hpmg_error fdb_cuda_apply(const fdb_geom *g, const double *x, const double *b, d
 hpmg_error fdb_cuda_residual_norm(const fdb_geom *g, const double *x, const double *b, double *red, double *nrm);
 /* one multicolour point GS sweep (fdb_kernels.gs_sweep) */
 hpmg_error fdb_cuda_gs_sweep(const fdb_geom *g, const int per[3], double omega, int backward, double *x, const double *b);
-/* one zebra line GS sweep along dl (fdb_kernels.line_sweep); cp, dp: device
+/* one line GS sweep along dl (fdb_kernels.line_sweep, the same colours); cp, dp: device
  * vectors of the level's length (the recursion's scratch), cp twice that
  * along a periodic dl (fdb_cuda_line_cp_len); tab: NULL, or (device) the
  * coefficients of fd_box_line_table, the same for every line (cp unused) */
-hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
+hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int checker, int backward, double *x, const double *b,
                                const double *tab, double *cp, double *dp);
 static inline int64_t fdb_cuda_line_cp_len(int64_t n, int periodic) { return periodic ? 2 * n : n; }
 /* y (+)= M x along direction d (fdb_kernels.apply1d) */

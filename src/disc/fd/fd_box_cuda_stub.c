@@ -16,7 +16,7 @@ hpmg_error fdb_cuda_residual_norm(const fdb_geom *g, const double *x, const doub
 hpmg_error fdb_cuda_gs_sweep(const fdb_geom *g, const int per[3], double omega, int backward, double *x, const double *b) {
   (void)g; (void)per; (void)omega; (void)backward; (void)x; (void)b; return no_cuda();
 }
-hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
+hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int checker, int backward, double *x, const double *b,
                                const double *tab, double *cp, double *dp) {
   (void)g; (void)per; (void)dl; (void)backward; (void)x; (void)b; (void)tab; (void)cp; (void)dp; return no_cuda();
 }

@@ -157,13 +157,17 @@ static void k_gs_sweep(const fdb_geom *g, const int per[3], double omega, int ba
  * with T = T' + u v^T, u = (gamma, 0, .., 0, alpha), v = (1, 0, .., 0,
  * beta / gamma), gamma = -D_0, so T' is tridiagonal with D_0 - gamma and
  * D_{m-1} - alpha beta / gamma; T' y = r and T' z = u share one elimination,
- * d = y - z (y_0 + beta y_{m-1} / gamma) / (1 + z_0 + beta z_{m-1} / gamma). */
+ * d = y - z (y_0 + beta y_{m-1} / gamma) / (1 + z_0 + beta z_{m-1} / gamma).
+ * The lines' colours (fd_box_line_checker): a checkerboard of the two
+ * directions across (the colour's first index in a row of lines is the
+ * row's parity) or the product of per-direction colours. */
 #define FDB_LINE_BATCH 64
-static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x, const double *b,
-                         double *scratch) {
+static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int checker, int backward, double *x,
+                         const double *b, double *scratch) {
   const int64_t n[3] = {g->n[0], g->n[1], g->n[2]};
   const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2; /* the other two directions (da = x unless dl = x) */
-  const int ca = ncolours(n[da], per[da]), cb = ncolours(n[db], per[db]), nc = ca * cb;
+  const int ca = ncolours(n[da], per[da]), cb = ncolours(n[db], per[db]);
+  const int chk = checker && fd_box_line_checker(n, per, dl), nc = chk ? 2 : ca * cb;
   const int64_t m = n[dl];
   const int cyc = per[dl] && m >= 2;
   const int64_t stride[3] = {1, n[0], n[0] * n[1]};
@@ -172,7 +176,7 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backwa
   const double kbeta = cyc ? g->klo[dl][0] : 0.0, kalpha = cyc ? g->khi[dl][m - 1] : 0.0;
   for (int s = 0; s < nc; s++) {
     const int c = backward ? nc - 1 - s : s;
-    const int wa = c % ca, wb = c / ca;
+    const int wa0 = c % ca, wb = c / ca;
 #pragma omp parallel
     {
       double *cp = scratch + (size_t)omp_get_thread_num() * (size_t)fd_box_line_scratch(dl, m), *dp = cp + m * B;
@@ -180,7 +184,8 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int backwa
 #pragma omp for collapse(2) schedule(static)
       for (int64_t ib = 0; ib < n[db]; ib++)
         for (int64_t ch = 0; ch < nchunk; ch++) {
-          if (colour(ib, n[db], per[db]) != wb) continue;
+          if (!chk && colour(ib, n[db], per[db]) != wb) continue;
+          const int wa = chk ? (int)((c + ib) & 1) : wa0; /* the colour's index parity across in this row */
           const int64_t ia0 = ch * B, ia1 = ia0 + B < n[da] ? ia0 + B : n[da];
           const double wb_ = g->w[db][ib];
           int64_t idx[3];

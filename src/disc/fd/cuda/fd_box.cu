@@ -1,15 +1,20 @@
 /* GPU kernels of the general-box finite-difference multigrid (fd_box.h,
  * docs/bc.md): the operator A = sum_d K_d (x) W_others + lambda W from the
  * per-direction 1D coefficients in device memory, its residual norm, the
- * multicolour point Gauss-Seidel sweep, the zebra line Gauss-Seidel sweep,
- * the 1D transfers and the mean removal of singular problems. The same
- * arithmetic as the CPU kernels of fd_box_kernels.c (equal to round-off).
+ * multicolour point Gauss-Seidel sweep, the multicolour line Gauss-Seidel
+ * sweep, the 1D transfers and the mean removal of singular problems. The
+ * same arithmetic as the CPU kernels of fd_box_kernels.c (equal to round-off).
  *
  * Colours: per direction the index parity, plus a third colour for the last
  * index of a periodic direction with an odd count (its wrap neighbour 0 has
  * its parity); a point's neighbours differ from it in one direction by one,
  * so no two points (lines) of one colour are coupled and the points (lines)
  * of a colour are updated by independent threads, one launch per colour.
+ * Lines take two colours, a checkerboard of the directions across, where
+ * asked and fd_box_line_checker allows it (the solver's default on the GPU):
+ * a sweep then reads x twice where the product of parities (four colours in
+ * 3D) reads it four times, and the long lines of the coarse levels wait
+ * through two launches instead of four.
  *
  * Point GS: one thread per point of the colour, consecutive threads at
  * consecutive points of the colour along x (stride 2).
@@ -25,7 +30,8 @@
  * w and kd the same at every index, a non-periodic line) the upper diagonal,
  * lower diagonal and inverse pivots come from that table of 3 m entries
  * (cached) and only dp is streamed. x and b are
- * read at the colour's points: stride 2 along x for lines along y or z;
+ * read at the colour's points: stride 2 along x for lines along y or z
+ * (a checkerboard colour's first index in a row is the row's parity);
  * lines along x run the same kernel with consecutive threads on every other
  * y line (the smoother of a grid stretched in x, which the channel does not
  * use).
@@ -166,64 +172,131 @@ __global__ void k_gs(Geom g, Col cx, Col cy, Col cz, double omega, double *__res
   x[c] += omega * r / diag_at(g, i, j, k);
 }
 
-/* one thread per line along dl; (ia, ib) the line's indices in da, db; the
- * recursion's cp and dp in the colour's compact layout: entry t of the
- * colour's line l = tb * ca.count + ta at t * lines + l. Along a periodic
- * direction (cyc) the line is cyclic: Sherman-Morrison as in
- * fd_box_kernels.c, the second right-hand side's recursion in dz = cp +
- * lines * m (the same layout). */
-__global__ void k_line(Geom g, int dl, int da, int db, Col ca, Col cb, int cyc, double *__restrict__ x,
-                       const double *__restrict__ b, const double *__restrict__ tab, double *__restrict__ cp,
-                       double *__restrict__ dp) {
+/* one thread per line along DL; (ia, ib) the line's indices in the other two
+ * directions da, db (in increasing order); the recursion's cp and dp in the
+ * colour's compact layout: entry t of the colour's line l = tb * ca.count +
+ * ta at t * lines + l. Along a periodic direction (cyc) the line is cyclic:
+ * Sherman-Morrison as in fd_box_kernels.c, the second right-hand side's
+ * recursion in dz = cp + lines * m (the same layout). The line is walked in
+ * chunks of FDB_LINE_CHUNK points: the chunk's loads (residual, coefficients;
+ * dp, cp and x in the back substitution) are issued before its recursion
+ * steps, which depend on each other but not on the loads, so that a thread
+ * waits for memory once per chunk instead of once per point (the coarse
+ * levels have few, long lines: there the wait is the kernel's time). */
+#define FDB_LINE_CHUNK 8
+
+/* a direction across the line: its coefficients at the line's index and the
+ * offsets of its two neighbours (wrapped where periodic) */
+struct Across {
+  double w, kd, lo, hi;
+  int64_t om, op;
+};
+__device__ __forceinline__ Across across(const double *w, const double *kd, const double *lo, const double *hi, int64_t i,
+                                         int64_t n, int64_t stride) {
+  return Across{w[i], kd[i], lo[i], hi[i], (wm(i, n) - i) * stride, (wp(i, n) - i) * stride};
+}
+
+template <int DL>
+__global__ void k_line(Geom g, Col ca, Col cb, int cyc, double *__restrict__ x, const double *__restrict__ b,
+                       const double *__restrict__ tab, double *__restrict__ cp, double *__restrict__ dp) {
+  constexpr int CH = FDB_LINE_CHUNK;
   const int64_t ta = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, tb = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
   if (ta >= ca.count || tb >= cb.count) return;
-  const int64_t ia = ca.first + ca.step * ta, ib = cb.first + cb.step * tb;
+  const int64_t ib = cb.first + cb.step * tb;
+  /* ca.step 0: the checkerboard colour ca.first, the row's first index (ca.first + ib) mod 2 */
+  const int64_t ia = ca.step ? ca.first + ca.step * ta : ((ca.first + ib) & 1) + 2 * ta;
+  if (ia >= (DL == 0 ? g.n1 : g.n0)) return;
   const int64_t nl = ca.count * cb.count, l = tb * ca.count + ta;
-  const int64_t n[3] = {g.n0, g.n1, g.n2}, stride[3] = {1, g.n0, g.n0 * g.n1};
-  const double *w[3] = {g.w0, g.w1, g.w2}, *lo[3] = {g.lo0, g.lo1, g.lo2}, *hi[3] = {g.hi0, g.hi1, g.hi2};
-  const int64_t m = n[dl], base = ia * stride[da] + ib * stride[db], s = stride[dl];
-  const double wo = w[da][ia] * w[db][ib];
-  const double *klo = lo[dl], *khi = hi[dl];
+  /* the line: its length m, the stride s of its points c = base + t s, the
+   * directions across it (A: the lower-numbered one) and its own coefficients */
+  const int64_t m = DL == 0 ? g.n0 : DL == 1 ? g.n1 : g.n2;
+  const int64_t s = DL == 0 ? 1 : DL == 1 ? g.n0 : g.n0 * g.n1;
+  const int64_t base = DL == 0 ? (ib * g.n1 + ia) * g.n0 : DL == 1 ? ib * g.n1 * g.n0 + ia : (ib * g.n0 + ia);
+  const Across A = DL == 0 ? across(g.w1, g.kd1, g.lo1, g.hi1, ia, g.n1, g.n0) : across(g.w0, g.kd0, g.lo0, g.hi0, ia, g.n0, 1);
+  const Across B = DL == 2 ? across(g.w1, g.kd1, g.lo1, g.hi1, ib, g.n1, g.n0)
+                           : across(g.w2, g.kd2, g.lo2, g.hi2, ib, g.n2, g.n0 * g.n1);
+  const double *wl = DL == 0 ? g.w0 : DL == 1 ? g.w1 : g.w2, *kdl = DL == 0 ? g.kd0 : DL == 1 ? g.kd1 : g.kd2;
+  const double *klo = DL == 0 ? g.lo0 : DL == 1 ? g.lo1 : g.lo2, *khi = DL == 0 ? g.hi0 : DL == 1 ? g.hi1 : g.hi2;
+  const double wo = A.w * B.w;
   const double kbeta = cyc ? klo[0] : 0.0, kalpha = cyc ? khi[m - 1] : 0.0;
   double *dz = cp + nl * m;
-  int64_t idx[3];
-  idx[da] = ia;
-  idx[db] = ib;
   double pc = 0, pd = 0, pz = 0, gam = 0;
-  for (int64_t t = 0; t < m; t++) {
-    idx[dl] = t;
-    const double r = b[base + t * s] - ax_at(g, x, idx[0], idx[1], idx[2]);
-    if (tab) { /* the same coefficients on every line (never cyclic): cp not streamed */
-      pd = (r - tab[m + t] * pd) * tab[2 * m + t];
+  for (int64_t t0 = 0; t0 < m; t0 += CH) {
+    /* per point: the residual (ax_at's arithmetic), the diagonal (diag_at's)
+     * and the couplings to t - 1, t + 1 (from the table: the inverse pivot and
+     * the lower coupling) */
+    double r[CH], dg[CH], lw[CH], h[CH];
+#pragma unroll
+    for (int q = 0; q < CH; q++) {
+      const int64_t t = t0 + q < m ? t0 + q : m - 1; /* past the end: a repeat, unused */
+      const int64_t c = base + t * s;
+      const double xc = x[c];
+      const double xm = x[t > 0 ? c - s : base + (m - 1) * s], xp = x[t < m - 1 ? c + s : base];
+      const double KL = kdl[t] * xc - klo[t] * xm - khi[t] * xp;
+      const double KA = A.kd * xc - A.lo * x[c + A.om] - A.hi * x[c + A.op];
+      const double KB = B.kd * xc - B.lo * x[c + B.om] - B.hi * x[c + B.op];
+      const double w0 = DL == 0 ? wl[t] : A.w, w1 = DL == 1 ? wl[t] : DL == 0 ? A.w : B.w, w2 = DL == 2 ? wl[t] : B.w;
+      const double K0 = DL == 0 ? KL : KA, K1 = DL == 1 ? KL : DL == 0 ? KA : KB, K2 = DL == 2 ? KL : KB;
+      const double kd0 = DL == 0 ? kdl[t] : A.kd, kd1 = DL == 1 ? kdl[t] : DL == 0 ? A.kd : B.kd,
+                   kd2 = DL == 2 ? kdl[t] : B.kd;
+      const double wyz = w1 * w2;
+      r[q] = b[c] - (wyz * K0 + w0 * ((w2 * K1 + w1 * K2) + g.lambda * wyz * xc));
+      if (tab) {
+        dg[q] = tab[2 * m + t];
+        lw[q] = tab[m + t];
+      } else {
+        dg[q] = wyz * kd0 + w0 * (w2 * kd1 + w1 * kd2 + g.lambda * w1 * w2);
+        lw[q] = t > 0 ? -klo[t] * wo : 0.0;
+        h[q] = t < m - 1 ? -khi[t] * wo : 0.0;
+      }
+    }
+#pragma unroll
+    for (int q = 0; q < CH; q++) {
+      const int64_t t = t0 + q;
+      if (t >= m) break;
+      if (tab) { /* the same coefficients on every line (never cyclic): cp not streamed */
+        pd = (r[q] - lw[q] * pd) * dg[q];
+        dp[t * nl + l] = pd;
+        continue;
+      }
+      double d = dg[q], u = 0.0;
+      if (cyc && t == 0) {
+        gam = -d;
+        u = -d;
+        d *= 2.0;
+      } else if (cyc && t == m - 1) {
+        u = -kalpha * wo;
+        d -= kalpha * kbeta * wo * wo / gam;
+      }
+      const double den = d - lw[q] * pc;
+      pc = h[q] / den;
+      pd = (r[q] - lw[q] * pd) / den;
+      cp[t * nl + l] = pc;
       dp[t * nl + l] = pd;
-      continue;
-    }
-    const double lw = t > 0 ? -klo[t] * wo : 0.0, h = t < m - 1 ? -khi[t] * wo : 0.0;
-    double dg = diag_at(g, idx[0], idx[1], idx[2]), u = 0.0;
-    if (cyc && t == 0) {
-      gam = -dg;
-      u = -dg;
-      dg *= 2.0;
-    } else if (cyc && t == m - 1) {
-      u = -kalpha * wo;
-      dg -= kalpha * kbeta * wo * wo / gam;
-    }
-    const double den = dg - lw * pc;
-    pc = h / den;
-    pd = (r - lw * pd) / den;
-    cp[t * nl + l] = pc;
-    dp[t * nl + l] = pd;
-    if (cyc) {
-      pz = (u - lw * pz) / den;
-      dz[t * nl + l] = pz;
+      if (cyc) {
+        pz = (u - lw[q] * pz) / den;
+        dz[t * nl + l] = pz;
+      }
     }
   }
   if (!cyc) { /* back substitution, x += d */
     double d = pd;
     x[base + (m - 1) * s] += d;
-    for (int64_t t = m - 2; t >= 0; t--) {
-      d = dp[t * nl + l] - (tab ? tab[t] : cp[t * nl + l]) * d;
-      x[base + t * s] += d;
+    for (int64_t t1 = m - 2; t1 >= 0; t1 -= CH) {
+      double dv[CH], cv[CH], xv[CH];
+#pragma unroll
+      for (int q = 0; q < CH; q++) {
+        const int64_t t = t1 - q >= 0 ? t1 - q : 0; /* past the start: a repeat, unused */
+        dv[q] = dp[t * nl + l];
+        cv[q] = tab ? tab[t] : cp[t * nl + l];
+        xv[q] = x[base + t * s];
+      }
+#pragma unroll
+      for (int q = 0; q < CH; q++) {
+        if (t1 - q < 0) break;
+        d = dv[q] - cv[q] * d;
+        x[base + (t1 - q) * s] = xv[q] + d;
+      }
     }
     return;
   }
@@ -327,20 +400,25 @@ extern "C" hpmg_error fdb_cuda_gs_sweep(const fdb_geom *g, const int per[3], dou
   return HPMG_SUCCESS;
 }
 
-extern "C" hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int backward, double *x,
+extern "C" hpmg_error fdb_cuda_line_sweep(const fdb_geom *g, const int per[3], int dl, int checker, int backward, double *x,
                                           const double *b, const double *tab, double *cp, double *dp) {
   HPMG_CALL(check_dims(g->n[0], g->n[1], g->n[2]));
   const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2;
-  const int ca = ncolours(g->n[da], per[da]), cb = ncolours(g->n[db], per[db]), nc = ca * cb;
+  const int ca = ncolours(g->n[da], per[da]), cb = ncolours(g->n[db], per[db]);
+  const int chk = checker && fd_box_line_checker(g->n, per, dl), nc = chk ? 2 : ca * cb;
   const Geom q = geom_of(g);
   for (int s = 0; s < nc; s++) {
     const int c = backward ? nc - 1 - s : s;
-    const Col ra = colour_range(g->n[da], per[da], c % ca), rb = colour_range(g->n[db], per[db], c / ca);
+    const Col ra = chk ? Col{c, 0, (g->n[da] + 1) / 2} : colour_range(g->n[da], per[da], c % ca),
+              rb = chk ? Col{0, 1, g->n[db]} : colour_range(g->n[db], per[db], c / ca);
     if (ra.count <= 0 || rb.count <= 0) continue;
     const dim3 bl(64, 4, 1), gr((unsigned)((ra.count + 63) / 64), (unsigned)((rb.count + 3) / 4), 1);
     if (gr.y > 65535) return hpmg_error_set(HPMG_ERR_BACKEND, "fd box (GPU): too many lines for the launch grid");
     const int cyc = per[dl] && g->n[dl] >= 2;
-    k_line<<<gr, bl>>>(q, dl, da, db, ra, rb, cyc, x, b, cyc ? nullptr : tab, cp, dp);
+    const double *tb = cyc ? nullptr : tab;
+    if (dl == 0) k_line<0><<<gr, bl>>>(q, ra, rb, cyc, x, b, tb, cp, dp);
+    else if (dl == 1) k_line<1><<<gr, bl>>>(q, ra, rb, cyc, x, b, tb, cp, dp);
+    else k_line<2><<<gr, bl>>>(q, ra, rb, cyc, x, b, tb, cp, dp);
     HPMG_CU_LAUNCH();
   }
   return HPMG_SUCCESS;
