@@ -335,6 +335,14 @@ static int mode_singular(void) {
  * periodic direction the V-cycle iteration (lines along it, auto) and FMG
  * converge to 1e-10 within 2x of the uniform grid's count (point smoothing
  * alone stagnated there). */
+/* the box of po, its level geometry and its periodic directions (non-zero on failure) */
+static int box_geom(const hpmg_problem_options *po, hpmg_box *b, fdb_geom *g, int per[3]) {
+  CHECK_OK(hpmg_box_init(po, b));
+  CHECK_OK(fd_box_geom(b, po->lambda, g));
+  for (int d = 0; d < 3; d++) per[d] = hpmg_box_periodic(b, d);
+  return 0;
+}
+
 static int mode_lines(void) {
   const fdb_kernels *k = hpmg_fdb_kernels_select();
   double worst = 0;
@@ -402,11 +410,9 @@ static int mode_lines(void) {
       po.spacing[1] = (hpmg_spacing){HPMG_SPACING_TANH, 2.5, NULL};
       if (tc[c].stretch_x) po.spacing[0] = (hpmg_spacing){HPMG_SPACING_TANH, 1.5, NULL};
       hpmg_box b;
-      CHECK_OK(hpmg_box_init(&po, &b));
       fdb_geom g;
-      CHECK_OK(fd_box_geom(&b, po.lambda, &g));
       int per[3];
-      for (int d = 0; d < 3; d++) per[d] = hpmg_box_periodic(&b, d);
+      if (box_geom(&po, &b, &g, per)) return check_report();
       const int dl = tc[c].dl;
       const int64_t m = g.n[dl];
       double *tab = malloc(sizeof(double) * (size_t)(3 * m)), *r = malloc(sizeof(double) * (size_t)(3 * m));
@@ -464,11 +470,9 @@ static int mode_lines(void) {
         set_bc(&po, cc[c].bc);
         po.spacing[cc[c].dl] = (hpmg_spacing){HPMG_SPACING_TANH, 2.0, NULL};
         hpmg_box b;
-        CHECK_OK(hpmg_box_init(&po, &b));
         fdb_geom g;
-        CHECK_OK(fd_box_geom(&b, po.lambda, &g));
         int per[3];
-        for (int d = 0; d < 3; d++) per[d] = hpmg_box_periodic(&b, d);
+        if (box_geom(&po, &b, &g, per)) return check_report();
         const int dl = cc[c].dl, da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2;
         CHECK(fd_box_line_checker(g.n, per, dl) == cc[c].checker, "colour case %zu: checkerboard %d, expected %d", c,
               fd_box_line_checker(g.n, per, dl), cc[c].checker);
