@@ -76,23 +76,32 @@ Geom geom_of(const fdb_geom *g) {
 __device__ __forceinline__ int64_t wm(int64_t i, int64_t n) { return i == 0 ? n - 1 : i - 1; }
 __device__ __forceinline__ int64_t wp(int64_t i, int64_t n) { return i == n - 1 ? 0 : i + 1; }
 
-/* (A x) at (i,j,k), the CPU row formula */
+/* a point's row of A x from its per-direction weights w and 1D terms K_d =
+ * kd x_c - lo x_- - hi x_+, and its diagonal from the kd (the CPU row
+ * formula: one place for ax_at, diag_at and the line kernel) */
+__device__ __forceinline__ double row_sum(double w0, double w1, double w2, double K0, double K1, double K2, double lambda,
+                                          double xc) {
+  const double wyz = w1 * w2;
+  return wyz * K0 + w0 * ((w2 * K1 + w1 * K2) + lambda * wyz * xc);
+}
+__device__ __forceinline__ double diag_sum(double w0, double w1, double w2, double kd0, double kd1, double kd2,
+                                           double lambda) {
+  return (w1 * w2) * kd0 + w0 * (w2 * kd1 + w1 * kd2 + lambda * w1 * w2);
+}
+
+/* (A x) at (i,j,k) */
 __device__ __forceinline__ double ax_at(const Geom &g, const double *__restrict__ x, int64_t i, int64_t j, int64_t k) {
   const int64_t nx = g.n0, ny = g.n1, nz = g.n2;
   const int64_t r = (k * ny + j) * nx;
   const double xc = x[r + i];
-  const double wx = g.w0[i], wy = g.w1[j], wz = g.w2[k], wyz = wy * wz;
   const double Kx = g.kd0[i] * xc - g.lo0[i] * x[r + wm(i, nx)] - g.hi0[i] * x[r + wp(i, nx)];
   const double Ky = g.kd1[j] * xc - g.lo1[j] * x[(k * ny + wm(j, ny)) * nx + i] - g.hi1[j] * x[(k * ny + wp(j, ny)) * nx + i];
   const double Kz = g.kd2[k] * xc - g.lo2[k] * x[(wm(k, nz) * ny + j) * nx + i] - g.hi2[k] * x[(wp(k, nz) * ny + j) * nx + i];
-  const double Kyz = wz * Ky + wy * Kz;
-  return wyz * Kx + wx * (Kyz + g.lambda * wyz * xc);
+  return row_sum(g.w0[i], g.w1[j], g.w2[k], Kx, Ky, Kz, g.lambda, xc);
 }
 
 __device__ __forceinline__ double diag_at(const Geom &g, int64_t i, int64_t j, int64_t k) {
-  const double wy = g.w1[j], wz = g.w2[k];
-  const double c0 = wy * wz, c1 = wz * g.kd1[j] + wy * g.kd2[k] + g.lambda * wy * wz;
-  return c0 * g.kd0[i] + g.w0[i] * c1;
+  return diag_sum(g.w0[i], g.w1[j], g.w2[k], g.kd0[i], g.kd1[j], g.kd2[k], g.lambda);
 }
 
 __global__ void k_apply(Geom g, const double *__restrict__ x, const double *__restrict__ b, double *__restrict__ y) {
@@ -222,8 +231,7 @@ __global__ void k_line(Geom g, Col ca, Col cb, int cyc, double *__restrict__ x, 
   double *dz = cp + nl * m;
   double pc = 0, pd = 0, pz = 0, gam = 0;
   for (int64_t t0 = 0; t0 < m; t0 += CH) {
-    /* per point: the residual (ax_at's arithmetic), the diagonal (diag_at's)
-     * and the couplings to t - 1, t + 1 (from the table: the inverse pivot and
+    /* per point: the residual, the diagonal and the couplings to t - 1, t + 1 (from the table: the inverse pivot and
      * the lower coupling) */
     double r[CH], dg[CH], lw[CH], h[CH];
 #pragma unroll
@@ -239,13 +247,12 @@ __global__ void k_line(Geom g, Col ca, Col cb, int cyc, double *__restrict__ x, 
       const double K0 = DL == 0 ? KL : KA, K1 = DL == 1 ? KL : DL == 0 ? KA : KB, K2 = DL == 2 ? KL : KB;
       const double kd0 = DL == 0 ? kdl[t] : A.kd, kd1 = DL == 1 ? kdl[t] : DL == 0 ? A.kd : B.kd,
                    kd2 = DL == 2 ? kdl[t] : B.kd;
-      const double wyz = w1 * w2;
-      r[q] = b[c] - (wyz * K0 + w0 * ((w2 * K1 + w1 * K2) + g.lambda * wyz * xc));
+      r[q] = b[c] - row_sum(w0, w1, w2, K0, K1, K2, g.lambda, xc);
       if (tab) {
         dg[q] = tab[2 * m + t];
         lw[q] = tab[m + t];
       } else {
-        dg[q] = wyz * kd0 + w0 * (w2 * kd1 + w1 * kd2 + g.lambda * w1 * w2);
+        dg[q] = diag_sum(w0, w1, w2, kd0, kd1, kd2, g.lambda);
         lw[q] = t > 0 ? -klo[t] * wo : 0.0;
         h[q] = t < m - 1 ? -khi[t] * wo : 0.0;
       }
