@@ -241,15 +241,15 @@ static void check_threads(const hpmg_sem_mesh *m, const char *name) {
   double *x = malloc(sizeof(double) * (size_t)m->ns), *y[2] = {malloc(sizeof(double) * (size_t)m->ns),
                                                                malloc(sizeof(double) * (size_t)m->ns)};
   for (int64_t i = 0; i < m->ns; i++) x[i] = check_rand();
-  /* every loop on the team (hpmg_sem_par_min 0), then the default: small
+  /* every loop on the team (hpmg_par_min 0), then the default: small
    * meshes' loops on the calling thread, the same bits */
-  const double par_min = hpmg_sem_set_par_min(0.0);
+  const double par_min = hpmg_set_par_min(0.0);
   for (int t = 0; t < 2; t++) {
     omp_set_num_threads(t ? 3 : 1);
     hpmg_sem_mesh_apply(m, 1, x, y[t], work);
   }
   CHECK(!memcmp(y[0], y[1], sizeof(double) * (size_t)m->ns), "%s: 1 and 3 threads differ", name);
-  hpmg_sem_set_par_min(par_min);
+  hpmg_set_par_min(par_min);
   hpmg_sem_mesh_apply(m, 1, x, y[0], work);
   CHECK(!memcmp(y[0], y[1], sizeof(double) * (size_t)m->ns), "%s: 3 threads, default threshold, differs", name);
   omp_set_num_threads(nt);

@@ -1,4 +1,5 @@
 /* Finite differences on a general box (fd_box.h, docs/bc.md). */
+#include "core/par.h"
 #include "disc/fd/fd_box.h"
 #include <lapacke.h>
 #include <math.h>
@@ -992,6 +993,7 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   HPMG_CHECK_ARG(c->line >= -1 && c->line <= b->dim, "fd box: line smoother direction out of range");
   HPMG_CHECK_ARG(c->device == 0 || c->device == 1, "fd box: device must be 0 (CPU) or 1 (CUDA)");
   HPMG_CHECK_ARG(c->gpu_min >= 0, "fd box: gpu_min must be >= 0");
+  hpmg_par_init(); /* the CPU kernels' OpenMP threshold (core/par.h) */
   const hpmg_backend *gpu = NULL;
   if (c->device) HPMG_CALL(hpmg_backend_cuda(&gpu));
   const double t0 = hpmg_wtime();

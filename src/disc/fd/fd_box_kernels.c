@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <omp.h>
+#include "core/par.h"
 #include "disc/fd/fd_box.h"
 
 static inline int64_t wrapm(int64_t i, int64_t n) { return i == 0 ? n - 1 : i - 1; }
@@ -85,9 +86,14 @@ static inline void row_diag(const fdb_geom *g, double *out, int64_t j, int64_t k
   for (int64_t i = 0; i < i1 - i0; i++) out[i] = c0 * dx[i] + wx[i] * c1;
 }
 
+/* OpenMP regions only where they hold hpmg_par_min units of work (core/par.h):
+ * a point's row costs about FDB_UNITS_POINT (some 20 flops and 3 doubles
+ * streamed); a coarse level's loops run on the calling thread */
+#define FDB_UNITS_POINT 24.0
+
 static void k_apply(const fdb_geom *g, const double *x, const double *b, double *y) {
   const int64_t ny = g->n[1], nz = g->n[2];
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (hpmg_par(FDB_UNITS_POINT * (double)g->N))
   for (int64_t k = 0; k < nz; k++)
     for (int64_t j = 0; j < ny; j++) row_apply(g, x, b, y + (k * ny + j) * g->n[0], j, k);
 }
@@ -95,7 +101,7 @@ static void k_apply(const fdb_geom *g, const double *x, const double *b, double 
 static double k_residual_norm(const fdb_geom *g, const double *x, const double *b) {
   const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
   double s = 0;
-#pragma omp parallel reduction(+ : s)
+#pragma omp parallel reduction(+ : s) if (hpmg_par(FDB_UNITS_POINT * (double)g->N))
   {
     double *row = malloc(sizeof(double) * (size_t)nx);
     /* each row's residual into a private buffer: no residual vector */
@@ -122,10 +128,11 @@ static void k_gs_sweep(const fdb_geom *g, const int per[3], double omega, int ba
   const int64_t nx = g->n[0], ny = g->n[1], nz = g->n[2];
   const int cx = ncolours(nx, per[0]), cy = ncolours(ny, per[1]), cz = ncolours(nz, per[2]);
   const int nc = cx * cy * cz;
+  const double work = FDB_UNITS_POINT * (double)g->N / nc; /* a colour's */
   for (int s = 0; s < nc; s++) {
     const int c = backward ? nc - 1 - s : s;
     const int ax = c % cx, ay = (c / cx) % cy, az = c / (cx * cy);
-#pragma omp parallel
+#pragma omp parallel if (hpmg_par(work))
     {
       double *rr = malloc(sizeof(double) * 2 * (size_t)nx), *dd = rr + nx;
 #pragma omp for collapse(2) schedule(static)
@@ -174,10 +181,11 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int checke
   const int64_t B = dl == 0 ? 1 : FDB_LINE_BATCH, nchunk = (n[da] + B - 1) / B;
   /* the corners' 1D couplings (times the line's weight wo) */
   const double kbeta = cyc ? g->klo[dl][0] : 0.0, kalpha = cyc ? g->khi[dl][m - 1] : 0.0;
+  const double work = FDB_UNITS_POINT * (double)g->N / nc; /* a colour's */
   for (int s = 0; s < nc; s++) {
     const int c = backward ? nc - 1 - s : s;
     const int wa0 = c % ca, wb = c / ca;
-#pragma omp parallel
+#pragma omp parallel if (hpmg_par(work))
     {
       double *cp = scratch + (size_t)omp_get_thread_num() * (size_t)fd_box_line_scratch(dl, m), *dp = cp + m * B;
       double *dz = dp + m * B, *rr = dz + m * B, *dd = rr + B, *gm = dd + B; /* z; one row: residual, diagonal; gamma */
@@ -259,8 +267,10 @@ static void k_apply1d(int d, const int64_t nin[3], const fdb_csr *M, const doubl
   const int64_t n0 = nin[0], n1 = nin[1], n2 = nin[2], mo = M->rows;
   const int64_t *ptr = M->ptr, *col = M->col;
   const double *val = M->val;
+  /* per output entry a multiply-add per matrix entry and about 2 doubles streamed */
+  const double work = (double)n0 * n1 * n2 / (double)nin[d] * (double)(mo + M->ptr[mo]) * 2.0;
   if (d == 0) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (hpmg_par(work))
     for (int64_t r = 0; r < n1 * n2; r++) {
       const double *xr = x + r * n0;
       double *yr = y + r * mo;
@@ -271,7 +281,7 @@ static void k_apply1d(int d, const int64_t nin[3], const fdb_csr *M, const doubl
       }
     }
   } else if (d == 1) {
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (hpmg_par(work))
     for (int64_t k = 0; k < n2; k++)
       for (int64_t o = 0; o < mo; o++) {
         double *yr = y + (k * mo + o) * n0;
@@ -285,7 +295,7 @@ static void k_apply1d(int d, const int64_t nin[3], const fdb_csr *M, const doubl
       }
   } else {
     const int64_t plane = n0 * n1;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (hpmg_par(work))
     for (int64_t o = 0; o < mo; o++)
       for (int64_t j = 0; j < n1; j++) {
         double *yr = y + o * plane + j * n0;

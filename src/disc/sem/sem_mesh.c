@@ -119,19 +119,10 @@ static int color_of(const hpmg_sem_mesh *m, int d, int64_t c) {
   return (int)(c % 2);
 }
 
-double hpmg_sem_par_min = -1.0;
-
-/* the threshold for the environment's OMP_WAIT_POLICY (sem_mesh.h) */
-static void par_min_init(void) {
-  if (hpmg_sem_par_min >= 0) return;
-  const char *w = getenv("OMP_WAIT_POLICY");
-  hpmg_sem_par_min = w && !strcasecmp(w, "passive") ? HPMG_SEM_PAR_MIN_PASSIVE : HPMG_SEM_PAR_MIN_SPIN;
-}
-
 hpmg_error hpmg_sem_mesh_create(const hpmg_box *b, int p, double lambda, hpmg_sem_mesh *m) {
   HPMG_CHECK_ARG(m && b, "sem mesh: NULL argument");
   memset(m, 0, sizeof *m);
-  par_min_init();
+  hpmg_par_init();
   HPMG_CHECK_ARG(b->dim == 2 || b->dim == 3, "sem mesh: dimension %d (2 or 3)", b->dim);
   HPMG_CHECK_ARG(p >= HPMG_SEM_MIN_DEGREE && p <= HPMG_SEM_MAX_DEGREE, "--degree %d out of range for spectral elements (%d..%d)",
                  p, HPMG_SEM_MIN_DEGREE, HPMG_SEM_MAX_DEGREE);
@@ -306,12 +297,6 @@ static void mask_element(const hpmg_sem_mesh *m, int64_t e, double *xb) {
   }
 }
 
-double hpmg_sem_set_par_min(double units) {
-  const double old = hpmg_sem_par_min;
-  hpmg_sem_par_min = units;
-  return old;
-}
-
 /* the work of one colour of m's elements: elements per colour times flops per element */
 static double colour_work(const hpmg_sem_mesh *m) {
   return (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * hpmg_sem_condensed_flops(&m->el);
@@ -338,7 +323,7 @@ size_t hpmg_sem_mesh_work_size(const hpmg_sem_mesh *m) { return (size_t)omp_get_
 
 void hpmg_sem_dssum(const hpmg_sem_mesh *m, const double *eb, double *y) {
   const int64_t ns = m->ns, nb = m->el.nb;
-#pragma omp parallel if (hpmg_sem_par((double)ns + (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * nb))
+#pragma omp parallel if (hpmg_par((double)ns + (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * nb))
   {
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < ns; i++) y[i] = 0.0;
@@ -365,7 +350,7 @@ static void coloured(const hpmg_sem_mesh *m, int masked, elem_fn fn, const doubl
   const int64_t ns = m->ns, nb = m->el.nb;
   const int dc = m->dim + 1;
   const int mask = masked && m->dirichlet;
-#pragma omp parallel if (hpmg_sem_par(colour_work(m)))
+#pragma omp parallel if (hpmg_par(colour_work(m)))
   {
     double *xb = work + (size_t)omp_get_thread_num() * thread_work(m), *yb = xb + nb, *wk = yb + nb;
 #pragma omp for schedule(static)
@@ -434,7 +419,7 @@ static void coloured_batched(const hpmg_sem_mesh *m, int masked, const double *b
   const int64_t ns = m->ns;
   const int mask = masked && m->dirichlet;
   const size_t tw = thread_work(m);
-#pragma omp parallel if (hpmg_sem_par(colour_work(m)))
+#pragma omp parallel if (hpmg_par(colour_work(m)))
   {
     double *xb = work + (size_t)omp_get_thread_num() * tw, *yb = xb + (size_t)W * nb, *dv = yb + (size_t)W * nb,
            *wk = dv + (size_t)W * 4;
@@ -475,7 +460,7 @@ void hpmg_sem_mesh_apply(const hpmg_sem_mesh *m, int masked, const double *x, do
   coloured(m, masked, hpmg_sem_condensed_apply, x, y, work);
   if (masked && m->dirichlet) {
     const int64_t ns = m->ns;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)ns))
     for (int64_t i = 0; i < ns; i++)
       if (m->dirichlet[i]) y[i] = x[i];
   }
@@ -488,7 +473,7 @@ void hpmg_sem_mesh_residual(const hpmg_sem_mesh *m, const double *b, const doubl
   }
   hpmg_sem_mesh_apply(m, 1, x, r, work);
   const int64_t ns = m->ns;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)ns))
   for (int64_t i = 0; i < ns; i++) r[i] = b[i] - r[i];
 }
 

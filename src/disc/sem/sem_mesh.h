@@ -102,27 +102,10 @@ void hpmg_sem_mesh_destroy(hpmg_sem_mesh *m);
 /* Bytes the mesh holds (without the reference element). */
 double hpmg_sem_mesh_bytes(const hpmg_sem_mesh *m);
 
-/* OpenMP regions of the spectral-element loops: a loop runs on the team
- * only where one of its regions (or, in the coloured loops, one colour
- * between two barriers) holds at least hpmg_sem_par_min units of work
- * (about a flop or a double streamed; the element loops count
- * hpmg_sem_condensed_flops per element). Below, the loop runs on the
- * calling thread. The threshold depends on how idle threads wait, read from
- * OMP_WAIT_POLICY when the first mesh is created: with "passive" every
- * region and barrier wakes sleeping threads by a system call, microseconds
- * that the coarse levels' loops do not have (HPMG_SEM_PAR_MIN_PASSIVE);
- * spinning threads (libgomp's default and "active") join a region within
- * a fraction of a microsecond, and the p = 2 coarse solve gains from the
- * team too (HPMG_SEM_PAR_MIN_SPIN; docs/sem.md, "Time and memory"). The
- * result is the same bit for bit either way (elementwise loops; the
- * colours' scatters touch disjoint entries). hpmg_sem_set_par_min(0) puts
- * every loop on the team (the thread tests); it returns the previous value
- * and fixes the threshold (no later reading of the environment). */
-#define HPMG_SEM_PAR_MIN_PASSIVE 65536.0
-#define HPMG_SEM_PAR_MIN_SPIN 4096.0
-extern double hpmg_sem_par_min; /* < 0 until the first mesh (or hpmg_sem_set_par_min) sets it */
-static inline int hpmg_sem_par(double work) { return work >= hpmg_sem_par_min; }
-double hpmg_sem_set_par_min(double units);
+/* OpenMP regions of the spectral-element loops: core/par.h's threshold
+ * (hpmg_par), the element loops counting hpmg_sem_condensed_flops per
+ * element; the first mesh created reads the wait policy (hpmg_par_init). */
+#include "core/par.h"
 
 /* Skeleton index of lattice node g (each g_d in [0, nlat[d])), -1 for an
  * element-interior node. */

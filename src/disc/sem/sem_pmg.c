@@ -95,7 +95,7 @@ static void tensor_apply(int dim, const double *B, int rows, int cols, const dou
 static void mask(const hpmg_sem_mesh *m, double *v) {
   if (!m->dirichlet) return;
   const int64_t ns = m->ns;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)ns))
   for (int64_t i = 0; i < ns; i++)
     if (m->dirichlet[i]) v[i] = 0.0;
 }
@@ -109,7 +109,7 @@ static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hp
   const int64_t nsy = to->ns;
   const size_t bigf = dim == 3 ? (size_t)nf * nf * nf : (size_t)nf * nf;
   const double work = (double)to->ne / to->ncolors * 2.0 * (double)bigf * (nf + nt);
-#pragma omp parallel num_threads(c->nthreads) if (hpmg_sem_par(work))
+#pragma omp parallel num_threads(c->nthreads) if (hpmg_par(work))
   {
     const size_t big = c->tws / 5;
     double *uin = c->twork + (size_t)omp_get_thread_num() * c->tws, *uout = uin + big, *t1 = uout + big,
@@ -157,7 +157,7 @@ static void face_transfer(const lvctx *c, int dir, const hpmg_sem_mesh *from, co
   const size_t nbf = (size_t)c->m->el.nb, ff = (size_t)nfi * nfi;
   /* a colour's elements, 6 faces of 2 (n_c^2 n_f + n_c n_f^2) multiply-adds each */
   const double work = (double)to->ne / to->ncolors * 24.0 * nco * nfi * (nco + nfi);
-#pragma omp parallel num_threads(c->nthreads) if (hpmg_sem_par(work))
+#pragma omp parallel num_threads(c->nthreads) if (hpmg_par(work))
   {
     /* lanes interleaved: the boundary vectors in and out, a face in and out, the transform's scratch */
     double *bin = c->twork + (size_t)omp_get_thread_num() * c->tws, *bout = bin + W * nbf, *fin = bout + W * nbf,
@@ -260,7 +260,7 @@ static void q1_prolong(const hpmg_sem_pmg *pm, const double *xc, double *y) {
     int64_t s[3];
     ent_sizes(m, v, s);
     const int64_t n = s[0] * s[1] * s[2];
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)n))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)n))
     for (int64_t q = 0; q < n; q++) {
       const int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
       y[m->off_vert + q] = q1_val(pm, xc, J);
@@ -272,7 +272,7 @@ static void q1_prolong(const hpmg_sem_pmg *pm, const double *xc, double *y) {
     int64_t s[3];
     ent_sizes(m, v, s);
     const int64_t n = s[0] * s[1] * s[2];
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)n))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)n))
     for (int64_t q = 0; q < n; q++) {
       int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
       double a = q1_val(pm, xc, J);
@@ -288,7 +288,7 @@ static void q1_prolong(const hpmg_sem_pmg *pm, const double *xc, double *y) {
     ent_sizes(m, v, s);
     const int64_t n = s[0] * s[1] * s[2];
     const int ta = k == 0 ? 1 : 0, tb = k == 2 ? 1 : 2, nc = dim == 3 ? 4 : 2;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)n))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)n))
     for (int64_t q = 0; q < n; q++) {
       const int64_t J[3] = {q % s[0], (q / s[0]) % s[1], q / (s[0] * s[1])};
       double a = 0;
@@ -329,7 +329,7 @@ static void q1_restrict(const hpmg_sem_pmg *pm, const double *t, double *yc) {
     }
   }
   const int64_t N = g->N;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)N))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)N))
   for (int64_t q = 0; q < N; q++) {
     const int64_t i[3] = {q % g->n[0], (q / g->n[0]) % g->n[1], q / (g->n[0] * g->n[1])};
     int64_t J[3] = {0, 0, 0};
@@ -376,7 +376,7 @@ static void prolong(const hpmg_sem_pmg *pm, int l, const double *xc, double *y, 
     }
     element_transfer(c, pm->m[l - 1], m, c->I1, xc, y);
   }
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)ns))
   for (int64_t i = 0; i < ns; i++) {
     const double v = l == 0 ? y[i] : m->dirichlet && m->dirichlet[i] ? 0.0 : y[i] / m->mult[i];
     if (!xp) y[i] = v;
@@ -394,7 +394,7 @@ void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, doubl
   const int64_t ns = m->ns;
   double *t = c->tmp;
   if (l == 0) {
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)ns))
     for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i];
     q1_restrict(pm, t, yc);
     return;
@@ -403,7 +403,7 @@ void hpmg_sem_pmg_restrict(const hpmg_sem_pmg *pm, int l, const double *x, doubl
     face_transfer(c, 1, m, pm->m[l - 1], x, yc, t, NULL, 0);
     return;
   }
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)ns))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)ns))
   for (int64_t i = 0; i < ns; i++) t[i] = m->dirichlet && m->dirichlet[i] ? 0.0 : x[i] / m->mult[i];
   element_transfer(c, m, pm->m[l - 1], c->I1T, t, yc);
   mask(pm->m[l - 1], yc);
@@ -493,14 +493,14 @@ static hpmg_error lv_coarse_run(hpmg_level *L) {
 }
 
 /* the coarse solve on the calling thread where the p = 2 level's colours
- * hold less than hpmg_sem_par_min of work each (sem_mesh.h): then every
+ * hold less than hpmg_par_min of work each (sem_mesh.h): then every
  * region inside, also the Krylov vectors' and the degree-1 multigrid's,
  * would wake passive threads for microseconds of work */
 static hpmg_error lv_coarse(hpmg_level *L) {
   const lvctx *c = L->ctx;
   const hpmg_sem_mesh *m = c->m;
   const double work = (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * hpmg_sem_condensed_flops(&m->el);
-  if (hpmg_sem_par(work) || omp_in_parallel()) return lv_coarse_run(L);
+  if (hpmg_par(work) || omp_in_parallel()) return lv_coarse_run(L);
   const int nt = omp_get_max_threads();
   omp_set_num_threads(1);
   const hpmg_error e = lv_coarse_run(L);

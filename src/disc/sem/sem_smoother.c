@@ -349,7 +349,7 @@ static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, doubl
   for (int col = 0; col < s->ncolors; col++) ncol += s->color_ptr[col] < s->color_ptr[col + 1];
   const double star_flops = 8.0 * (2 * m->p - 1) * (double)size;
   const double par_work = (double)s->color_ptr[s->ncolors] / (ncol > 0 ? ncol : 1) * star_flops;
-#pragma omp parallel num_threads(s->nthreads) if (hpmg_sem_par(par_work))
+#pragma omp parallel num_threads(s->nthreads) if (hpmg_par(par_work))
   {
     double *f = s->work + (size_t)omp_get_thread_num() * s->tsize, *u = f + size;
     double *wk = u + size;

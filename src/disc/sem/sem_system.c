@@ -357,7 +357,7 @@ static hpmg_error dcg_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
   const double *rr = r->data, *d = c->invdiag;
   double *zz = z->data;
   const int64_t n = r->n;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)n))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)n))
   for (int64_t i = 0; i < n; i++) zz[i] = d[i] * rr[i];
   return HPMG_SUCCESS;
 }
@@ -367,10 +367,10 @@ hpmg_error hpmg_sem_project_constants(void *ctx, hpmg_vec *v) {
   (void)ctx;
   double *a = v->data, s = 0;
   const int64_t n = v->n;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (hpmg_sem_par((double)n))
+#pragma omp parallel for reduction(+ : s) schedule(static) if (hpmg_par((double)n))
   for (int64_t i = 0; i < n; i++) s += a[i];
   s /= (double)n;
-#pragma omp parallel for schedule(static) if (hpmg_sem_par((double)n))
+#pragma omp parallel for schedule(static) if (hpmg_par((double)n))
   for (int64_t i = 0; i < n; i++) a[i] -= s;
   return HPMG_SUCCESS;
 }
