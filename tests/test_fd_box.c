@@ -335,6 +335,16 @@ static int mode_singular(void) {
  * periodic direction the V-cycle iteration (lines along it, auto) and FMG
  * converge to 1e-10 within 2x of the uniform grid's count (point smoothing
  * alone stagnated there). */
+/* the visiting rank of the line (a, b) across na x nb lines: a checkerboard's
+ * (a + b) mod 2, else the product colours (parity, and 2 for the last index
+ * of a periodic odd direction: oa, ob); bw: colours in reverse order */
+static int line_rank(int checker, int oa, int ob, int64_t na, int64_t nb, int64_t ia, int64_t ib, int bw) {
+  const int nc = checker ? 2 : (2 + oa) * (2 + ob);
+  const int ca = oa && ia == na - 1 ? 2 : (int)(ia & 1), cb = ob && ib == nb - 1 ? 2 : (int)(ib & 1);
+  const int c = checker ? (int)((ia + ib) & 1) : ca + (2 + oa) * cb;
+  return bw ? nc - 1 - c : c;
+}
+
 /* the box of po, its level geometry and its periodic directions (non-zero on failure) */
 static int box_geom(const hpmg_problem_options *po, hpmg_box *b, fdb_geom *g, int per[3]) {
   CHECK_OK(hpmg_box_init(po, b));
@@ -485,16 +495,11 @@ static int mode_lines(void) {
         const int checker = ask && cc[c].checker;
         double sc = 0;
         for (int64_t i = 0; i < 2 * nn; i++) sc = fmax(sc, fabs(x[i]));
-        /* the visiting rank of line (a, b) */
-#define LINE_RANK(ia, ib)                                                                                                    \
-  (checker ? (int)(((ia) + (ib)) & 1)                                                                                   \
-                 : (per[da] && (na & 1) && (ia) == na - 1 ? 2 : (int)((ia) & 1)) +                                           \
-                       (2 + (per[da] && (na & 1))) * (per[db] && (nb & 1) && (ib) == nb - 1 ? 2 : (int)((ib) & 1)))
-        const int nc = checker ? 2 : (2 + (per[da] && (na & 1))) * (2 + (per[db] && (nb & 1)));
+        const int oa = per[da] && (na & 1), ob = per[db] && (nb & 1); /* a third colour across */
         const int64_t stride[3] = {1, g.n[0], g.n[0] * g.n[1]};
         for (int64_t ib = 0; ib < nb; ib++)
           for (int64_t ia = 0; ia < na; ia++) {
-            const int rank = bw ? nc - 1 - LINE_RANK(ia, ib) : LINE_RANK(ia, ib);
+            const int rank = line_rank(checker, oa, ob, na, nb, ia, ib, bw);
             int later = 0;
             const int64_t nbr[4][2] = {{ia - 1, ib}, {ia + 1, ib}, {ia, ib - 1}, {ia, ib + 1}};
             for (int q = 0; q < 4; q++) {
@@ -502,7 +507,7 @@ static int mode_lines(void) {
               if (per[da]) ja = (ja + na) % na;
               if (per[db]) jb = (jb + nb) % nb;
               if (ja < 0 || ja >= na || jb < 0 || jb >= nb || (ja == ia && jb == ib)) continue;
-              later |= (bw ? nc - 1 - LINE_RANK(ja, jb) : LINE_RANK(ja, jb)) > rank;
+              later |= line_rank(checker, oa, ob, na, nb, ja, jb, bw) > rank;
             }
             double rl = 0;
             for (int64_t t = 0; t < g.n[dl]; t++) rl = fmax(rl, fabs(r[ia * stride[da] + ib * stride[db] + t * stride[dl]]));
@@ -512,7 +517,6 @@ static int mode_lines(void) {
                   "colour case %zu (%s, %s): line (%lld, %lld) residual %.3g (scale %.3g), a neighbour visited later: %d",
                   c, bw ? "backward" : "forward", checker ? "checkerboard" : "product", (long long)ia, (long long)ib, rl, sc, later);
           }
-#undef LINE_RANK
         free(x);
         free(scr);
         fd_box_geom_free(&g);

@@ -139,13 +139,9 @@ int fd_box_line_table(const fdb_geom *g, const int per[3], int dl, double *tab) 
   }
   const int64_t m = g->n[dl];
   const double wo = g->w[da][0] * g->w[db][0];
-  int64_t idx[3] = {0, 0, 0};
   double pc = 0;
-  for (int64_t t = 0; t < m; t++) { /* the GPU sweep's recursion (cuda/fd_box.cu, k_line) */
-    idx[dl] = t;
-    const double wy = g->w[1][idx[1]], wz = g->w[2][idx[2]];
-    const double c0 = wy * wz, c1 = wz * g->kd[1][idx[1]] + wy * g->kd[2][idx[2]] + g->lambda * wy * wz;
-    const double dg = c0 * g->kd[0][idx[0]] + g->w[0][idx[0]] * c1;
+  for (int64_t t = 0; t < m; t++) { /* the GPU sweep's recursion (cuda/fd_box.cu, k_line) on the line through 0 */
+    const double dg = fdb_point_diag(g, dl == 0 ? t : 0, dl == 1 ? t : 0, dl == 2 ? t : 0);
     const double lw = t > 0 ? -g->klo[dl][t] * wo : 0.0, h = t < m - 1 ? -g->khi[dl][t] * wo : 0.0;
     const double den = dg - lw * pc;
     pc = h / den;

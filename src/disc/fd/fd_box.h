@@ -25,6 +25,12 @@ typedef struct {
   double lambda;
 } fdb_geom;
 
+/* the diagonal of A at point (i, j, k): W_yz kd_x + w_x (w_z kd_y + w_y kd_z + lambda W_yz) */
+static inline double fdb_point_diag(const fdb_geom *g, int64_t i, int64_t j, int64_t k) {
+  const double wx = g->w[0][i], wy = g->w[1][j], wz = g->w[2][k];
+  return wy * wz * g->kd[0][i] + wx * (wz * g->kd[1][j] + wy * g->kd[2][k] + g->lambda * wy * wz);
+}
+
 /* a 1D sparse matrix by rows (prolongation, restriction per direction) */
 typedef struct {
   int64_t rows, cols;

@@ -26,11 +26,6 @@ static inline double point_ax(const fdb_geom *g, const double *x, int64_t i, int
   return wy * wz * Kx + wx * (wz * Ky + wy * Kz + g->lambda * wy * wz * xc);
 }
 
-static inline double point_diag(const fdb_geom *g, int64_t i, int64_t j, int64_t k) {
-  const double wx = g->w[0][i], wy = g->w[1][j], wz = g->w[2][k];
-  return wy * wz * g->kd[0][i] + wx * (wz * g->kd[1][j] + wy * g->kd[2][k] + g->lambda * wy * wz);
-}
-
 /* row (j,k), entries i0 <= i < i1: out[i - i0] = (A x)_i, or b_i - (A x)_i */
 static inline void row_apply_range(const fdb_geom *g, const double *x, const double *b, double *out, int64_t j,
                                    int64_t k, int64_t i0, int64_t i1) {
@@ -142,7 +137,7 @@ static void k_gs_sweep(const fdb_geom *g, const int per[3], double omega, int ba
           double *xr = x + (k * ny + j) * nx;
           if (ax == 2) {
             const int64_t i = nx - 1;
-            xr[i] += omega * (b[(k * ny + j) * nx + i] - point_ax(g, x, i, j, k)) / point_diag(g, i, j, k);
+            xr[i] += omega * (b[(k * ny + j) * nx + i] - point_ax(g, x, i, j, k)) / fdb_point_diag(g, i, j, k);
             continue;
           }
           row_apply_range(g, x, b, rr, j, k, 0, nx);
@@ -219,7 +214,7 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int checke
               } else {
                 idx[da] = ia;
                 r = b[ia * stride[da] + ib * stride[db] + t * stride[dl]] - point_ax(g, x, idx[0], idx[1], idx[2]);
-                dg = point_diag(g, idx[0], idx[1], idx[2]);
+                dg = fdb_point_diag(g, idx[0], idx[1], idx[2]);
               }
               double u = 0.0;
               if (cyc && t == 0) {

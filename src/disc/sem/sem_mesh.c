@@ -5,7 +5,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "disc/sem/sem_mesh.h"
 #include "disc/sem/sem_kernels.h"
 
