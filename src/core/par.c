@@ -1,4 +1,4 @@
-/* The OpenMP region threshold of small loops; see par.h. */
+/* The OpenMP region threshold of small loops, the dense calls on one thread; see par.h. */
 #include "core/par.h"
 #include <stdlib.h>
 #include <strings.h>
@@ -15,4 +15,19 @@ double hpmg_set_par_min(double units) {
   const double old = hpmg_par_min;
   hpmg_par_min = units;
   return old;
+}
+
+/* OpenBLAS's thread-count calls, where the program is linked with it */
+extern int openblas_get_num_threads(void) __attribute__((weak));
+extern void openblas_set_num_threads(int) __attribute__((weak));
+
+int hpmg_blas_serial_begin(void) {
+  if (!openblas_get_num_threads || !openblas_set_num_threads) return 0;
+  const int n = openblas_get_num_threads();
+  if (n > 1) openblas_set_num_threads(1);
+  return n;
+}
+
+void hpmg_blas_serial_end(int previous) {
+  if (previous > 1 && openblas_set_num_threads) openblas_set_num_threads(previous);
 }

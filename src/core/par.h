@@ -22,4 +22,17 @@ extern double hpmg_par_min; /* < 0 until hpmg_par_init (or hpmg_set_par_min) set
 void hpmg_par_init(void);
 static inline int hpmg_par(double work) { return work >= hpmg_par_min; }
 double hpmg_set_par_min(double units);
+
+/* hpmg's dense LAPACK calls (1D eigenproblems of the fast diagonalization and
+ * the star smoother, Cholesky of coarsest levels, the Lanczos eigenvalues) are
+ * small and run on the calling thread: OpenBLAS's pthreads build hands even
+ * a dsymv of order 15 to its own thread pool, whose workers then wait for
+ * cores that hpmg's OpenMP threads hold (sem p = 8 on 8^3, two spinning
+ * threads, 2-core VM: setup 0.14-0.27 s instead of 0.015-0.024 s, 20% of its
+ * time in dsygv -> dsymv_thread_U). hpmg_blas_serial_begin sets OpenBLAS to one
+ * thread and returns the previous count, hpmg_blas_serial_end restores it;
+ * with another BLAS both do nothing. Call them from serial code only (the
+ * count is global). */
+int hpmg_blas_serial_begin(void);
+void hpmg_blas_serial_end(int previous);
 #endif

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/par.h"
 #include "krylov.h"
 
 hpmg_error hpmg_check_residual(double v, int it) {
@@ -132,7 +133,10 @@ hpmg_error hpmg_lambda_max_cg(const hpmg_linop *A, const hpmg_linop *M, const hp
       dg[j] = 1.0 / l.alpha[j] + (j > 0 ? l.beta[j - 1] / l.alpha[j - 1] : 0.0);
       if (j + 1 < m) off[j] = sqrt(l.beta[j]) / l.alpha[j];
     }
-    if (LAPACKE_dstev(LAPACK_COL_MAJOR, 'N', m, dg, off, NULL, 1) != 0)
+    const int bt = hpmg_blas_serial_begin();
+    const lapack_int info = LAPACKE_dstev(LAPACK_COL_MAJOR, 'N', m, dg, off, NULL, 1);
+    hpmg_blas_serial_end(bt);
+    if (info != 0)
       e = hpmg_error_set(HPMG_ERR_NUMERIC, "eigenvalue estimate: dstev failed");
     else *lmax = dg[m - 1]; /* ascending */
   }

@@ -791,7 +791,10 @@ static hpmg_error s_coarse_solve(hpmg_level *L) {
     for (int64_t i = 0; i < n; i++) s += x[i];
     for (int64_t i = 0; i < n; i++) x[i] -= s / (double)n;
   }
-  if (LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, x, (lapack_int)n) != 0)
+  const int bt = hpmg_blas_serial_begin();
+  const lapack_int info = LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, x, (lapack_int)n);
+  hpmg_blas_serial_end(bt);
+  if (info != 0)
     return hpmg_error_set(HPMG_ERR_NUMERIC, "fd box: the coarse Cholesky solve failed");
   return HPMG_SUCCESS;
 }
@@ -812,9 +815,11 @@ static hpmg_error coarse_factor(fdb_level *q) {
   }
   if (!err && q->singular)
     for (int64_t i = 0; i < n * n; i++) q->chol[i] += dmean / (double)n;
+  const int bt = hpmg_blas_serial_begin();
   if (!err && LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, q->chol, (lapack_int)n) != 0)
     err = hpmg_error_set(HPMG_ERR_NUMERIC, "fd box: the coarsest matrix (%lld unknowns) is not positive definite",
                          (long long)n);
+  hpmg_blas_serial_end(bt);
   hpmg_free(&e);
   hpmg_free(&col);
   return err;

@@ -4,6 +4,7 @@
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
+#include "core/par.h"
 #include "fem/fem.h"
 #include "core/simd.h"
 #include "disc/qk/fdm.h"
@@ -107,7 +108,9 @@ static hpmg_error setup_direction(int k, double hl, double hr, const hpmg_fdm_da
       Sa[i * ma + j] = D->K[d][(lo + i) * m + lo + j];
       B[i * ma + j] = D->M[d][(lo + i) * m + lo + j];
     }
+  const int bt = hpmg_blas_serial_begin();
   lapack_int info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', ma, Sa, ma, B, ma, ea);
+  hpmg_blas_serial_end(bt);
   if (info != 0)
     return hpmg_error_set(HPMG_ERR_NUMERIC,
                           "fdm: generalized eigenproblem of the 1D patch matrices failed "
@@ -269,8 +272,10 @@ hpmg_error hpmg_fdm_dense_inverse(const hpmg_fdm *f, double *Ainv) {
   hpmg_fdm_dense_matrix(f, Ainv);
   /* A is symmetric, so its row-major lower triangle is the column-major upper
    * one: calling the column-major routines avoids LAPACKE's transposed copy. */
+  const int bt = hpmg_blas_serial_begin();
   lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', N, Ainv, N);
   if (info == 0) info = LAPACKE_dpotri(LAPACK_COL_MAJOR, 'U', N, Ainv, N);
+  hpmg_blas_serial_end(bt);
   if (info != 0)
     return hpmg_error_set(HPMG_ERR_NUMERIC,
                           "fdm: Cholesky inverse of the %dx%d patch matrix failed (info=%d)", N, N,

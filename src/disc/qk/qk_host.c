@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/par.h"
 #include "la/vec.h"
 #include "disc/qk/transfer.h"
 #include "qk_host.h"
@@ -83,7 +84,9 @@ static hpmg_error coarse_setup(qk_level *q) {
     for (int64_t i = 0; i < n; i++) a += q->chol[i * n + i] / (double)n;
     for (int64_t i = 0; i < n * n; i++) q->chol[i] += a / (double)n;
   }
+  const int bt = hpmg_blas_serial_begin();
   int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, q->chol, (lapack_int)n);
+  hpmg_blas_serial_end(bt);
   if (info != 0)
     return hpmg_error_set(HPMG_ERR_NUMERIC, "coarse Cholesky factorization failed (info %d)", info);
   return HPMG_SUCCESS;
@@ -114,7 +117,9 @@ static hpmg_error coarse_solve(hpmg_level *L) {
   }
   if (q->chol) {
     memcpy(cx.data, cb.data, sizeof(double) * (size_t)n);
+    const int bt = hpmg_blas_serial_begin();
     LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, cx.data, 1);
+    hpmg_blas_serial_end(bt);
   } else {
     hpmg_linop A = {&q->op, coarse_apply, NULL, NULL}, M = {&q->op, coarse_jacobi, NULL, NULL};
     hpmg_vec w[4];

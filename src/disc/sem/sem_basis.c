@@ -3,6 +3,7 @@
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
+#include "core/par.h"
 #include "disc/sem/sem_element.h"
 #include "fem/fem.h"
 
@@ -90,7 +91,9 @@ static hpmg_error interior_eigen(hpmg_sem_element *el) {
     B[i * m + i] = el->M[i + 1];
   }
   /* L_II S = M_II S Lambda with S^T M_II S = I, eigenvalues ascending */
+  const int bt = hpmg_blas_serial_begin();
   lapack_int info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', m, el->S, m, B, m, el->lam);
+  hpmg_blas_serial_end(bt);
   hpmg_free(&B);
   if (info != 0)
     return hpmg_error_set(HPMG_ERR_NUMERIC,

@@ -4,6 +4,7 @@
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
+#include "core/par.h"
 #include "disc/sem/sem_star.h"
 
 void hpmg_sem_block1d_free(hpmg_sem_block1d *b) {
@@ -42,7 +43,9 @@ static hpmg_error block_eigen(hpmg_sem_block1d *b) {
     for (int j = 0; j < na; j++) A[i * na + j] = b->L[(lo + i) * n + lo + j];
     B[i * na + i] = b->M[lo + i];
   }
+  const int bt = hpmg_blas_serial_begin();
   lapack_int info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', na, A, na, B, na, ev);
+  hpmg_blas_serial_end(bt);
   if (info != 0) {
     hpmg_free(&A);
     return hpmg_error_set(HPMG_ERR_NUMERIC,
