@@ -221,10 +221,11 @@ static inline vd lane_sums(const vd *v) {
 /* eig_vertex3 on the columns [a0, a0 + SW NV + 4 T) of the lines of one a3,
  * all a2 in [lo2, hi2) (T: the 4-wide end of an AVX-512 row): the face normal
  * to x2 accumulates over a2 in the same row, here in registers (through
- * memory, each line waited for the previous line's store); with two vectors
- * a line or more, each line's partial dot product is kept as a vector in dl
- * and summed SW lines at a time into o1 (one line's own sum cost more than
- * its arithmetic) */
+ * memory, each line waited for the previous line's store); with a vector a
+ * line or more, each line's partial dot product is kept as a vector in dl and
+ * summed SW lines at a time into o1 (one line's own sum cost more than its
+ * arithmetic: with one vector a line, the star at p = 4 to 6 took 4-5% longer;
+ * with a 4-wide piece alone, p = 2 on AVX-512, the sums in dl cost 15%) */
 static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2, int ld, double base3, double c3,
                                     const double *restrict lam2, const double *restrict s2, const double *restrict s1,
                                     const double *restrict l1, const double *restrict g1, const double *restrict r2,
@@ -235,7 +236,7 @@ static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2,
   v4d acct = {0};
 #endif
   const int b2 = lo2 & ~(SW - 1); /* dl[a2 - b2]: groups of SW lines aligned to o1's vectors */
-  if (NV >= 2)
+  if (NV >= 1)
     for (int a2 = b2; a2 < lo2; a2++) dl[a2 - b2] = (vd){0};
   for (int a2 = lo2; a2 < hi2; a2++) {
     const double base = base3 + lam2[a2], g = g1[a2], c2 = s2[a2];
@@ -262,10 +263,10 @@ static inline void eig_vertex3_cols(const int NV, const int T, int lo2, int hi2,
       *(v4d *)(o3 + a) += c3 * v;
     }
 #endif
-    if (NV >= 2) dl[a2 - b2] = dv;
+    if (NV >= 1) dl[a2 - b2] = dv;
     else o1[a2] += lane_sum(dv);
   }
-  if (NV >= 2) {
+  if (NV >= 1) {
     for (int a2 = hi2; a2 < ((hi2 + SW - 1) & ~(SW - 1)); a2++) dl[a2 - b2] = (vd){0};
     for (int a2 = b2; a2 < hi2; a2 += SW) {
       const vd h = lane_sums(dl + (a2 - b2));
