@@ -18,6 +18,10 @@
 #include "core/isa.h"
 #include "disc/sem/sem_smoother.h"
 
+static const char *kind_name(const hpmg_sem_smoother *sm) {
+  return sm->Z ? "dense stars" : sm->lanes ? "Algorithm 1 in lanes" : "Algorithm 1";
+}
+
 static int test_case(const config *c) {
   hpmg_box box;
   hpmg_sem_mesh m;
@@ -85,17 +89,20 @@ static int test_case(const config *c) {
     for (int64_t i = 0; i < ks; i++) zref[S[i]] += wS[i] * bs[i];
   }
   /* the smoother, with 1 and 2 threads; with its dense star inverses where
-   * the stars are small (the default) and with Algorithm 1 for every star */
+   * the stars are small and 3D stars of p = 4..6 in lanes (the default), with
+   * Algorithm 1 for every star, and with every star one by one */
   const int nt0 = omp_get_max_threads();
   double *z[2] = {malloc(sizeof(double) * (size_t)ns), malloc(sizeof(double) * (size_t)ns)};
-  for (int variant = 0; variant < 2; variant++) {
+  for (int variant = 0; variant < 3; variant++) {
     const int dense_max = hpmg_sem_star_set_dense_max(variant ? 0 : HPMG_SEM_STAR_DENSE_MAX_DEFAULT);
-    int dense = 0;
+    const int lanes_pmax = hpmg_sem_star_set_lanes_pmax(variant == 2 ? 0 : HPMG_SEM_STAR_LANES_PMAX_DEFAULT);
+    int dense = 0, lanes = 0;
     for (int t = 0; t < 2; t++) {
       omp_set_num_threads(t + 1);
       hpmg_sem_smoother sm;
       CHECK_OK(hpmg_sem_smoother_create(&m, &sm));
       dense = sm.Z != NULL;
+      lanes = sm.lanes && !sm.Z;
       hpmg_sem_smoother_apply(&sm, r, z[t]);
       if (t == 1 && !variant) { /* non-symmetry: x.S y against y.S x */
         double *q = malloc(sizeof(double) * (size_t)ns), *sq = malloc(sizeof(double) * (size_t)ns);
@@ -112,12 +119,14 @@ static int test_case(const config *c) {
     }
     omp_set_num_threads(nt0);
     hpmg_sem_star_set_dense_max(dense_max);
+    hpmg_sem_star_set_lanes_pmax(lanes_pmax);
     /* every instruction-set variant of the star kernels this processor runs (core/isa.h) */
     const int isa0 = hpmg_isa_index();
     for (int i = 0; i < HPMG_ISA_COUNT; i++) {
       if (!hpmg_isa_runs(i)) continue;
       CHECK_OK(hpmg_isa_select(hpmg_isa_get(i)->name));
       hpmg_sem_star_set_dense_max(variant ? 0 : HPMG_SEM_STAR_DENSE_MAX_DEFAULT);
+      hpmg_sem_star_set_lanes_pmax(variant == 2 ? 0 : HPMG_SEM_STAR_LANES_PMAX_DEFAULT);
       hpmg_sem_smoother sm;
       CHECK_OK(hpmg_sem_smoother_create(&m, &sm));
       double *zi = malloc(sizeof(double) * (size_t)ns);
@@ -125,15 +134,19 @@ static int test_case(const config *c) {
       double di = 0, ri = 0;
       for (int64_t q = 0; q < ns; q++) di += (zi[q] - zref[q]) * (zi[q] - zref[q]), ri += zref[q] * zref[q];
       CHECK(sqrt(di / ri) <= 1e-12, "dim=%d p=%d [%s, %s]: smoother vs dense reference: relative %.3g", dim, p,
-            hpmg_isa_get(i)->name, sm.Z ? "dense stars" : "Algorithm 1", sqrt(di / ri));
+            hpmg_isa_get(i)->name, kind_name(&sm), sqrt(di / ri));
       free(zi);
       hpmg_sem_smoother_destroy(&sm);
       hpmg_sem_star_set_dense_max(dense_max);
+      hpmg_sem_star_set_lanes_pmax(lanes_pmax);
     }
     CHECK_OK(hpmg_isa_select(hpmg_isa_get(isa0)->name));
     /* the default takes the dense inverses exactly where the stars are small */
     const int small = (dim == 3 ? 3 * (2 * p - 1) * (2 * p - 1) : 2 * (2 * p - 1)) <= HPMG_SEM_STAR_DENSE_MAX_DEFAULT;
     CHECK(dense == (!variant && small), "dim=%d p=%d: dense star inverses %s", dim, p, dense ? "used" : "not used");
+    /* stars in lanes exactly for 3D p = 4..6 unless turned off */
+    CHECK(lanes == (variant < 2 && dim == 3 && p >= 4 && p <= HPMG_SEM_STAR_LANES_PMAX_DEFAULT),
+          "dim=%d p=%d: stars in lanes %s", dim, p, lanes ? "used" : "not used");
     double dn = 0, rn = 0;
     int same = 1;
     for (int64_t i = 0; i < ns; i++) {
@@ -143,12 +156,12 @@ static int test_case(const config *c) {
     }
     const double rel = sqrt(dn / rn);
     CHECK(rel <= 1e-12, "dim=%d p=%d cells %lldx%lldx%lld (%s): smoother vs dense reference: relative %.3g", dim, p,
-          (long long)c->cells[0], (long long)c->cells[1], (long long)c->cells[2], dense ? "dense stars" : "Algorithm 1",
-          rel);
+          (long long)c->cells[0], (long long)c->cells[1], (long long)c->cells[2],
+          dense ? "dense stars" : lanes ? "Algorithm 1 in lanes" : "Algorithm 1", rel);
     CHECK(same, "dim=%d p=%d: 1 and 2 threads differ", dim, p);
     printf("  dim=%d p=%d cells %lldx%lldx%lld lambda %g (%s): ns %lld, largest star %lld: relative difference %.2e\n",
            dim, p, (long long)c->cells[0], (long long)c->cells[1], (long long)c->cells[2], c->lambda,
-           dense ? "dense stars" : "Algorithm 1", (long long)ns, (long long)maxstar, rel);
+           dense ? "dense stars" : lanes ? "Algorithm 1 in lanes" : "Algorithm 1", (long long)ns, (long long)maxstar, rel);
   }
   free(z[0]);
   free(z[1]);

@@ -1,5 +1,6 @@
 /* The star smoother over a mesh (paper 001, Algorithm 2); see sem_smoother.h. */
 #include "sem_smoother.h"
+#include "core/simd.h"
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -50,6 +51,24 @@ int hpmg_sem_star_set_dense_max(int size) {
   const int old = dense_max;
   dense_max = size;
   return old;
+}
+
+static int lanes_pmax = HPMG_SEM_STAR_LANES_PMAX_DEFAULT;
+
+int hpmg_sem_star_set_lanes_pmax(int p) {
+  const int old = lanes_pmax;
+  lanes_pmax = p;
+  return old;
+}
+
+/* the most lanes a kernel variant has (HPMG_VBYTES_MAX: the scratch fits any of them) */
+#define LANES_MAX (HPMG_VBYTES_MAX / 8)
+
+/* doubles of one thread's scratch for stars in lanes of degree p: the
+ * interleaved blocks (S, lam, mask of 3 directions), f, u and the solve's */
+static size_t lanes_scratch(int p) {
+  const size_t n = 2 * (size_t)p - 1, L = LANES_MAX;
+  return 3 * (n * n + 2 * n) * L + 6 * n * n * L + hpmg_sem_star_lanes_work_size((int)n, (int)L);
 }
 
 /* the widths and side kinds that define the block of position J in direction d */
@@ -184,7 +203,10 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
     e = hpmg_sem_star_init(&st, dim, bp, m->lambda);
     if (!e) {
       /* f, u, star scratch; whole cache lines, so that no two threads' scratch share one */
-      s->tsize = (2 * st.size + hpmg_sem_star_work_size(&st) + 8 + 7) / 8 * 8;
+      s->tsize = 2 * st.size + hpmg_sem_star_work_size(&st) + 8;
+      s->lanes = dim == 3 && p >= 4 && p <= lanes_pmax; /* until dense_create finds dense inverses */
+      if (s->lanes && lanes_scratch(p) + 8 > s->tsize) s->tsize = lanes_scratch(p) + 8;
+      s->tsize = (s->tsize + 7) / 8 * 8;
       s->ssize = st.size;
       s->nthreads = omp_get_max_threads();
       e = hpmg_calloc(sizeof(double) * s->tsize * (size_t)s->nthreads, &s->work);
@@ -337,6 +359,79 @@ static void star3(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const dou
   }
 }
 
+/* the 3D stars verts[0..cnt) (cnt <= K->lanes) in lanes: their blocks
+ * interleaved, r gathered by runs as star3 does, the lanes' solve, and
+ * z += W u per star as star3 (a lane beyond cnt repeats the last star's
+ * blocks with input 0 and is not scattered); buf: lanes_scratch doubles */
+static void star3_lanes(const hpmg_sem_smoother *s, const hpmg_sem_star_kernels *K, const int64_t *verts, int cnt,
+                        const double *restrict r, double *restrict z, double *restrict buf) {
+  const hpmg_sem_mesh *m = s->m;
+  const int p = m->p, mm = p - 1, n = 2 * p - 1, NL = K->lanes;
+  const int64_t nv0 = m->nv[0], nv1 = m->nv[1];
+  const size_t nn = (size_t)n * n;
+  hpmg_sem_star_lanes L = {.n = n, .c = p - 1, .lanes = NL, .lambda = m->lambda};
+  double *q = buf;
+  const hpmg_sem_block1d *bl[LANES_MAX][3];
+  for (int l = 0; l < NL; l++) {
+    const int64_t v = verts[l < cnt ? l : cnt - 1];
+    const int64_t J[3] = {v % nv0, (v / nv0) % nv1, v / (nv0 * nv1)};
+    for (int d = 0; d < 3; d++) bl[l][d] = &s->blk[d][J[d]];
+  }
+  for (int d = 0; d < 3; d++) {
+    double *S = q, *lam = S + nn * NL, *mask = lam + (size_t)n * NL;
+    q = mask + (size_t)n * NL;
+    for (int l = 0; l < NL; l++) {
+      const hpmg_sem_block1d *b = bl[l][d];
+      for (int i = 0; i < n; i++) {
+        for (int a = 0; a < n; a++) S[((size_t)i * n + a) * NL + l] = b->S[(size_t)i * b->ld + a];
+        lam[(size_t)i * NL + l] = b->lam[i];
+        mask[(size_t)i * NL + l] = b->mask[i];
+      }
+    }
+    L.S[d] = S, L.lam[d] = lam, L.mask[d] = mask, L.onpl[d] = bl[0][d]->onpl;
+  }
+  double *f = q, *u = f + 3 * nn * NL, *wk = u + 3 * nn * NL;
+  for (int l = 0; l < NL; l++) {
+    const int32_t *qi = s->idx + (size_t)verts[l < cnt ? l : cnt - 1] * 9 * n;
+    for (int k = 0; k < 3; k++)
+      for (int rr = 0; rr < n; rr++) {
+        const int32_t *o = qi + (k * n + rr) * 3;
+        double *fr = f + ((size_t)k * nn + (size_t)rr * n) * NL + l;
+        for (int h = 0; h < 2; h++) {
+          double *dst = fr + (size_t)h * p * NL;
+          if (l >= cnt || o[2 * h] < 0)
+            for (int i = 0; i < mm; i++) dst[(size_t)i * NL] = 0.0;
+          else
+            for (int i = 0; i < mm; i++) dst[(size_t)i * NL] = r[o[2 * h] + i];
+        }
+        fr[(size_t)mm * NL] = l < cnt && o[1] >= 0 ? r[o[1]] : 0.0;
+      }
+  }
+  K->solve_lanes(&L, f, u, wk);
+  for (int l = 0; l < cnt; l++) {
+    const int32_t *qi = s->idx + (size_t)verts[l] * 9 * n;
+    for (int k = 0; k < 3; k++) {
+      int R, C;
+      hpmg_sem_face_dirs(k, &R, &C);
+      const double wk0 = bl[l][k]->w[bl[l][k]->c[0]];
+      const double *wR = bl[l][R]->w, *wC = bl[l][C]->w;
+      for (int rr = 0; rr < n; rr++) {
+        if (k == 2 && rr == mm) continue; /* on the x2 plane: face 1 holds these points */
+        const int32_t *o = qi + (k * n + rr) * 3;
+        const double a = wk0 * wR[rr];
+        const double *ur = u + ((size_t)k * nn + (size_t)rr * n) * NL + l;
+        for (int h = 0; h < 2; h++) {
+          if (o[2 * h] < 0) continue;
+          double *restrict dst = z + o[2 * h];
+          const double *restrict src = ur + (size_t)h * p * NL, *restrict wc = wC + h * p;
+          for (int i = 0; i < mm; i++) dst[i] += src[(size_t)i * NL] * (a * wc[i]);
+        }
+        if (k == 0 && o[1] >= 0) z[o[1]] += ur[(size_t)mm * NL] * (a * wC[mm]); /* on the x1 plane */
+      }
+    }
+  }
+}
+
 /* z = S r, and x += z if x (in the same region) */
 static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, double *x) {
   const hpmg_sem_mesh *m = s->m;
@@ -349,6 +444,7 @@ static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, doubl
   for (int col = 0; col < s->ncolors; col++) ncol += s->color_ptr[col] < s->color_ptr[col + 1];
   const double star_flops = 8.0 * (2 * m->p - 1) * (double)size;
   const double par_work = (double)s->color_ptr[s->ncolors] / (ncol > 0 ? ncol : 1) * star_flops;
+  const hpmg_sem_star_kernels *K = s->lanes && !s->Z ? hpmg_sem_star_kernels_select() : NULL;
 #pragma omp parallel num_threads(s->nthreads) if (hpmg_par(par_work))
   {
     double *f = s->work + (size_t)omp_get_thread_num() * s->tsize, *u = f + size;
@@ -359,6 +455,15 @@ static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, doubl
       /* the third colour of a direction exists only where a periodic direction has an odd
        * vertex count: 19 of the 27 colours are empty otherwise, each a barrier saved */
       if (s->color_ptr[col] == s->color_ptr[col + 1]) continue;
+      if (K) { /* stars in lanes: batches of K->lanes consecutive stars of the colour */
+        const int64_t c0 = s->color_ptr[col], cnt = s->color_ptr[col + 1] - c0, nb = (cnt + K->lanes - 1) / K->lanes;
+#pragma omp for schedule(static)
+        for (int64_t bt = 0; bt < nb; bt++) {
+          const int64_t q0 = bt * K->lanes;
+          star3_lanes(s, K, s->color_verts + c0 + q0, (int)(cnt - q0 < K->lanes ? cnt - q0 : K->lanes), r, z, f);
+        }
+        continue;
+      }
       /* contiguous halves (thirds, ...) of the colour: neighbouring stars write into
        * the same cache lines of z, which interleaved chunks made the threads share
        * (at p = 2 a sweep took 0.86x the one-thread time on two threads with

@@ -45,6 +45,9 @@ typedef struct {
   int32_t *cls[3];          /* class of vertex position J in direction d (blocks built from the
                              * same widths, to 1e-12, and sides are the same to rounding) */
   int ncls[3];
+  int lanes;                /* 3D stars of p in [4, lanes p max] without dense inverses: solved
+                             * lanes at a time (hpmg_sem_star_lanes, the star kernels' `lanes`
+                             * when applied); 0: one by one */
   int32_t *idx;             /* 2D: ssize per vertex: the star's skeleton indices, coded for the
                              * scatter (hpmg_sem_star_indices; -1 absent, a copy on a lower
                              * face that the scatter skips as -2 - index); 32 bits, so the
@@ -68,6 +71,15 @@ typedef struct {
 #define HPMG_SEM_STAR_DENSE_MAX_DEFAULT 80
 #define HPMG_SEM_STAR_DENSE_BYTES (8.0 * 1024 * 1024)
 int hpmg_sem_star_set_dense_max(int size);
+
+/* 3D stars of degree 4 <= p <= this (Algorithm 1, no dense inverses) are
+ * solved several at once, one per lane of the kernels' vectors
+ * (hpmg_sem_star_lanes; docs/sem.md, "The star smoother over a mesh"): the
+ * same result to rounding. hpmg_sem_star_set_lanes_pmax(0) solves them one by
+ * one (tests); it returns the previous value and applies to smoothers
+ * created after it. */
+#define HPMG_SEM_STAR_LANES_PMAX_DEFAULT 6
+int hpmg_sem_star_set_lanes_pmax(int p);
 
 /* Blocks, colours, star index lists and scratch for mesh m (which must
  * outlive the smoother). HPMG_ERR_NUMERIC if a 1D eigenproblem fails,

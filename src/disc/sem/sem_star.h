@@ -100,9 +100,34 @@ size_t hpmg_sem_star_tpf_work_size(const hpmg_sem_star *st);
  * hpmg_sem_star_work_size doubles. */
 void hpmg_sem_star_solve(const hpmg_sem_star *st, const double *f, double *u, double *work);
 
+/* Vertex stars in lanes: `lanes` 3D vertex stars of one degree solved at
+ * once, star l in lane l of every vector (the smoother's stars of small p,
+ * whose one-star solve is bound by its loops' overhead; docs/sem.md, "The
+ * star smoother over a mesh"). Per direction d the stars' 1D blocks
+ * interleaved: S[d][(i n + a) lanes + l] = S_l[i][a] (n x n, without the
+ * row padding), lam[d][a lanes + l], mask[d][i lanes + l]; onpl[d] the
+ * blocks' plane flags (the same for every vertex star, at c = p - 1).
+ * Star-local vectors interleaved the same way: value t of star l (the
+ * layout of hpmg_sem_star_solve) at t lanes + l. */
+typedef struct {
+  int n, c, lanes; /* points per direction (2p - 1), the plane's point c = p - 1, stars */
+  double lambda;
+  const double *S[3], *lam[3], *mask[3], *onpl[3];
+} hpmg_sem_star_lanes;
+
+/* Doubles of scratch of the lanes' solve (7 n^2 lanes). */
+static inline size_t hpmg_sem_star_lanes_work_size(int n, int lanes) { return 7 * (size_t)n * n * lanes; }
+
 /* The star kernels, compiled once per instruction set (sem_star_kernels.c;
  * core/isa.h): the vectors of the target's width. */
 typedef struct {
+  /* lanes of the vectors (doubles): the number of stars `solve_lanes` takes */
+  int lanes;
+  /* u = Hhat^{-1} f for L->lanes stars at once (Algorithm 1 on lane vectors,
+   * the full loops over n: the decoupled points come out exactly 0 as in
+   * `solve`; the same results to rounding); L->lanes must be `lanes`; work
+   * holds hpmg_sem_star_lanes_work_size doubles */
+  void (*solve_lanes)(const hpmg_sem_star_lanes *L, const double *f, double *u, double *work);
   /* hpmg_sem_star_solve */
   void (*solve)(const hpmg_sem_star *st, const double *f, double *u, double *work);
   /* u = Z f for a star's dense inverse Z (the smoother's small stars): ZT

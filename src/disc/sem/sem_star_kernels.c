@@ -457,4 +457,111 @@ static void dense_apply(const double *restrict ZT, size_t n, size_t ld, const do
   }
 }
 
-const hpmg_sem_star_kernels HPMG_ISA_DEFINE(hpmg_sem_star_kernels) = {.solve = star_solve, .dense = dense_apply};
+/* SW vertex stars in lanes (hpmg_sem_star_lanes): Algorithm 1 as solve3, every
+ * operation on lane vectors, the loops over all n points (no lo/hi ranges:
+ * the padding's exact zeros as solve3 shows them), n a constant where
+ * inlined from lanes_solve. Faces of n x n lane vectors: G (the input in
+ * eigenspace), O (the contraction), T (one face's half transform). */
+#define LV(a, i) (*(const vd *)((a) + (size_t)(i) * SW))
+#define LW(a, i) (*(vd *)((a) + (size_t)(i) * SW))
+static inline void lanes3(const int n, const hpmg_sem_star_lanes *restrict L, const double *restrict f,
+                          double *restrict u, double *restrict work) {
+  const int c = L->c;
+  const size_t F = (size_t)n * n * SW;
+  double *restrict G = work, *restrict O = G + 3 * F, *restrict T = O + 3 * F;
+  for (int k = 0; k < 3; k++) {
+    int R, C;
+    hpmg_sem_face_dirs(k, &R, &C);
+    const double *restrict SR = L->S[R], *restrict SC = L->S[C], *restrict mR = L->mask[R], *restrict mC = L->mask[C];
+    const double *oR = L->onpl[R], *oC = L->onpl[C];
+    const vd sk = LV(L->mask[k], c);
+    const double *restrict fk = f + k * F;
+    /* T = t S_C, t = f masked and divided by the point's multiplicity */
+    for (int r = 0; r < n; r++) {
+      const vd sr = sk * LV(mR, r);
+      vd acc[n];
+      for (int b = 0; b < n; b++) acc[b] = (vd){0};
+      for (int q = 0; q < n; q++) {
+        const vd t = LV(fk, r * n + q) * sr * LV(mC, q) * (1.0 / (1.0 + oR[r] + oC[q]));
+        for (int b = 0; b < n; b++) acc[b] += t * LV(SC, q * n + b);
+      }
+      for (int b = 0; b < n; b++) LW(T, r * n + b) = acc[b];
+    }
+    /* G_k = S_R^T T */
+    for (int a = 0; a < n; a++) {
+      vd acc[n];
+      for (int b = 0; b < n; b++) acc[b] = (vd){0};
+      for (int r = 0; r < n; r++) {
+        const vd sra = LV(SR, r * n + a);
+        for (int b = 0; b < n; b++) acc[b] += sra * LV(T, r * n + b);
+      }
+      for (int b = 0; b < n; b++) LW(G + k * F, a * n + b) = acc[b];
+    }
+  }
+  /* eigenspace: faces 0 (rows a3, columns a2), 1 (a3, a1), 2 (a2, a1) */
+  const double *restrict S1 = L->S[0], *restrict S2 = L->S[1], *restrict S3 = L->S[2];
+  const double *restrict G1 = G + F, *restrict G2 = G + 2 * F;
+  double *restrict O1 = O + F, *restrict O2 = O + 2 * F;
+  for (size_t q = 0; q < F; q++) O2[q] = 0.0;
+  for (int a3 = 0; a3 < n; a3++) {
+    const vd c3 = LV(S3, c * n + a3), l3 = L->lambda + LV(L->lam[2], a3);
+    vd acc1[n];
+    for (int a1 = 0; a1 < n; a1++) acc1[a1] = (vd){0};
+    for (int a2 = 0; a2 < n; a2++) {
+      const vd c2 = LV(S2, c * n + a2), base = l3 + LV(L->lam[1], a2), g = LV(G, a3 * n + a2);
+      vd d = {0};
+      for (int a1 = 0; a1 < n; a1++) {
+        const vd s1 = LV(S1, c * n + a1);
+        const vd v = (g * s1 + c2 * LV(G1, a3 * n + a1) + c3 * LV(G2, a2 * n + a1)) * recip(base + LV(L->lam[0], a1));
+        d += s1 * v;
+        acc1[a1] += c2 * v;
+        LW(O2, a2 * n + a1) += c3 * v;
+      }
+      LW(O, a3 * n + a2) = d;
+    }
+    for (int a1 = 0; a1 < n; a1++) LW(O1, a3 * n + a1) = acc1[a1];
+  }
+  /* back: u_k = S_R O_k S_C^T */
+  for (int k = 0; k < 3; k++) {
+    int R, C;
+    hpmg_sem_face_dirs(k, &R, &C);
+    const double *restrict SR = L->S[R], *restrict SC = L->S[C], *restrict Ok = O + k * F;
+    for (int a = 0; a < n; a++) { /* T[a][j] = sum_b O[a][b] S_C[j][b] */
+      vd acc[n];
+      for (int j = 0; j < n; j++) acc[j] = (vd){0};
+      for (int b = 0; b < n; b++) {
+        const vd o = LV(Ok, a * n + b);
+        for (int j = 0; j < n; j++) acc[j] += o * LV(SC, j * n + b);
+      }
+      for (int j = 0; j < n; j++) LW(T, a * n + j) = acc[j];
+    }
+    for (int i = 0; i < n; i++) { /* u[i][j] = sum_a S_R[i][a] T[a][j] */
+      vd acc[n];
+      for (int j = 0; j < n; j++) acc[j] = (vd){0};
+      for (int a = 0; a < n; a++) {
+        const vd sia = LV(SR, i * n + a);
+        for (int j = 0; j < n; j++) acc[j] += sia * LV(T, a * n + j);
+      }
+      for (int j = 0; j < n; j++) LW(u + k * F, i * n + j) = acc[j];
+    }
+  }
+  /* copies of a point on crossing faces take the lowest face's value (solve3) */
+  double *u0 = u, *u1 = u + F, *u2 = u + 2 * F;
+  for (int i = 0; i < n; i++) LW(u1, i * n + c) = LV(u0, i * n + c);
+  for (int i = 0; i < n; i++) LW(u2, i * n + c) = LV(u0, c * n + i);
+  for (int i = 0; i < n; i++) LW(u2, c * n + i) = LV(u1, c * n + i);
+}
+#undef LV
+#undef LW
+
+static void lanes_solve(const hpmg_sem_star_lanes *L, const double *f, double *u, double *work) {
+  switch (L->n) { /* p = 4, 5, 6 with constant loop bounds */
+  case 7: lanes3(7, L, f, u, work); break;
+  case 9: lanes3(9, L, f, u, work); break;
+  case 11: lanes3(11, L, f, u, work); break;
+  default: lanes3(L->n, L, f, u, work); break;
+  }
+}
+
+const hpmg_sem_star_kernels HPMG_ISA_DEFINE(hpmg_sem_star_kernels) = {
+    .lanes = SW, .solve_lanes = lanes_solve, .solve = star_solve, .dense = dense_apply};
