@@ -160,6 +160,7 @@ static hpmg_error dense_create(hpmg_sem_smoother *s) {
     }
   }
   if (e) return hpmg_error_set(e, "sem smoother: a star of the dense inverses is singular (internal)");
+  s->lanes = 0; /* the dense inverses instead */
   return HPMG_SUCCESS;
 }
 
@@ -204,7 +205,7 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
     if (!e) {
       /* f, u, star scratch; whole cache lines, so that no two threads' scratch share one */
       s->tsize = 2 * st.size + hpmg_sem_star_work_size(&st) + 8;
-      s->lanes = dim == 3 && p >= 4 && p <= lanes_pmax; /* until dense_create finds dense inverses */
+      s->lanes = dim == 3 && p >= 4 && p <= lanes_pmax; /* unless dense_create makes dense inverses */
       if (s->lanes && lanes_scratch(p) + 8 > s->tsize) s->tsize = lanes_scratch(p) + 8;
       s->tsize = (s->tsize + 7) / 8 * 8;
       s->ssize = st.size;
@@ -444,7 +445,7 @@ static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, doubl
   for (int col = 0; col < s->ncolors; col++) ncol += s->color_ptr[col] < s->color_ptr[col + 1];
   const double star_flops = 8.0 * (2 * m->p - 1) * (double)size;
   const double par_work = (double)s->color_ptr[s->ncolors] / (ncol > 0 ? ncol : 1) * star_flops;
-  const hpmg_sem_star_kernels *K = s->lanes && !s->Z ? hpmg_sem_star_kernels_select() : NULL;
+  const hpmg_sem_star_kernels *K = s->lanes ? hpmg_sem_star_kernels_select() : NULL;
 #pragma omp parallel num_threads(s->nthreads) if (hpmg_par(par_work))
   {
     double *f = s->work + (size_t)omp_get_thread_num() * s->tsize, *u = f + size;

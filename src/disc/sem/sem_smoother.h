@@ -45,7 +45,7 @@ typedef struct {
   int32_t *cls[3];          /* class of vertex position J in direction d (blocks built from the
                              * same widths, to 1e-12, and sides are the same to rounding) */
   int ncls[3];
-  int lanes;                /* 3D stars of p in [4, lanes p max] without dense inverses: solved
+  int lanes;                /* 3D stars of p in [4, lanes p max] without dense inverses (Z NULL): solved
                              * lanes at a time (hpmg_sem_star_lanes, the star kernels' `lanes`
                              * when applied); 0: one by one */
   int32_t *idx;             /* 2D: ssize per vertex: the star's skeleton indices, coded for the
