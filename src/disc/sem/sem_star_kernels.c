@@ -457,13 +457,28 @@ static void dense_apply(const double *restrict ZT, size_t n, size_t ld, const do
   }
 }
 
+#define LV(a, i) (*(const vd *)((a) + (size_t)(i) * SW))
+#define LW(a, i) (*(vd *)((a) + (size_t)(i) * SW))
+/* Z = X Y for n x n matrices of lane vectors, X(i, k) = X[k][i] if xt else
+ * X[i][k], Y(k, j) = Y[j][k] if yt else Y[k][j]: a row of Z in registers */
+static inline void lanes_mm(const int n, const double *restrict X, const int xt, const double *restrict Y, const int yt,
+                            double *restrict Z) {
+  for (int i = 0; i < n; i++) {
+    vd acc[n];
+    for (int j = 0; j < n; j++) acc[j] = (vd){0};
+    for (int k = 0; k < n; k++) {
+      const vd x = LV(X, xt ? k * n + i : i * n + k);
+      for (int j = 0; j < n; j++) acc[j] += x * LV(Y, yt ? j * n + k : k * n + j);
+    }
+    for (int j = 0; j < n; j++) LW(Z, i * n + j) = acc[j];
+  }
+}
+
 /* SW vertex stars in lanes (hpmg_sem_star_lanes): Algorithm 1 as solve3, every
  * operation on lane vectors, the loops over all n points (no lo/hi ranges:
  * the padding's exact zeros as solve3 shows them), n a constant where
  * inlined from lanes_solve. Faces of n x n lane vectors: G (the input in
  * eigenspace), O (the contraction), T (one face's half transform). */
-#define LV(a, i) (*(const vd *)((a) + (size_t)(i) * SW))
-#define LW(a, i) (*(vd *)((a) + (size_t)(i) * SW))
 static inline void lanes3(const int n, const hpmg_sem_star_lanes *restrict L, const double *restrict f,
                           double *restrict u, double *restrict work) {
   const int c = L->c;
@@ -472,31 +487,18 @@ static inline void lanes3(const int n, const hpmg_sem_star_lanes *restrict L, co
   for (int k = 0; k < 3; k++) {
     int R, C;
     hpmg_sem_face_dirs(k, &R, &C);
-    const double *restrict SR = L->S[R], *restrict SC = L->S[C], *restrict mR = L->mask[R], *restrict mC = L->mask[C];
-    const double *oR = L->onpl[R], *oC = L->onpl[C];
+    const double *mR = L->mask[R], *mC = L->mask[C], *oR = L->onpl[R], *oC = L->onpl[C];
     const vd sk = LV(L->mask[k], c);
-    const double *restrict fk = f + k * F;
-    /* T = t S_C, t = f masked and divided by the point's multiplicity */
+    const double *fk = f + k * F;
+    double *t = O; /* O is free until the eigenspace pass */
+    /* t = f masked and divided by the point's multiplicity; G_k = S_R^T t S_C */
     for (int r = 0; r < n; r++) {
       const vd sr = sk * LV(mR, r);
-      vd acc[n];
-      for (int b = 0; b < n; b++) acc[b] = (vd){0};
-      for (int q = 0; q < n; q++) {
-        const vd t = LV(fk, r * n + q) * sr * LV(mC, q) * (1.0 / (1.0 + oR[r] + oC[q]));
-        for (int b = 0; b < n; b++) acc[b] += t * LV(SC, q * n + b);
-      }
-      for (int b = 0; b < n; b++) LW(T, r * n + b) = acc[b];
+      for (int q = 0; q < n; q++)
+        LW(t, r * n + q) = LV(fk, r * n + q) * sr * LV(mC, q) * (1.0 / (1.0 + oR[r] + oC[q]));
     }
-    /* G_k = S_R^T T */
-    for (int a = 0; a < n; a++) {
-      vd acc[n];
-      for (int b = 0; b < n; b++) acc[b] = (vd){0};
-      for (int r = 0; r < n; r++) {
-        const vd sra = LV(SR, r * n + a);
-        for (int b = 0; b < n; b++) acc[b] += sra * LV(T, r * n + b);
-      }
-      for (int b = 0; b < n; b++) LW(G + k * F, a * n + b) = acc[b];
-    }
+    lanes_mm(n, t, 0, L->S[C], 0, T);
+    lanes_mm(n, L->S[R], 1, T, 0, G + k * F);
   }
   /* eigenspace: faces 0 (rows a3, columns a2), 1 (a3, a1), 2 (a2, a1) */
   const double *restrict S1 = L->S[0], *restrict S2 = L->S[1], *restrict S3 = L->S[2];
@@ -525,25 +527,8 @@ static inline void lanes3(const int n, const hpmg_sem_star_lanes *restrict L, co
   for (int k = 0; k < 3; k++) {
     int R, C;
     hpmg_sem_face_dirs(k, &R, &C);
-    const double *restrict SR = L->S[R], *restrict SC = L->S[C], *restrict Ok = O + k * F;
-    for (int a = 0; a < n; a++) { /* T[a][j] = sum_b O[a][b] S_C[j][b] */
-      vd acc[n];
-      for (int j = 0; j < n; j++) acc[j] = (vd){0};
-      for (int b = 0; b < n; b++) {
-        const vd o = LV(Ok, a * n + b);
-        for (int j = 0; j < n; j++) acc[j] += o * LV(SC, j * n + b);
-      }
-      for (int j = 0; j < n; j++) LW(T, a * n + j) = acc[j];
-    }
-    for (int i = 0; i < n; i++) { /* u[i][j] = sum_a S_R[i][a] T[a][j] */
-      vd acc[n];
-      for (int j = 0; j < n; j++) acc[j] = (vd){0};
-      for (int a = 0; a < n; a++) {
-        const vd sia = LV(SR, i * n + a);
-        for (int j = 0; j < n; j++) acc[j] += sia * LV(T, a * n + j);
-      }
-      for (int j = 0; j < n; j++) LW(u + k * F, i * n + j) = acc[j];
-    }
+    lanes_mm(n, O + k * F, 0, L->S[C], 1, T);
+    lanes_mm(n, L->S[R], 0, T, 0, u + k * F);
   }
   /* copies of a point on crossing faces take the lowest face's value (solve3) */
   double *u0 = u, *u1 = u + F, *u2 = u + 2 * F;
