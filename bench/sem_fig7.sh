@@ -1,8 +1,8 @@
 #!/bin/sh
 # Paper 001, Fig. 7 (docs/sem.md, "Fig. 7: h-scaling"): degree p (16) on the
 # homogeneous mesh of k^3 elements of (0, 2 pi)^3, Dirichlet, the manufactured
-# solution of eq. 27 (--rhs waves; the CLI has no pseudo-random load), a
-# 1e-10 residual reduction, for the solvers dCG, MG, kMG, kvMG. For each k and
+# solution of eq. 27 (--rhs waves), or with RHS=random the paper's
+# pseudo-random f at the GLL nodes (no error: L2 -1), a 1e-10 residual reduction, for the solvers dCG, MG, kMG, kvMG. For each k and
 # solver: iterations (n10), the mean convergence rate rho = (r_n / r_0)^(1/n)
 # from the solver's residual history, time to solution (solve_s: condensed
 # load, iterations, recovery; setup and the error apart), time per GLL node
@@ -14,12 +14,14 @@ p=${2:-16}
 ks=${3:-"2 4 6 8 10 12"}
 threads=${4:-2}
 solvers=${5:-"dcg mg kmg kvmg"}
+rhs=${RHS:-waves}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY-passive}
 printf '%-5s %3s %3s %3s %10s %9s %5s %9s %9s %9s %9s %10s %7s\n' solver p k thr nodes condensed its rho setup_s \
   solve_s us/nd/core L2 B/node
 for k in $ks; do
   for s in $solvers; do
-    "$hpmg" solve --disc sem --dim 3 --degree "$p" --cells "$k" --rhs waves --tol 1e-10 --maxit 2000 \
+    "$hpmg" solve --disc sem --dim 3 --degree "$p" --cells "$k" --rhs "$rhs" --tol 1e-10 --maxit 2000 \
+      --box 6.283185307179586,6.283185307179586,6.283185307179586 \
       --threads "$threads" --solver "$s" --json | K="$k" python3 -c '
 import json, os, sys
 d = json.load(sys.stdin)

@@ -3,7 +3,8 @@
 # (degree out of range, a periodic direction with fewer than 3 elements, a
 # vanishing element width, incompatible Neumann data without projection,
 # an unknown solver, options of other discretizations, a --repeat out of range) exits 2 with a message
-# naming what was wrong; --repeat gives every solve the first one's result.
+# naming what was wrong; --repeat gives every solve the first one's result;
+# --rhs random solves paper 001's Fig. 6 case in 2-3 kvMG iterations, the same with 1 and 2 threads.
 # usage: sem_cli_check.sh path/to/hpmg
 hpmg=$1
 fail=0
@@ -66,4 +67,19 @@ if [ "$rep" != "$one" ]; then
   echo "FAIL: --repeat 3 reports '$rep' (repeat, iterations, L2, mean >= fastest), one solve '$one'"
   fail=1
 fi
+# --rhs random (paper 001, Fig. 6: 8^3 elements on (0, 2 pi)^3, Dirichlet, p = 8): kvMG
+# within the paper's 2-3 iterations, no error reported (-1), the same residual history
+# with 1 and 2 threads (f a function of the node, not of the threads' order)
+for t in 1 2; do
+  "$hpmg" solve --disc sem --json --dim 3 --degree 8 --cells 8 --box 6.283185307179586,6.283185307179586,6.283185307179586 \
+    --rhs random --threads $t > "$dir/r$t.json" || fail=1
+done
+python3 - "$dir/r1.json" "$dir/r2.json" <<'PY' || fail=1
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ok = a["rhs"] == "random" and 2 <= a["iterations"] <= 3 and a["l2_error"] == -1 and a["converged"]
+ok = ok and [round(h / a["history"][0], 6) for h in a["history"]] == [round(h / b["history"][0], 6) for h in b["history"]]
+print("%s --rhs random: kvMG %d iterations, history %s (1 thread) / %s (2)" % ("ok  " if ok else "FAIL:", a["iterations"], a["history"], b["history"]))
+sys.exit(0 if ok else 1)
+PY
 exit $fail

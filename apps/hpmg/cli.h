@@ -39,6 +39,7 @@ typedef struct {
   double bytes_host, bytes_device; /* NaN: not estimated */
   int status;                   /* the exit status */
   const char *mesh;             /* P1: the mesh (file or built-in spec) */
+  const char *rhs_name;         /* the right-hand side's name where po.rhs does not say it (SEM: random) */
 } hpmg_cli_report;
 
 /* Prints the report as one line of JSON: the same fields for both
@@ -66,7 +67,8 @@ int hpmg_cli_vtu_unwritable(const char *path);
 /* Solves `repeat` times into x (iteration lines of the first solve only;
  * stops at a failure other than non-convergence); st: the last solve's
  * statistics, tbest and tmean: the fastest and mean time to solution. */
-hpmg_error hpmg_cli_solve_repeat(hpmg_solver s, double *x, int repeat, hpmg_stats *st, double *tbest, double *tmean);
+hpmg_error hpmg_cli_solve_repeat(hpmg_solver s, const double *b, double *x, int repeat, hpmg_stats *st, double *tbest,
+                                 double *tmean);
 
 /* library internals the command line reports (src/api) */
 int hpmg_solver_history(hpmg_solver s, const double **h);

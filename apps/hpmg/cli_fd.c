@@ -397,7 +397,7 @@ int hpmg_cli_fd(int argc, char **argv) {
     printf("\n");
   }
   double tbest, tmean;
-  e = hpmg_cli_solve_repeat(s, x, repeat, &st, &tbest, &tmean);
+  e = hpmg_cli_solve_repeat(s, NULL, x, repeat, &st, &tbest, &tmean);
   /* an incompatible right-hand side with --no-project is bad input */
   int status = e == HPMG_SUCCESS ? 0 : e == HPMG_ERR_ARG ? FD_EXIT_BAD_INPUT : FD_EXIT_FAILED;
   if (e) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());

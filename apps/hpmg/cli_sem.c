@@ -31,8 +31,9 @@ static void usage(FILE *f) {
           "                          (uniform, geometric:ALPHA, tanh:BETA, node lists), as for --disc fd\n"
           "                          (docs/bc.md); boundary values (dirichlet:G) need --rhs one\n"
           "  --lambda v              coefficient of the mass term, >= 0 [0]\n"
-          "  --rhs sine|waves|one    manufactured solution: the box's (docs/bc.md; matches every BC mix)\n"
-          "                          or paper 001's eq. 27 (a product of five waves, k = 5), or f = 1 with\n"
+          "  --rhs sine|waves|one|random  manufactured solution: the box's (docs/bc.md; matches every BC mix)\n"
+          "                          or paper 001's eq. 27 (a product of five waves, k = 5), or f = 1 or f\n"
+          "                          pseudo-random in [-1, 1) at the GLL nodes (paper 001's Figs. 6, 7) with\n"
           "                          the --bc values (dirichlet:G, neumann:G; no exact solution) [sine]\n"
           "  --solver dcg|mg|kmg|kvmg  dcg: Jacobi-preconditioned CG on the condensed system; the\n"
           "                          p-multigrid (p = 2, 4, 8, ..., P) with the star smoother: mg: V-cycle\n"
@@ -48,6 +49,22 @@ static void usage(FILE *f) {
           "  --quiet                 no per-iteration lines\n"
           "  --help, --version\n"
           "Exit status: 0 converged, 1 solve failed or did not converge, 2 invalid input, 3 not enough memory.\n");
+}
+
+/* --rhs random: f in [-1, 1) at a node, a hash of its coordinates (the same
+ * values for any thread count and order) */
+static double random_f(const double x[3], void *ctx) {
+  (void)ctx;
+  unsigned long long h = 0x9E3779B97F4A7C15ull;
+  for (int d = 0; d < 3; d++) {
+    unsigned long long v;
+    memcpy(&v, &x[d], sizeof v);
+    h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  }
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 29;
+  return 2.0 * (double)(h >> 11) / 9007199254740992.0 - 1.0;
 }
 
 static int bad(const char *fmt, const char *a) {
@@ -90,7 +107,7 @@ int hpmg_cli_sem(int argc, char **argv) {
   po.disc = HPMG_DISC_SEM;
   so.tol = 1e-10;
   so.maxit = 100000;
-  int json = 0, quiet = 0, repeat = 1, rc = 0;
+  int json = 0, quiet = 0, repeat = 1, rc = 0, random = 0;
   const char *box_arg = NULL, *vtu = NULL;
   hpmg_cli_box_args ba = {0};
   enum { O_DIM = 256, O_DEG, O_CELLS, O_BOX, O_BC, O_GRID, O_GRIDFILE, O_NOPROJ, O_LAMBDA, O_RHS, O_SOLVER, O_TOL,
@@ -123,7 +140,9 @@ int hpmg_cli_sem(int argc, char **argv) {
       if (!strcmp(optarg, "sine")) po.rhs = HPMG_RHS_SINE;
       else if (!strcmp(optarg, "waves")) po.rhs = HPMG_RHS_WAVES;
       else if (!strcmp(optarg, "one")) po.rhs = HPMG_RHS_ONE;
-      else rc = bad("--rhs: unknown value '%s' (allowed: sine, waves, one)", optarg);
+      else if (!strcmp(optarg, "random")) po.rhs = HPMG_RHS_ONE, random = 1; /* f given as b, the --bc values */
+      else rc = bad("--rhs: unknown value '%s' (allowed: sine, waves, one, random)", optarg);
+      if (!rc && strcmp(optarg, "random")) random = 0;
       break;
     case O_SOLVER:
       so.sweeps_doubling = 0;
@@ -196,7 +215,8 @@ int hpmg_cli_sem(int argc, char **argv) {
     if (!po.cells[d]) po.cells[d] = 8;
   for (int f = 0; f < 2 * po.dim && !rc; f++)
     if (po.bc[f].value != 0 && po.rhs != HPMG_RHS_ONE)
-      rc = bad("--bc: a boundary value needs --rhs one (with --rhs %s the data come from the manufactured solution)",
+      rc = bad("--bc: a boundary value needs --rhs one or random (with --rhs %s the data come from the manufactured "
+               "solution)",
                po.rhs == HPMG_RHS_SINE ? "sine" : "waves");
   double need = 0;
   hpmg_error e = HPMG_SUCCESS;
@@ -233,8 +253,22 @@ int hpmg_cli_sem(int argc, char **argv) {
     return SEM_EXIT_NO_MEMORY;
   }
   memset(x, 0, sizeof(double) * (size_t)n);
+  double *b = NULL; /* --rhs random: f at the GLL nodes */
+  if (random) {
+    b = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    const hpmg_error le = b ? hpmg_problem_load_vector(prob, random_f, NULL, b) : HPMG_ERR_MEMORY;
+    if (le) {
+      fprintf(stderr, "hpmg: %s\n", b ? hpmg_last_error() : "cannot allocate the right-hand side");
+      free(b);
+      free(x);
+      hpmg_solver_destroy(&solver);
+      hpmg_problem_destroy(&prob);
+      return le == HPMG_ERR_MEMORY ? SEM_EXIT_NO_MEMORY : SEM_EXIT_FAILED;
+    }
+  }
   double tbest, tmean;
-  hpmg_error se = hpmg_cli_solve_repeat(solver, x, repeat, &st, &tbest, &tmean);
+  hpmg_error se = hpmg_cli_solve_repeat(solver, b, x, repeat, &st, &tbest, &tmean);
+  free(b);
   int status = se == HPMG_SUCCESS ? 0 : se == HPMG_ERR_ARG ? SEM_EXIT_BAD_INPUT : SEM_EXIT_FAILED;
   if (se) fprintf(stderr, "hpmg: %s\n", hpmg_last_error());
   if (se == HPMG_ERR_ARG) { /* data refused before the solve (an incompatible right-hand side) */
@@ -251,7 +285,7 @@ int hpmg_cli_sem(int argc, char **argv) {
     hpmg_cli_report rep = {.po = po, .so = r, .st = st, .n = po.cells[0], .dofs_total = n, .l2_error = l2,
                            .max_error = maxerr, .rms_error = NAN, .solve_s = tbest, .solve_mean_s = tmean,
                            .repeat = repeat, .dofs_per_s = tbest > 0 ? n / tbest : 0.0, .bytes_host = st.bytes_host,
-                           .bytes_device = 0.0, .status = status};
+                           .bytes_device = 0.0, .status = status, .rhs_name = random ? "random" : NULL};
     rep.nhistory = hpmg_solver_history(solver, &rep.history);
     hpmg_cli_print_json(&rep);
   } else {

@@ -54,7 +54,7 @@ void hpmg_cli_print_json(const hpmg_cli_report *r) {
   else printf(",\"box\":null");
   printf(",\"lambda\":%g", po->lambda);
   str("mesh", p1, r->mesh);
-  str("rhs", 1, hpmg_cli_rhss[po->rhs]);
+  str("rhs", 1, r->rhs_name ? r->rhs_name : hpmg_cli_rhss[po->rhs]);
   str("solver", 1, sem ? hpmg_cli_sem_solver(so) : hpmg_cli_solvers[so->solver]);
   num("restart", "%.0f", fe, so->restart);
   str("smoother", 1, hpmg_cli_smoothers[sm]);

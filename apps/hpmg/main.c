@@ -168,13 +168,14 @@ int hpmg_cli_vtu_unwritable(const char *path) {
   return !ok;
 }
 
-hpmg_error hpmg_cli_solve_repeat(hpmg_solver s, double *x, int repeat, hpmg_stats *st, double *tbest, double *tmean) {
+hpmg_error hpmg_cli_solve_repeat(hpmg_solver s, const double *b, double *x, int repeat, hpmg_stats *st, double *tbest,
+                                 double *tmean) {
   double tmin = INFINITY, tsum = 0;
   int done = 0;
   hpmg_error e = HPMG_SUCCESS;
   for (int r = 0; r < repeat; r++) {
     if (r == 1) hpmg_solver_set_verbose(s, 0); /* iteration lines of the first solve only */
-    e = hpmg_solver_solve(s, NULL, x);
+    e = hpmg_solver_solve(s, b, x);
     hpmg_solver_get_stats(s, st);
     if (e && e != HPMG_ERR_NOT_CONVERGED) break;
     if (st->t_solve < tmin) tmin = st->t_solve;
