@@ -21,6 +21,7 @@
  *    (the Arm build under qemu-user). */
 #include <string.h>
 #include "check.h"
+#include "core/hash.h"
 #include "test_env.h"
 #include "sem_test_mesh.h"
 #include "disc/qk/qk_host.h"
@@ -313,16 +314,7 @@ static void set_solver(hpmg_solver_options *so, solver_name s) {
  * the counts at the 1e-10 threshold changed from run to run) */
 static double rand_f(const double x[3], void *u) {
   (void)u;
-  unsigned long long h = check_rng ^ 0x9E3779B97F4A7C15ull;
-  for (int d = 0; d < 3; d++) {
-    unsigned long long b;
-    memcpy(&b, &x[d], sizeof b);
-    h = (h ^ b) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-  }
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 29;
-  return 2.0 * (double)(h >> 11) / 9007199254740992.0 - 1.0;
+  return hpmg_hash_uniform(x, check_rng);
 }
 
 /* n10 of one solve; -1 on failure */

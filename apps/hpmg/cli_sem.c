@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "core/hash.h"
 
 enum { SEM_EXIT_BAD_INPUT = 2, SEM_EXIT_NO_MEMORY = 3, SEM_EXIT_FAILED = 1 };
 
@@ -29,7 +30,7 @@ static void usage(FILE *f) {
           "  --bc LIST, --grid LIST, --grid-file FILE, --no-project   boundary conditions per face\n"
           "                          (dirichlet, neumann, periodic: 3 elements or more), element widths\n"
           "                          (uniform, geometric:ALPHA, tanh:BETA, node lists), as for --disc fd\n"
-          "                          (docs/bc.md); boundary values (dirichlet:G) need --rhs one\n"
+          "                          (docs/bc.md); boundary values (dirichlet:G) need --rhs one or random\n"
           "  --lambda v              coefficient of the mass term, >= 0 [0]\n"
           "  --rhs sine|waves|one|random  manufactured solution: the box's (docs/bc.md; matches every BC mix)\n"
           "                          or paper 001's eq. 27 (a product of five waves, k = 5), or f = 1 or f\n"
@@ -55,16 +56,7 @@ static void usage(FILE *f) {
  * values for any thread count and order) */
 static double random_f(const double x[3], void *ctx) {
   (void)ctx;
-  unsigned long long h = 0x9E3779B97F4A7C15ull;
-  for (int d = 0; d < 3; d++) {
-    unsigned long long v;
-    memcpy(&v, &x[d], sizeof v);
-    h = (h ^ v) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-  }
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 29;
-  return 2.0 * (double)(h >> 11) / 9007199254740992.0 - 1.0;
+  return hpmg_hash_uniform(x, 0);
 }
 
 static int bad(const char *fmt, const char *a) {
