@@ -129,12 +129,11 @@ int hpmg_cli_sem(int argc, char **argv) {
       if (!num(optarg, &po.lambda)) rc = bad("--lambda: '%s' is not a finite number", optarg);
       break;
     case O_RHS:
+      random = !strcmp(optarg, "random"); /* f given as b, with the --bc values as for one */
       if (!strcmp(optarg, "sine")) po.rhs = HPMG_RHS_SINE;
       else if (!strcmp(optarg, "waves")) po.rhs = HPMG_RHS_WAVES;
-      else if (!strcmp(optarg, "one")) po.rhs = HPMG_RHS_ONE;
-      else if (!strcmp(optarg, "random")) po.rhs = HPMG_RHS_ONE, random = 1; /* f given as b, the --bc values */
+      else if (!strcmp(optarg, "one") || random) po.rhs = HPMG_RHS_ONE;
       else rc = bad("--rhs: unknown value '%s' (allowed: sine, waves, one, random)", optarg);
-      if (!rc && strcmp(optarg, "random")) random = 0;
       break;
     case O_SOLVER:
       so.sweeps_doubling = 0;

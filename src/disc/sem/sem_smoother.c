@@ -319,55 +319,70 @@ static inline void star_inverse(const hpmg_sem_smoother *s, const hpmg_sem_star 
   else hpmg_sem_star_solve(st, f, u, wk);
 }
 
-/* 3D star of run table q (9 n entries): gather r by runs, Algorithm 1, and
- * z += W u, each point once (from the lowest face that holds it: on face 1
- * not the points on the x1 plane, on face 2 not those on the x1 or x2
- * plane); the weight of a point as hpmg_sem_star_weigh forms it */
-static void star3(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const double *ZT, const int32_t *restrict q,
-                  const double *restrict r, double *restrict z, double *restrict f, double *restrict u,
-                  double *restrict wk) {
-  const int n = st->n, mm = s->m->p - 1, p = mm + 1;
+/* 3D star of run table q (9 n entries), its star-local vector with entry t
+ * at f[t ld] (ld 1: one star; the lanes' count: stars in lanes): r gathered
+ * by runs (0 beyond a boundary, and everywhere if zero) */
+static inline void star3_gather(int p, const int32_t *restrict q, const double *restrict r, int zero,
+                                double *restrict f, size_t ld) {
+  const int n = 2 * p - 1, mm = p - 1;
   for (int k = 0; k < 3; k++)
     for (int rr = 0; rr < n; rr++) {
       const int32_t *o = q + (k * n + rr) * 3;
-      double *fr = f + (size_t)k * n * n + (size_t)rr * n;
+      double *fr = f + ((size_t)k * n * n + (size_t)rr * n) * ld;
       for (int h = 0; h < 2; h++) {
-        double *dst = fr + h * p;
-        if (o[2 * h] < 0) memset(dst, 0, sizeof(double) * (size_t)mm);
-        else memcpy(dst, r + o[2 * h], sizeof(double) * (size_t)mm);
+        double *dst = fr + (size_t)h * p * ld;
+        const double *src = r + o[2 * h];
+        for (int i = 0; i < mm; i++) dst[(size_t)i * ld] = zero || o[2 * h] < 0 ? 0.0 : src[i];
       }
-      fr[mm] = o[1] >= 0 ? r[o[1]] : 0.0;
+      fr[(size_t)mm * ld] = !zero && o[1] >= 0 ? r[o[1]] : 0.0;
     }
-  star_inverse(s, st, ZT, f, u, wk);
+}
+
+/* z += W u for the star of run table q and blocks b[3], u's entry t at
+ * u[t ld]: each point once, from the lowest face that holds it (on face 1
+ * not the points on the x1 plane, on face 2 not those on the x1 or x2 plane);
+ * the weight of a point as hpmg_sem_star_weigh forms it */
+static inline void star3_scatter(int p, const int32_t *restrict q, const hpmg_sem_block1d *const *b,
+                                 const double *restrict u, size_t ld, double *restrict z) {
+  const int n = 2 * p - 1, mm = p - 1;
   for (int k = 0; k < 3; k++) {
     int R, C;
-    R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
-    const double wk0 = st->b[k]->w[st->b[k]->c[0]];
-    const double *wR = st->b[R]->w, *wC = st->b[C]->w;
+    hpmg_sem_face_dirs(k, &R, &C);
+    const double wk0 = b[k]->w[b[k]->c[0]];
+    const double *wR = b[R]->w, *wC = b[C]->w;
     for (int rr = 0; rr < n; rr++) {
       if (k == 2 && rr == mm) continue; /* on the x2 plane: face 1 holds these points */
       const int32_t *o = q + (k * n + rr) * 3;
       const double a = wk0 * wR[rr];
-      const double *ur = u + (size_t)k * n * n + (size_t)rr * n;
+      const double *ur = u + ((size_t)k * n * n + (size_t)rr * n) * ld;
       for (int h = 0; h < 2; h++) {
         if (o[2 * h] < 0) continue;
         double *restrict dst = z + o[2 * h];
-        const double *restrict src = ur + h * p, *restrict wc = wC + h * p;
-        for (int i = 0; i < mm; i++) dst[i] += src[i] * (a * wc[i]);
+        const double *restrict src = ur + (size_t)h * p * ld, *restrict wc = wC + h * p;
+        for (int i = 0; i < mm; i++) dst[i] += src[(size_t)i * ld] * (a * wc[i]);
       }
-      if (k == 0 && o[1] >= 0) z[o[1]] += ur[mm] * (a * wC[mm]); /* faces 1, 2: on the x1 plane */
+      if (k == 0 && o[1] >= 0) z[o[1]] += ur[(size_t)mm * ld] * (a * wC[mm]); /* faces 1, 2: on the x1 plane */
     }
   }
 }
 
+/* one 3D star: gather, Algorithm 1 (or its dense inverse), z += W u */
+static void star3(const hpmg_sem_smoother *s, const hpmg_sem_star *st, const double *ZT, const int32_t *restrict q,
+                  const double *restrict r, double *restrict z, double *restrict f, double *restrict u,
+                  double *restrict wk) {
+  star3_gather(s->m->p, q, r, 0, f, 1);
+  star_inverse(s, st, ZT, f, u, wk);
+  star3_scatter(s->m->p, q, st->b, u, 1, z);
+}
+
 /* the 3D stars verts[0..cnt) (cnt <= K->lanes) in lanes: their blocks
- * interleaved, r gathered by runs as star3 does, the lanes' solve, and
- * z += W u per star as star3 (a lane beyond cnt repeats the last star's
- * blocks with input 0 and is not scattered); buf: lanes_scratch doubles */
+ * interleaved, r gathered as star3 does, the lanes' solve, and z += W u per
+ * star (a lane beyond cnt repeats the last star's blocks with input 0 and is
+ * not scattered); buf: lanes_scratch doubles */
 static void star3_lanes(const hpmg_sem_smoother *s, const hpmg_sem_star_kernels *K, const int64_t *verts, int cnt,
                         const double *restrict r, double *restrict z, double *restrict buf) {
   const hpmg_sem_mesh *m = s->m;
-  const int p = m->p, mm = p - 1, n = 2 * p - 1, NL = K->lanes;
+  const int p = m->p, n = 2 * p - 1, NL = K->lanes;
   const int64_t nv0 = m->nv[0], nv1 = m->nv[1];
   const size_t nn = (size_t)n * n;
   hpmg_sem_star_lanes L = {.n = n, .c = p - 1, .lanes = NL, .lambda = m->lambda};
@@ -392,45 +407,10 @@ static void star3_lanes(const hpmg_sem_smoother *s, const hpmg_sem_star_kernels 
     L.S[d] = S, L.lam[d] = lam, L.mask[d] = mask, L.onpl[d] = bl[0][d]->onpl;
   }
   double *f = q, *u = f + 3 * nn * NL, *wk = u + 3 * nn * NL;
-  for (int l = 0; l < NL; l++) {
-    const int32_t *qi = s->idx + (size_t)verts[l < cnt ? l : cnt - 1] * 9 * n;
-    for (int k = 0; k < 3; k++)
-      for (int rr = 0; rr < n; rr++) {
-        const int32_t *o = qi + (k * n + rr) * 3;
-        double *fr = f + ((size_t)k * nn + (size_t)rr * n) * NL + l;
-        for (int h = 0; h < 2; h++) {
-          double *dst = fr + (size_t)h * p * NL;
-          if (l >= cnt || o[2 * h] < 0)
-            for (int i = 0; i < mm; i++) dst[(size_t)i * NL] = 0.0;
-          else
-            for (int i = 0; i < mm; i++) dst[(size_t)i * NL] = r[o[2 * h] + i];
-        }
-        fr[(size_t)mm * NL] = l < cnt && o[1] >= 0 ? r[o[1]] : 0.0;
-      }
-  }
+  for (int l = 0; l < NL; l++)
+    star3_gather(p, s->idx + (size_t)verts[l < cnt ? l : cnt - 1] * 9 * n, r, l >= cnt, f + l, (size_t)NL);
   K->solve_lanes(&L, f, u, wk);
-  for (int l = 0; l < cnt; l++) {
-    const int32_t *qi = s->idx + (size_t)verts[l] * 9 * n;
-    for (int k = 0; k < 3; k++) {
-      int R, C;
-      hpmg_sem_face_dirs(k, &R, &C);
-      const double wk0 = bl[l][k]->w[bl[l][k]->c[0]];
-      const double *wR = bl[l][R]->w, *wC = bl[l][C]->w;
-      for (int rr = 0; rr < n; rr++) {
-        if (k == 2 && rr == mm) continue; /* on the x2 plane: face 1 holds these points */
-        const int32_t *o = qi + (k * n + rr) * 3;
-        const double a = wk0 * wR[rr];
-        const double *ur = u + ((size_t)k * nn + (size_t)rr * n) * NL + l;
-        for (int h = 0; h < 2; h++) {
-          if (o[2 * h] < 0) continue;
-          double *restrict dst = z + o[2 * h];
-          const double *restrict src = ur + (size_t)h * p * NL, *restrict wc = wC + h * p;
-          for (int i = 0; i < mm; i++) dst[i] += src[(size_t)i * NL] * (a * wc[i]);
-        }
-        if (k == 0 && o[1] >= 0) z[o[1]] += ur[(size_t)mm * NL] * (a * wC[mm]); /* on the x1 plane */
-      }
-    }
-  }
+  for (int l = 0; l < cnt; l++) star3_scatter(p, s->idx + (size_t)verts[l] * 9 * n, bl[l], u + l, (size_t)NL, z);
 }
 
 /* z = S r, and x += z if x (in the same region) */
