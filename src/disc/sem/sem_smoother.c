@@ -245,9 +245,8 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
         continue;
       }
       for (int k = 0; k < dim; k++) {
-        int R, C;
-        if (dim == 3) R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
-        else R = -1, C = 1 - k;
+        int R = -1, C = 1 - k; /* 2D: R unused */
+        if (dim == 3) hpmg_sem_face_dirs(k, &R, &C);
         const int nr = dim == 3 ? n : 1;
         for (int rr = 0; rr < nr; rr++)
           for (int c = 0; c < n; c++) {
@@ -286,9 +285,8 @@ void hpmg_sem_star_indices(const hpmg_sem_mesh *m, int64_t v, int64_t *idx) {
   const int64_t J[3] = {v % nv0, (v / nv0) % nv1, v / (nv0 * nv1)};
   const size_t fsize = dim == 3 ? (size_t)n * n : (size_t)n;
   for (int k = 0; k < dim; k++) {
-    int R, C; /* 3D: rows over the higher, columns over the lower tangential direction; 2D: R unused */
-    if (dim == 3) R = k == 2 ? 1 : 2, C = k == 0 ? 1 : 0;
-    else R = -1, C = 1 - k;
+    int R = -1, C = 1 - k; /* 3D: rows over the higher, columns over the lower tangential direction; 2D: R unused */
+    if (dim == 3) hpmg_sem_face_dirs(k, &R, &C);
     const int nr = dim == 3 ? n : 1;
     for (int r = 0; r < nr; r++)
       for (int c = 0; c < n; c++) {
@@ -388,8 +386,9 @@ static void star3_lanes(const hpmg_sem_smoother *s, const hpmg_sem_star_kernels 
   hpmg_sem_star_lanes L = {.n = n, .c = p - 1, .lanes = NL, .lambda = m->lambda};
   double *q = buf;
   const hpmg_sem_block1d *bl[LANES_MAX][3];
+  int64_t vl[LANES_MAX]; /* the lanes' stars: past cnt the last one again */
   for (int l = 0; l < NL; l++) {
-    const int64_t v = verts[l < cnt ? l : cnt - 1];
+    const int64_t v = vl[l] = verts[l < cnt ? l : cnt - 1];
     const int64_t J[3] = {v % nv0, (v / nv0) % nv1, v / (nv0 * nv1)};
     for (int d = 0; d < 3; d++) bl[l][d] = &s->blk[d][J[d]];
   }
@@ -408,9 +407,9 @@ static void star3_lanes(const hpmg_sem_smoother *s, const hpmg_sem_star_kernels 
   }
   double *f = q, *u = f + 3 * nn * NL, *wk = u + 3 * nn * NL;
   for (int l = 0; l < NL; l++)
-    star3_gather(p, s->idx + (size_t)verts[l < cnt ? l : cnt - 1] * 9 * n, r, l >= cnt, f + l, (size_t)NL);
+    star3_gather(p, s->idx + (size_t)vl[l] * 9 * n, r, l >= cnt, f + l, (size_t)NL);
   K->solve_lanes(&L, f, u, wk);
-  for (int l = 0; l < cnt; l++) star3_scatter(p, s->idx + (size_t)verts[l] * 9 * n, bl[l], u + l, (size_t)NL, z);
+  for (int l = 0; l < cnt; l++) star3_scatter(p, s->idx + (size_t)vl[l] * 9 * n, bl[l], u + l, (size_t)NL, z);
 }
 
 /* z = S r, and x += z if x (in the same region) */
