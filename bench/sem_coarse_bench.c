@@ -1,7 +1,9 @@
 /* The coarse problem of the spectral-element p-multigrid (src/disc/sem/sem_pmg.h;
  * docs/sem.md, "Coarse solve"): its time per element as the mesh grows, for
- * the degree-1 h-multigrid coarse solve (HPMG_SEM_COARSE_HMG, the default)
- * against paper 001's Jacobi-CG at p = 2 (HPMG_SEM_COARSE_CG).
+ * the exact fast-diagonalization solve (HPMG_SEM_COARSE_FDM, the default up
+ * to HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT), the degree-1 h-multigrid coarse
+ * solve (HPMG_SEM_COARSE_HMG, the default beyond) and paper 001's Jacobi-CG
+ * at p = 2 (HPMG_SEM_COARSE_CG).
  *
  *   sem_coarse_bench [p=4] [N list=4,8,12,16] [solver=kmg|mg|kvmg] [repeats=3]
  *
@@ -61,8 +63,8 @@ int main(int argc, char **argv) {
     }
     double *rhs = malloc(sizeof(double) * (size_t)m.ns), *x = malloc(sizeof(double) * (size_t)m.ns);
     for (int64_t i = 0; i < m.ns; i++) rhs[i] = m.dirichlet && m.dirichlet[i] ? 0.0 : urand();
-    for (int cs = 0; cs < 2; cs++) {
-      const hpmg_sem_coarse_kind ck = cs ? HPMG_SEM_COARSE_CG : HPMG_SEM_COARSE_HMG;
+    for (int cs = 0; cs < 3; cs++) {
+      const hpmg_sem_coarse_kind ck = cs == 2 ? HPMG_SEM_COARSE_CG : cs ? HPMG_SEM_COARSE_HMG : HPMG_SEM_COARSE_FDM;
       hpmg_sem_pmg pm;
       if (hpmg_sem_pmg_create(&box, &m, kind, 1, 1, ck, &pm)) {
         fprintf(stderr, "%s\n", hpmg_last_error());
@@ -86,7 +88,7 @@ int main(int argc, char **argv) {
         const double tc = pm.mg.t_coarse;
         if (t < best) best = t, bestc = tc;
       }
-      printf("%4d %7lld %5s %4d %7d %6d %6d %9.4f %9.4f %13.3f\n", N, (long long)m.ne, cs ? "CG" : "h-MG",
+      printf("%4d %7lld %5s %4d %7d %6d %6d %9.4f %9.4f %13.3f\n", N, (long long)m.ne, cs == 2 ? "CG" : cs ? "h-MG" : "FDM",
              info.iterations, pm.coarse_solves, pm.coarse_its, pm.q1_cycles, best, bestc, 1e6 * bestc / (pm.coarse_solves > 0 ? pm.coarse_solves : 1) / (double)m.ne);
       fflush(stdout);
       hpmg_sem_pmg_destroy(&pm);

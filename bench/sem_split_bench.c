@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
   double *x = malloc(sizeof(double) * (size_t)ns), *y = malloc(sizeof(double) * (size_t)ns);
   for (int64_t i = 0; i < nn; i++) f[i] = urand();
   hpmg_sem_pmg pm;
-  CHECK(hpmg_sem_pmg_create(&box, &m, kind, 1, 1, HPMG_SEM_COARSE_HMG, &pm));
+  CHECK(hpmg_sem_pmg_create(&box, &m, kind, 1, 1, HPMG_SEM_COARSE_AUTO, &pm));
   const int nl = pm.nlevels;
   /* the time of one operator application per level, best of 5 */
   double t_apply[HPMG_SEM_PMG_MAX_LEVELS];

@@ -9,6 +9,11 @@
  *    transpose of the restriction; the degree-1 multigrid reaches its
  *    tolerance on stretched mixed-BC and singular boxes; kMG needs at most
  *    one iteration more than with the CG coarse solve; --solver auto = kvMG;
+ *  - the exact coarse solve (HPMG_SEM_COARSE_FDM, the default on these
+ *    meshes): it inverts the masked condensed operator to rounding (1e-12
+ *    times the ratio of the largest to the smallest element width; every BC
+ *    kind, stretched, lambda = 0 and > 0, 2D and 3D), and kMG needs no more
+ *    iterations with it than with the h-MG one;
  *  - iteration counts through the public API against paper 001: Fig. 6
  *    (homogeneous 8^3 mesh, pseudo-random f, Dirichlet: MG 3, kMG and kvMG
  *    2-3 iterations to a 1e-10 reduction) and Table 1 (8^3 elements on
@@ -266,6 +271,91 @@ static int test_coarse_hmg(const config *c) {
   return 0;
 }
 
+/* The exact coarse solve (HPMG_SEM_COARSE_FDM, sem_fdm.h): the fast
+ * diagonalization of the full system, read on the skeleton, inverts the
+ * masked condensed operator: A x = b to 1e-12 (relative, measured ~1e-15)
+ * for random b (zero sum where singular), degrees 2, 3, 5, every BC kind,
+ * stretched widths, lambda = 0 and > 0, 2D and 3D; AUTO takes it on small
+ * meshes, and kMG needs no more iterations with it than with the h-MG one */
+static int test_coarse_fdm(const config *c0) {
+  const int degs[] = {2, 3, 5};
+  for (int k = 0; k < 3; k++) {
+    config c = *c0;
+    c.p = degs[k];
+    hpmg_box box;
+    hpmg_sem_mesh m;
+    CHECK_OK(make_mesh(&c, &box, &m));
+    hpmg_sem_fdm f;
+    CHECK_OK(hpmg_sem_fdm_create(&m, &f));
+    const int64_t ns = m.ns;
+    double *b = malloc(sizeof(double) * (size_t)ns), *x = malloc(sizeof(double) * (size_t)ns),
+           *y = malloc(sizeof(double) * (size_t)ns), *w = malloc(sizeof(double) * hpmg_sem_mesh_work_size(&m));
+    check_rng = 777 + (unsigned)k;
+    for (int64_t i = 0; i < ns; i++) b[i] = m.dirichlet && m.dirichlet[i] ? 0.0 : check_rand();
+    const int singular = hpmg_sem_singular(&m);
+    hpmg_vec vb = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, ns, b),
+             vy = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, ns, y);
+    if (singular) CHECK_OK(hpmg_sem_project_constants(NULL, &vb));
+    hpmg_sem_fdm_solve(&f, b, x);
+    hpmg_sem_mesh_apply(&m, 1, x, y, w);
+    if (singular) CHECK_OK(hpmg_sem_project_constants(NULL, &vy));
+    double rn = 0, bn = 0;
+    for (int64_t i = 0; i < ns; i++) rn += (y[i] - b[i]) * (y[i] - b[i]), bn += b[i] * b[i];
+    const double rel = sqrt(rn / bn);
+    /* the rounding of the 1D eigenbases grows with the spread of the element widths */
+    double hmin = INFINITY, hmax = 0;
+    for (int d = 0; d < c.dim; d++)
+      for (int64_t j = 0; j < m.cells[d]; j++) {
+        const double h = m.x[d][j + 1] - m.x[d][j];
+        hmin = fmin(hmin, h), hmax = fmax(hmax, h);
+      }
+    CHECK(rel <= 1e-12 * hmax / hmin, "fdm dim=%d p=%d %s lambda=%g: |A x - b| / |b| = %.3g (widths %.3g..%.3g)",
+          c.dim, c.p, singular ? "singular" : "regular", c.lambda, rel, hmin, hmax);
+    printf("  fdm dim=%d p=%d cells %lldx%lldx%lld %s lambda=%g: %lld lattice unknowns, |A x - b| / |b| = %.2e, "
+           "widths %.3g..%.3g\n",
+           c.dim, c.p, (long long)c.cells[0], (long long)c.cells[1], (long long)c.cells[2],
+           singular ? "singular" : "regular", c.lambda, (long long)f.N, rel, hmin, hmax);
+    free(b), free(x), free(y), free(w);
+    hpmg_sem_fdm_destroy(&f);
+    hpmg_sem_mesh_destroy(&m);
+    hpmg_box_destroy(&box);
+  }
+  /* whole solves, degree 4: AUTO = FDM here, and its iterations against the h-MG coarse solve's */
+  config c = *c0;
+  c.p = 4;
+  hpmg_box box;
+  hpmg_sem_mesh fine;
+  CHECK_OK(make_mesh(&c, &box, &fine));
+  double *rhs = malloc(sizeof(double) * (size_t)fine.ns), *x = malloc(sizeof(double) * (size_t)fine.ns);
+  int its[2];
+  for (int cs = 0; cs < 2; cs++) {
+    hpmg_sem_pmg pm;
+    CHECK_OK(hpmg_sem_pmg_create(&box, &fine, HPMG_SEM_SOLVE_KMG, 1, 1, cs ? HPMG_SEM_COARSE_HMG : HPMG_SEM_COARSE_AUTO,
+                                 &pm));
+    if (!cs) CHECK(pm.coarse == HPMG_SEM_COARSE_FDM, "AUTO on %lld elements: coarse kind %d, not FDM",
+                   (long long)fine.ne, (int)pm.coarse);
+    check_rng = 4243;
+    for (int64_t i = 0; i < fine.ns; i++) rhs[i] = fine.dirichlet && fine.dirichlet[i] ? 0.0 : check_rand();
+    memset(x, 0, sizeof(double) * (size_t)fine.ns);
+    hpmg_krylov_params prm = {0};
+    prm.rtol = 1e-10;
+    prm.maxit = 200;
+    prm.x0_zero = 1;
+    hpmg_krylov_info in;
+    CHECK_OK(hpmg_sem_pmg_solve(&pm, rhs, x, &prm, &in));
+    CHECK(in.converged, "kMG coarse %s: not converged", cs ? "h-MG" : "FDM");
+    its[cs] = in.iterations;
+    hpmg_sem_pmg_destroy(&pm);
+  }
+  printf("  dim=%d p=4 kMG: %d iterations with the FDM coarse solve, %d with h-MG\n", c.dim, its[0], its[1]);
+  CHECK(its[0] <= its[1], "dim=%d p=4: %d iterations with the FDM coarse solve, %d with h-MG", c.dim, its[0], its[1]);
+  free(rhs);
+  free(x);
+  hpmg_sem_mesh_destroy(&fine);
+  hpmg_box_destroy(&box);
+  return 0;
+}
+
 /* --solver auto: kvMG (the star smoother, sweeps doubled), dCG with Jacobi asked for */
 static int test_auto(void) {
   hpmg_problem_options po;
@@ -461,6 +551,8 @@ int main(int argc, char **argv) {
       {3, 4, {8, 4, 6}, {{N, N}, {P, P}, {N, N}}, {G, U, U}, {1.5, 0, 0}, 0.0},
   };
   for (size_t i = 0; i < sizeof coarse_cases / sizeof coarse_cases[0]; i++) test_coarse_hmg(&coarse_cases[i]);
+  for (size_t i = 0; i < sizeof coarse_cases / sizeof coarse_cases[0]; i++) test_coarse_fdm(&coarse_cases[i]);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_coarse_fdm(&cases[i]);
   /* Fig. 6 over the paper's whole range with "full" (p = 24 and 32: 5.6 and 17 M GLL nodes) */
   const int fig6[] = {3, 4, 6, 8, 12, 16, 24, 32};
   const int pmax6 = test_max_degree(full ? 32 : 8);

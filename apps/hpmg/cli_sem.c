@@ -289,7 +289,7 @@ int hpmg_cli_sem(int argc, char **argv) {
       if (!strcmp(name, "dcg"))
         printf("  method              dcg: Jacobi-preconditioned CG on the condensed system, double precision\n");
       else
-        printf("  method              %s: %s, p-multigrid of %d levels (star smoother, coarse CG at p = 2), double "
+        printf("  method              %s: %s, p-multigrid of %d levels (star smoother, coarse solve at p = 2), double "
                "precision\n",
                name,
                !strcmp(name, "mg") ? "V-cycle iteration" : !strcmp(name, "kmg") ? "flexible CG with one V-cycle"

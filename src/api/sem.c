@@ -291,7 +291,7 @@ hpmg_error hpmg_sem_solver_create(hpmg_sem_problem p, const hpmg_solver_options 
     const hpmg_sem_mg_kind kind = o.solver == HPMG_SOLVER_VCYCLE ? HPMG_SEM_SOLVE_MG
                                   : o.sweeps_doubling            ? HPMG_SEM_SOLVE_KVMG
                                                                  : HPMG_SEM_SOLVE_KMG;
-    e = hpmg_sem_pmg_create(&p->box, &p->mesh, kind, o.pre, o.post, HPMG_SEM_COARSE_HMG, &s->pmg);
+    e = hpmg_sem_pmg_create(&p->box, &p->mesh, kind, o.pre, o.post, HPMG_SEM_COARSE_AUTO, &s->pmg);
     if (e) {
       hpmg_sem_solver_destroy(&s);
       return e;

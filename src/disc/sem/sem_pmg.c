@@ -469,6 +469,13 @@ static hpmg_error lv_coarse_run(hpmg_level *L) {
   lvctx *c = L->ctx;
   hpmg_sem_pmg *pm = c->pm;
   pm->coarse_solves++;
+  if (pm->coarse == HPMG_SEM_COARSE_FDM) { /* exact */
+    const int singular = hpmg_sem_singular(c->m);
+    if (singular) HPMG_CALL(hpmg_sem_project_constants(NULL, &L->b));
+    hpmg_sem_fdm_solve(&pm->fdm, L->b.data, L->x.data);
+    if (singular) HPMG_CALL(hpmg_sem_project_constants(NULL, &L->x));
+    return HPMG_SUCCESS;
+  }
   hpmg_krylov_params prm = {0};
   prm.rtol = pm->coarse_rtol;
   prm.x0_zero = 1;
@@ -499,6 +506,7 @@ static hpmg_error lv_coarse_run(hpmg_level *L) {
 static hpmg_error lv_coarse(hpmg_level *L) {
   const lvctx *c = L->ctx;
   const hpmg_sem_mesh *m = c->m;
+  if (c->pm->coarse == HPMG_SEM_COARSE_FDM) return lv_coarse_run(L); /* its loops size their own regions */
   const double work = (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * hpmg_sem_condensed_flops(&m->el);
   if (hpmg_par(work) || omp_in_parallel()) return lv_coarse_run(L);
   const int nt = omp_get_max_threads();
@@ -584,7 +592,9 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
   c->nthreads = omp_get_max_threads();
   HPMG_CALL(hpmg_calloc(sizeof(double) * hpmg_sem_mesh_work_size(m), &c->work));
   HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)m->ns, &c->tmp));
-  if (l == 0) { /* CG's vectors; hlev: the star smoother too (the transfers to degree 1 need no tables) */
+  if (l == 0) { /* FDM's tables, or CG's vectors; hlev: the star smoother too (the transfers to degree 1
+                   need no tables) */
+    if (pm->coarse == HPMG_SEM_COARSE_FDM) return hpmg_sem_fdm_create(m, &pm->fdm);
     HPMG_CALL(hpmg_sem_dcg_create(m, &c->cg));
     if (pm->hlev) HPMG_CALL(hpmg_sem_smoother_create(m, &c->sm));
     return HPMG_SUCCESS;
@@ -648,6 +658,7 @@ void hpmg_sem_pmg_destroy(hpmg_sem_pmg *pm) {
   hpmg_mg_destroy(&pm->hmg); /* before mg: its p = 2 level uses mg's level 0 context */
   hpmg_mg_destroy(&pm->mg);
   hpmg_mg_destroy(&pm->qmg);
+  hpmg_sem_fdm_destroy(&pm->fdm);
   for (int i = 0; i < 2; i++) hpmg_vec_destroy(&pm->qw[i]);
   for (int i = 0; i < 4; i++) hpmg_vec_destroy(&pm->w[i]);
   hpmg_vec_destroy(&pm->vb);
@@ -683,17 +694,10 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
                  "sem p-multigrid: unknown solver kind %d", (int)kind);
   HPMG_CHECK_ARG(pre >= 0 && pre <= 64 && post >= 0 && post <= 64 && pre + post >= 1,
                  "sem p-multigrid: smoothing sweeps (--pre %d, --post %d) must be in 0..64, at least one in all", pre, post);
-  HPMG_CHECK_ARG(coarse == HPMG_SEM_COARSE_HMG || coarse == HPMG_SEM_COARSE_CG,
+  HPMG_CHECK_ARG(coarse == HPMG_SEM_COARSE_HMG || coarse == HPMG_SEM_COARSE_CG || coarse == HPMG_SEM_COARSE_FDM ||
+                     coarse == HPMG_SEM_COARSE_AUTO,
                  "sem p-multigrid: unknown coarse solver %d", (int)coarse);
   pm->kind = kind;
-  pm->coarse = coarse;
-  /* paper 001's Jacobi-CG: MG iterates a fixed linear cycle, so its coarse
-   * CG is solved tight; flexible CG (kMG, kvMG) admits a preconditioner that
-   * varies from one application to the next, and 1e-3 leaves the iteration
-   * counts of Table 1 and Fig. 6 unchanged (docs/sem.md, "p-multigrid") */
-  pm->coarse_rtol = coarse == HPMG_SEM_COARSE_HMG   ? HPMG_SEM_COARSE_RTOL_HMG
-                    : kind == HPMG_SEM_SOLVE_MG ? HPMG_SEM_COARSE_RTOL_CG
-                                                : HPMG_SEM_COARSE_RTOL_CG_FLEX;
   pm->q1_rtol = HPMG_SEM_Q1_RTOL;
   const int nl = hpmg_sem_pmg_degrees(fine->p, pm->deg);
   const int L = nl - 1;
@@ -712,8 +716,22 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
   }
   pm->m[L] = fine;
   pm->nlevels = nl;
+  if (coarse == HPMG_SEM_COARSE_AUTO)
+    coarse = hpmg_sem_fdm_flops(pm->m[0]) <= HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT * (double)pm->m[0]->ne
+                 ? HPMG_SEM_COARSE_FDM
+                 : HPMG_SEM_COARSE_HMG;
+  pm->coarse = coarse;
+  /* paper 001's Jacobi-CG: MG iterates a fixed linear cycle, so its coarse
+   * CG is solved tight; flexible CG (kMG, kvMG) admits a preconditioner that
+   * varies from one application to the next, and 1e-3 leaves the iteration
+   * counts of Table 1 and Fig. 6 unchanged (docs/sem.md, "p-multigrid") */
+  pm->coarse_rtol = coarse == HPMG_SEM_COARSE_FDM   ? 0.0 /* exact */
+                    : coarse == HPMG_SEM_COARSE_HMG   ? HPMG_SEM_COARSE_RTOL_HMG
+                    : kind == HPMG_SEM_SOLVE_MG ? HPMG_SEM_COARSE_RTOL_CG
+                                                : HPMG_SEM_COARSE_RTOL_CG_FLEX;
   if (coarse == HPMG_SEM_COARSE_HMG) e = q1_create(box, fine, pm);
-  if (!pm->hlev) pm->coarse_rtol = HPMG_SEM_COARSE_RTOL_CG; /* Jacobi-CG where the vertex grid has no unknown */
+  if (coarse != HPMG_SEM_COARSE_FDM && !pm->hlev)
+    pm->coarse_rtol = HPMG_SEM_COARSE_RTOL_CG; /* Jacobi-CG where the vertex grid has no unknown */
   const hpmg_cycle_options opt = {.pre = pre, .post = post, .add_residual = 0, .timing = 1};
   if (!e) e = hpmg_mg_init(&pm->mg, nl, HPMG_REAL_DOUBLE, &opt, 0);
   for (int l = 0; l < nl && !e; l++) {
@@ -762,7 +780,9 @@ double hpmg_sem_pmg_bytes(const hpmg_sem_pmg *pm) {
     if (l < pm->nlevels - 1) b += hpmg_sem_mesh_bytes(m);
     b += 3.0 * 8 * (double)m->ns + 8.0 * (double)m->ns;            /* b, x, r; tmp */
     b += 8.0 * (double)hpmg_sem_mesh_work_size(m);
-    if (l == 0) b += 5.0 * 8 * (double)m->ns;                        /* inverse diagonal, CG's vectors */
+    if (l == 0)
+      b += pm->coarse == HPMG_SEM_COARSE_FDM ? hpmg_sem_fdm_bytes(m) : 5.0 * 8 * (double)m->ns; /* FDM's tables, or
+                                                                       the inverse diagonal, CG's vectors */
     if (l > 0 || pm->hlev) b += hpmg_sem_smoother_bytes(&c->sm) + 8.0 * (double)c->tws * c->nthreads;
   }
   if (pm->hlev) { /* hmg's p = 2 and degree-1 b, x, r; the degree-1 multigrid's two work vectors, about six

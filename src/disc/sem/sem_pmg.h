@@ -21,7 +21,13 @@
  *    transposed element interpolation and the coarse direct stiffness sum);
  *  - smoothing: the star smoother (sem_smoother.h), x += S (b - A x), nu
  *    sweeps before and after (paper: nu = 1); kvMG: nu_l = nu 2^{L-l};
- *  - coarse solve at p_0 = 2 (HPMG_SEM_COARSE_HMG, the default): flexible CG
+ *  - coarse solve at p_0 = 2 (HPMG_SEM_COARSE_AUTO, the default: FDM below
+ *    where its operations per solve are at most
+ *    HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT per element, else HMG):
+ *  - HPMG_SEM_COARSE_FDM: exact, by fast diagonalization of the full p = 2
+ *    system (sem_fdm.h): O(N^{4/3}) per solve for N lattice nodes, no
+ *    iteration; coarse_rtol unused;
+ *  - HPMG_SEM_COARSE_HMG: linear in the number of elements: flexible CG
  *    (hpmg_pcg) to a relative residual of coarse_rtol (1e-3)
  *    from zero, preconditioned by one two-level cycle hmg: a star smoothing
  *    sweep at p = 2 before and after (one for every kind), and between them
@@ -50,6 +56,7 @@
 #ifndef HPMG_SEM_PMG_H
 #define HPMG_SEM_PMG_H
 
+#include "disc/sem/sem_fdm.h"
 #include "disc/sem/sem_smoother.h"
 #include "grid/grid.h"
 #include "mg/mg.h"
@@ -61,9 +68,19 @@ typedef enum {
 } hpmg_sem_mg_kind;
 
 typedef enum {
-  HPMG_SEM_COARSE_HMG = 0, /* the degree-1 level solved by the Q_1 geometric multigrid (default) */
-  HPMG_SEM_COARSE_CG       /* Jacobi-CG on the p = 2 level (paper 001) */
+  HPMG_SEM_COARSE_HMG = 0, /* the degree-1 level solved by the Q_1 geometric multigrid */
+  HPMG_SEM_COARSE_CG,      /* Jacobi-CG on the p = 2 level (paper 001) */
+  HPMG_SEM_COARSE_FDM,     /* exact: fast diagonalization of the full p = 2 system */
+  HPMG_SEM_COARSE_AUTO     /* FDM where it is the cheaper (see above), else HMG (the default) */
 } hpmg_sem_coarse_kind;
+
+/* AUTO takes FDM while its operations per solve (hpmg_sem_fdm_flops, 4 N
+ * sum n_d: 192 E per element on E^3 elements, Dirichlet) are at most this
+ * many per element, about E = 100. Measured per element and coarse solve
+ * (bench/sem_coarse_bench 4 8,16,32 kvmg, one Zen 4 core): FDM 0.21, 0.31,
+ * 0.55 us at E = 8, 16, 32 (growing as E), the h-multigrid 3.3-3.6 us at
+ * every E: the two meet near E = 200 */
+#define HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT 19200.0
 
 /* default relative residuals of the coarse solve at p = 2 (coarse_rtol) and
  * of the degree-1 multigrid inside it (q1_rtol) */
@@ -83,7 +100,8 @@ typedef struct {
   hpmg_sem_mesh mesh[HPMG_SEM_PMG_MAX_LEVELS]; /* coarser levels' meshes (owned); the finest is fine */
   const hpmg_sem_mesh *m[HPMG_SEM_PMG_MAX_LEVELS];
   hpmg_mg mg;         /* levels p_0, ..., p_L */
-  hpmg_sem_coarse_kind coarse;
+  hpmg_sem_coarse_kind coarse; /* as resolved (never AUTO) */
+  hpmg_sem_fdm fdm;   /* coarse == FDM */
   int hlev;           /* 1: the coarse solve is preconditioned by hmg (HMG with a vertex unknown) */
   hpmg_mg hmg;        /* hlev: lv[0] the degree-1 level, lv[1] p = 2 (the context of mg.lv[0]) */
   hpmg_grid q1;       /* the degree-1 level's grid (xn: the fine mesh's coordinates) */
@@ -105,7 +123,8 @@ int hpmg_sem_pmg_degrees(int p, int *deg);
 /* The hierarchy below the finest mesh `fine` (degree >= 2; not owned, must
  * outlive it); box: the geometry fine was made from; pre, post: sweeps per
  * level (multiplied by 2^{L-l} on level l for kvMG), 0..64, not both 0;
- * coarse: the coarse problem's solver (coarse_rtol set to its default). */
+ * coarse: the coarse problem's solver (AUTO resolved here; coarse_rtol set
+ * to its default). */
 hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, hpmg_sem_mg_kind kind, int pre,
                                int post, hpmg_sem_coarse_kind coarse, hpmg_sem_pmg *pm);
 void hpmg_sem_pmg_destroy(hpmg_sem_pmg *pm);
