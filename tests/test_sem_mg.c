@@ -53,6 +53,28 @@ static double poly(const double x[3], int q) { /* degree q in each variable */
   return a * b + b * c + 0.5 * a + 1.0;
 }
 
+/* kMG's iterations to a 1e-10 reduction from a random right-hand side (seed)
+ * with coarse solver ck (resolved: the kind it resolved to); -1 on failure */
+static int kmg_iterations(const hpmg_box *box, const hpmg_sem_mesh *fine, hpmg_sem_coarse_kind ck, unsigned seed,
+                          hpmg_sem_coarse_kind *resolved) {
+  hpmg_sem_pmg pm;
+  if (hpmg_sem_pmg_create(box, fine, HPMG_SEM_SOLVE_KMG, 1, 1, ck, &pm)) return -1;
+  if (resolved) *resolved = pm.coarse;
+  double *rhs = malloc(sizeof(double) * (size_t)fine->ns), *x = calloc((size_t)fine->ns, sizeof(double));
+  check_rng = seed;
+  for (int64_t i = 0; i < fine->ns; i++) rhs[i] = fine->dirichlet && fine->dirichlet[i] ? 0.0 : check_rand();
+  hpmg_krylov_params prm = {0};
+  prm.rtol = 1e-10;
+  prm.maxit = 200;
+  prm.x0_zero = 1;
+  hpmg_krylov_info in;
+  const int ok = !hpmg_sem_pmg_solve(&pm, rhs, x, &prm, &in) && in.converged;
+  free(rhs);
+  free(x);
+  hpmg_sem_pmg_destroy(&pm);
+  return ok ? in.iterations : -1;
+}
+
 static int test_transfer(const config *c) {
   hpmg_problem_options o;
   sem_test_options(c, &o);
@@ -240,32 +262,14 @@ static int test_coarse_hmg(const config *c) {
   free(r);
   hpmg_sem_pmg_destroy(&pm);
   /* whole solves: h-MG coarse vs CG coarse */
-  double *rhs = malloc(sizeof(double) * (size_t)fine.ns), *x = malloc(sizeof(double) * (size_t)fine.ns);
   {
-    const hpmg_sem_mg_kind k = HPMG_SEM_SOLVE_KMG;
-    int its[2];
-    for (int cs = 0; cs < 2; cs++) {
-      CHECK_OK(hpmg_sem_pmg_create(&box, &fine, k, 1, 1, cs ? HPMG_SEM_COARSE_CG : HPMG_SEM_COARSE_HMG, &pm));
-      check_rng = 4242;
-      for (int64_t i = 0; i < fine.ns; i++) rhs[i] = fine.dirichlet && fine.dirichlet[i] ? 0.0 : check_rand();
-      memset(x, 0, sizeof(double) * (size_t)fine.ns);
-      hpmg_krylov_params prm = {0};
-      prm.rtol = 1e-10;
-      prm.maxit = 200;
-      prm.x0_zero = 1;
-      hpmg_krylov_info in;
-      CHECK_OK(hpmg_sem_pmg_solve(&pm, rhs, x, &prm, &in));
-      CHECK(in.converged, "%s coarse %s: not converged", k == HPMG_SEM_SOLVE_MG ? "MG" : "kMG", cs ? "CG" : "h-MG");
-      its[cs] = in.iterations;
-      hpmg_sem_pmg_destroy(&pm);
-    }
-    printf("  dim=%d p=%d %s: %d iterations with the h-MG coarse solve, %d with CG\n", c->dim, c->p,
-           k == HPMG_SEM_SOLVE_MG ? "MG" : "kMG", its[0], its[1]);
+    const int its[2] = {kmg_iterations(&box, &fine, HPMG_SEM_COARSE_HMG, 4242, NULL),
+                        kmg_iterations(&box, &fine, HPMG_SEM_COARSE_CG, 4242, NULL)};
+    CHECK(its[0] > 0 && its[1] > 0, "kMG: a solve failed (%d, %d iterations): %s", its[0], its[1], hpmg_last_error());
+    printf("  dim=%d p=%d kMG: %d iterations with the h-MG coarse solve, %d with CG\n", c->dim, c->p, its[0], its[1]);
     CHECK(its[0] <= its[1] + 1, "dim=%d p=%d: %d iterations with the h-MG coarse solve, %d with CG", c->dim, c->p, its[0],
           its[1]);
   }
-  free(rhs);
-  free(x);
   hpmg_sem_mesh_destroy(&fine);
   hpmg_box_destroy(&box);
   return 0;
@@ -326,31 +330,13 @@ static int test_coarse_fdm(const config *c0) {
   hpmg_box box;
   hpmg_sem_mesh fine;
   CHECK_OK(make_mesh(&c, &box, &fine));
-  double *rhs = malloc(sizeof(double) * (size_t)fine.ns), *x = malloc(sizeof(double) * (size_t)fine.ns);
-  int its[2];
-  for (int cs = 0; cs < 2; cs++) {
-    hpmg_sem_pmg pm;
-    CHECK_OK(hpmg_sem_pmg_create(&box, &fine, HPMG_SEM_SOLVE_KMG, 1, 1, cs ? HPMG_SEM_COARSE_HMG : HPMG_SEM_COARSE_AUTO,
-                                 &pm));
-    if (!cs) CHECK(pm.coarse == HPMG_SEM_COARSE_FDM, "AUTO on %lld elements: coarse kind %d, not FDM",
-                   (long long)fine.ne, (int)pm.coarse);
-    check_rng = 4243;
-    for (int64_t i = 0; i < fine.ns; i++) rhs[i] = fine.dirichlet && fine.dirichlet[i] ? 0.0 : check_rand();
-    memset(x, 0, sizeof(double) * (size_t)fine.ns);
-    hpmg_krylov_params prm = {0};
-    prm.rtol = 1e-10;
-    prm.maxit = 200;
-    prm.x0_zero = 1;
-    hpmg_krylov_info in;
-    CHECK_OK(hpmg_sem_pmg_solve(&pm, rhs, x, &prm, &in));
-    CHECK(in.converged, "kMG coarse %s: not converged", cs ? "h-MG" : "FDM");
-    its[cs] = in.iterations;
-    hpmg_sem_pmg_destroy(&pm);
-  }
+  hpmg_sem_coarse_kind kind = HPMG_SEM_COARSE_AUTO;
+  const int its[2] = {kmg_iterations(&box, &fine, HPMG_SEM_COARSE_AUTO, 4243, &kind),
+                      kmg_iterations(&box, &fine, HPMG_SEM_COARSE_HMG, 4243, NULL)};
+  CHECK(kind == HPMG_SEM_COARSE_FDM, "AUTO on %lld elements: coarse kind %d, not FDM", (long long)fine.ne, (int)kind);
+  CHECK(its[0] > 0 && its[1] > 0, "kMG: a solve failed (%d, %d iterations): %s", its[0], its[1], hpmg_last_error());
   printf("  dim=%d p=4 kMG: %d iterations with the FDM coarse solve, %d with h-MG\n", c.dim, its[0], its[1]);
   CHECK(its[0] <= its[1], "dim=%d p=4: %d iterations with the FDM coarse solve, %d with h-MG", c.dim, its[0], its[1]);
-  free(rhs);
-  free(x);
   hpmg_sem_mesh_destroy(&fine);
   hpmg_box_destroy(&box);
   return 0;
