@@ -113,7 +113,7 @@ hpmg_error hpmg_sem_fdm_create(const hpmg_sem_mesh *m, hpmg_sem_fdm *f) {
     dir_range(m, d, &f->g0[d], &f->n[d]);
     f->N *= f->n[d];
   }
-  const int64_t N = f->N, n0 = f->n[0], n1 = f->n[1], n2 = f->n[2];
+  const int64_t N = f->N, n0 = f->n[0], n1 = f->n[1];
   hpmg_error e = HPMG_SUCCESS;
   for (int d = 0; d < 3 && !e; d++) e = dir_eigen(m, d, f);
   if (!e) e = hpmg_malloc(sizeof(double) * (size_t)N, &f->dinv);
@@ -134,7 +134,6 @@ hpmg_error hpmg_sem_fdm_create(const hpmg_sem_mesh *m, hpmg_sem_fdm *f) {
     const double D = lambda + f->lam[0][i[0]] + f->lam[1][i[1]] + f->lam[2][i[2]];
     f->dinv[q] = singular && q == 0 ? 0.0 : 1.0 / D; /* q = 0: every direction's constant mode */
   }
-  (void)n2;
   return HPMG_SUCCESS;
 }
 

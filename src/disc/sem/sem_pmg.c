@@ -780,9 +780,8 @@ double hpmg_sem_pmg_bytes(const hpmg_sem_pmg *pm) {
     if (l < pm->nlevels - 1) b += hpmg_sem_mesh_bytes(m);
     b += 3.0 * 8 * (double)m->ns + 8.0 * (double)m->ns;            /* b, x, r; tmp */
     b += 8.0 * (double)hpmg_sem_mesh_work_size(m);
-    if (l == 0)
-      b += pm->coarse == HPMG_SEM_COARSE_FDM ? hpmg_sem_fdm_bytes(m) : 5.0 * 8 * (double)m->ns; /* FDM's tables, or
-                                                                       the inverse diagonal, CG's vectors */
+    if (l == 0) /* FDM's tables, or the inverse diagonal and CG's vectors */
+      b += pm->coarse == HPMG_SEM_COARSE_FDM ? hpmg_sem_fdm_bytes(m) : 5.0 * 8 * (double)m->ns;
     if (l > 0 || pm->hlev) b += hpmg_sem_smoother_bytes(&c->sm) + 8.0 * (double)c->tws * c->nthreads;
   }
   if (pm->hlev) { /* hmg's p = 2 and degree-1 b, x, r; the degree-1 multigrid's two work vectors, about six

@@ -21,8 +21,8 @@
  *    transposed element interpolation and the coarse direct stiffness sum);
  *  - smoothing: the star smoother (sem_smoother.h), x += S (b - A x), nu
  *    sweeps before and after (paper: nu = 1); kvMG: nu_l = nu 2^{L-l};
- *  - coarse solve at p_0 = 2 (HPMG_SEM_COARSE_AUTO, the default: FDM below
- *    where its operations per solve are at most
+ *  - coarse solve at p_0 = 2, one of the following (HPMG_SEM_COARSE_AUTO,
+ *    the default, takes FDM while its operations per solve are at most
  *    HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT per element, else HMG):
  *  - HPMG_SEM_COARSE_FDM: exact, by fast diagonalization of the full p = 2
  *    system (sem_fdm.h): O(N^{4/3}) per solve for N lattice nodes, no
