@@ -730,8 +730,8 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
                     : kind == HPMG_SEM_SOLVE_MG ? HPMG_SEM_COARSE_RTOL_CG
                                                 : HPMG_SEM_COARSE_RTOL_CG_FLEX;
   if (coarse == HPMG_SEM_COARSE_HMG) e = q1_create(box, fine, pm);
-  if (coarse != HPMG_SEM_COARSE_FDM && !pm->hlev)
-    pm->coarse_rtol = HPMG_SEM_COARSE_RTOL_CG; /* Jacobi-CG where the vertex grid has no unknown */
+  if (coarse == HPMG_SEM_COARSE_HMG && !pm->hlev) /* the Jacobi-CG where the vertex grid has no unknown */
+    pm->coarse_rtol = kind == HPMG_SEM_SOLVE_MG ? HPMG_SEM_COARSE_RTOL_CG : HPMG_SEM_COARSE_RTOL_CG_FLEX;
   const hpmg_cycle_options opt = {.pre = pre, .post = post, .add_residual = 0, .timing = 1};
   if (!e) e = hpmg_mg_init(&pm->mg, nl, HPMG_REAL_DOUBLE, &opt, 0);
   for (int l = 0; l < nl && !e; l++) {
