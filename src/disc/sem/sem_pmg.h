@@ -77,8 +77,8 @@ typedef enum {
 /* AUTO takes FDM while its operations per solve (hpmg_sem_fdm_flops, 4 N
  * sum n_d: 192 E per element on E^3 elements, Dirichlet) are at most this
  * many per element, about E = 100. Measured per element and coarse solve
- * (bench/sem_coarse_bench 4 8,16,32 kvmg, one Zen 4 core): FDM 0.21, 0.31,
- * 0.55 us at E = 8, 16, 32 (growing as E), the h-multigrid 3.3-3.6 us at
+ * (bench/sem_coarse_bench 4 8,16,32 kvmg, one Zen 4 core): FDM 0.23, 0.29,
+ * 0.53 us at E = 8, 16, 32 (growing as E), the h-multigrid 3.3-3.6 us at
  * every E: the two meet near E = 200 */
 #define HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT 19200.0
 
