@@ -13,7 +13,8 @@
  *    meshes): it inverts the masked condensed operator to rounding (1e-12
  *    times the ratio of the largest to the smallest element width; every BC
  *    kind, stretched, lambda = 0 and > 0, 2D and 3D), and kMG needs no more
- *    iterations with it than with the h-MG one;
+ *    iterations with it than with the h-MG one; AUTO takes it below the
+ *    threshold and the h-MG above;
  *  - iteration counts through the public API against paper 001: Fig. 6
  *    (homogeneous 8^3 mesh, pseudo-random f, Dirichlet: MG 3, kMG and kvMG
  *    2-3 iterations to a 1e-10 reduction) and Table 1 (8^3 elements on
@@ -342,6 +343,43 @@ static int test_coarse_fdm(const config *c0) {
   return 0;
 }
 
+/* AUTO's two rules, each on either side of its threshold, building the
+ * hierarchy only: the cost of a solve (2D, p = 2, E x E elements: 64 E
+ * flops per element, FDM at E = 290, the h-multigrid at 310) and of the
+ * setup (3D column of 1 x 1 x nz elements, degree 4: 80 nz^2 per element,
+ * FDM at nz = 40, the h-multigrid at 60) */
+static int test_coarse_auto(void) {
+  const hpmg_bc_kind D = HPMG_BC_DIRICHLET;
+  const struct {
+    int dim, p;
+    int64_t cells[3];
+    hpmg_sem_coarse_kind want;
+  } cases[] = {{2, 2, {290, 290, 1}, HPMG_SEM_COARSE_FDM},
+               {2, 2, {310, 310, 1}, HPMG_SEM_COARSE_HMG},
+               {3, 4, {1, 1, 40}, HPMG_SEM_COARSE_FDM},
+               {3, 4, {1, 1, 60}, HPMG_SEM_COARSE_HMG}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const config c = {cases[k].dim, cases[k].p, {cases[k].cells[0], cases[k].cells[1], cases[k].cells[2]},
+                      {{D, D}, {D, D}, {D, D}}, {0, 0, 0}, {0, 0, 0}, 0.0};
+    hpmg_box box;
+    hpmg_sem_mesh fine;
+    CHECK_OK(make_mesh(&c, &box, &fine));
+    hpmg_sem_pmg pm;
+    CHECK_OK(hpmg_sem_pmg_create(&box, &fine, HPMG_SEM_SOLVE_KMG, 1, 1, HPMG_SEM_COARSE_AUTO, &pm));
+    const double ne = (double)fine.ne, fs = hpmg_sem_fdm_flops(pm.m[0]) / ne,
+                 fu = hpmg_sem_fdm_setup_flops(pm.m[0]) / ne;
+    CHECK(pm.coarse == cases[k].want, "AUTO on %lldx%lldx%lld elements (FDM %.0f / %.0f flops per element): kind %d",
+          (long long)c.cells[0], (long long)c.cells[1], (long long)c.cells[2], fs, fu, (int)pm.coarse);
+    printf("  AUTO on %lldx%lldx%lld elements: FDM %.0f flops per element and solve, %.0f in the setup: %s\n",
+           (long long)c.cells[0], (long long)c.cells[1], (long long)c.cells[2], fs, fu,
+           pm.coarse == HPMG_SEM_COARSE_FDM ? "FDM" : "h-MG");
+    hpmg_sem_pmg_destroy(&pm);
+    hpmg_sem_mesh_destroy(&fine);
+    hpmg_box_destroy(&box);
+  }
+  return 0;
+}
+
 /* --solver auto: kvMG (the star smoother, sweeps doubled), dCG with Jacobi asked for */
 static int test_auto(void) {
   hpmg_problem_options po;
@@ -539,6 +577,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof coarse_cases / sizeof coarse_cases[0]; i++) test_coarse_hmg(&coarse_cases[i]);
   for (size_t i = 0; i < sizeof coarse_cases / sizeof coarse_cases[0]; i++) test_coarse_fdm(&coarse_cases[i]);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_coarse_fdm(&cases[i]);
+  test_coarse_auto();
   /* Fig. 6 over the paper's whole range with "full" (p = 24 and 32: 5.6 and 17 M GLL nodes) */
   const int fig6[] = {3, 4, 6, 8, 12, 16, 24, 32};
   const int pmax6 = test_max_degree(full ? 32 : 8);

@@ -35,6 +35,16 @@ double hpmg_sem_fdm_flops(const hpmg_sem_mesh *m) {
   return 4.0 * N * s;
 }
 
+double hpmg_sem_fdm_setup_flops(const hpmg_sem_mesh *m) {
+  double f = 0;
+  for (int d = 0; d < m->dim; d++) {
+    int64_t g0, n;
+    dir_range(m, d, &g0, &n);
+    f += 10.0 * (double)n * (double)n * (double)n;
+  }
+  return f;
+}
+
 double hpmg_sem_fdm_bytes(const hpmg_sem_mesh *m) {
   double s2 = 0;
   for (int d = 0; d < m->dim; d++) {

@@ -38,8 +38,10 @@ typedef struct {
   double *u, *t;          /* N each: the full vector and the transform's scratch */
 } hpmg_sem_fdm;
 
-/* Operations of one solve (4 N sum n_d). */
+/* Operations of one solve (4 N sum n_d), and of the setup's eigenproblems
+ * (about 10 n_d^3 each, dsygv with eigenvectors). */
 double hpmg_sem_fdm_flops(const hpmg_sem_mesh *m);
+double hpmg_sem_fdm_setup_flops(const hpmg_sem_mesh *m);
 /* Bytes create would hold for mesh m. */
 double hpmg_sem_fdm_bytes(const hpmg_sem_mesh *m);
 

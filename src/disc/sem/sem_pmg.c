@@ -716,10 +716,13 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
   }
   pm->m[L] = fine;
   pm->nlevels = nl;
-  if (coarse == HPMG_SEM_COARSE_AUTO)
-    coarse = hpmg_sem_fdm_flops(pm->m[0]) <= HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT * (double)pm->m[0]->ne
+  if (coarse == HPMG_SEM_COARSE_AUTO) {
+    const double ne0 = (double)pm->m[0]->ne;
+    coarse = hpmg_sem_fdm_flops(pm->m[0]) <= HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT * ne0 &&
+                     hpmg_sem_fdm_setup_flops(pm->m[0]) <= HPMG_SEM_FDM_MAX_SETUP_FLOPS_PER_ELEMENT * ne0
                  ? HPMG_SEM_COARSE_FDM
                  : HPMG_SEM_COARSE_HMG;
+  }
   pm->coarse = coarse;
   /* paper 001's Jacobi-CG: MG iterates a fixed linear cycle, so its coarse
    * CG is solved tight; flexible CG (kMG, kvMG) admits a preconditioner that

@@ -22,8 +22,9 @@
  *  - smoothing: the star smoother (sem_smoother.h), x += S (b - A x), nu
  *    sweeps before and after (paper: nu = 1); kvMG: nu_l = nu 2^{L-l};
  *  - coarse solve at p_0 = 2, one of the following (HPMG_SEM_COARSE_AUTO,
- *    the default, takes FDM while its operations per solve are at most
- *    HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT per element, else HMG):
+ *    the default, takes FDM while its operations per solve and its setup's
+ *    are at most HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT and
+ *    HPMG_SEM_FDM_MAX_SETUP_FLOPS_PER_ELEMENT per element, else HMG):
  *  - HPMG_SEM_COARSE_FDM: exact, by fast diagonalization of the full p = 2
  *    system (sem_fdm.h): O(N^{4/3}) per solve for N lattice nodes, no
  *    iteration; coarse_rtol unused;
@@ -81,6 +82,12 @@ typedef enum {
  * 0.53 us at E = 8, 16, 32 (growing as E), the h-multigrid 3.3-3.6 us at
  * every E: the two meet near E = 200 */
 #define HPMG_SEM_FDM_MAX_FLOPS_PER_ELEMENT 19200.0
+/* ... and while its setup (hpmg_sem_fdm_setup_flops, 10 n_d^3 per
+ * direction: 240 per element on E^3 elements, but 80 nz^2 on a column of
+ * 1 x 1 x nz) is at most this many per element, ten h-multigrid coarse
+ * solves' worth: a 1 x 1 x 1100 column took 10 s in its 2199 x 2199
+ * eigenproblem */
+#define HPMG_SEM_FDM_MAX_SETUP_FLOPS_PER_ELEMENT 192000.0
 
 /* default relative residuals of the coarse solve at p = 2 (coarse_rtol) and
  * of the degree-1 multigrid inside it (q1_rtol) */
