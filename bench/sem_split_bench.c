@@ -13,8 +13,8 @@
  *              application, measured apart); star: the rest of the
  *              smoothing slot (gather, Algorithm 1, weights, scatter,
  *              update); transfers: restriction and prolongation
- *   coarse     the p = 2 coarse solve (flexible CG, its star sweeps, the
- *              degree-1 multigrid), all in
+ *   coarse     the p = 2 coarse solve, as hpmg_sem_solver chooses it
+ *              (HPMG_SEM_COARSE_AUTO: the exact FDM solve on these meshes)
  *   krylov     the outer iteration's own work (its operator applications
  *              on the finest level, vector updates, norms)
  *   recovery   the interiors (hpmg_sem_recover_field)
