@@ -17,42 +17,37 @@ static void dir_range(const hpmg_sem_mesh *m, int d, int64_t *g0, int64_t *n) {
   *n = m->nlat[d] - lo - hi;
 }
 
-static double total(const hpmg_sem_mesh *m, double *sum_n) {
-  double N = 1, s = 0;
-  for (int d = 0; d < 3; d++) {
-    int64_t g0, n;
-    dir_range(m, d, &g0, &n);
-    N *= (double)n;
-    if (d < m->dim) s += (double)n;
+/* the 1D unknowns of the dim directions (n[d] for d < dim) and their product */
+static double sizes(const hpmg_sem_mesh *m, double n[3]) {
+  double N = 1;
+  for (int d = 0; d < m->dim; d++) {
+    int64_t g0, nd;
+    dir_range(m, d, &g0, &nd);
+    n[d] = (double)nd;
+    N *= n[d];
   }
-  if (sum_n) *sum_n = s;
   return N;
 }
 
 double hpmg_sem_fdm_flops(const hpmg_sem_mesh *m) {
-  double s;
-  const double N = total(m, &s);
+  double n[3], s = 0;
+  const double N = sizes(m, n);
+  for (int d = 0; d < m->dim; d++) s += n[d];
   return 4.0 * N * s;
 }
 
 double hpmg_sem_fdm_setup_flops(const hpmg_sem_mesh *m) {
-  double f = 0;
-  for (int d = 0; d < m->dim; d++) {
-    int64_t g0, n;
-    dir_range(m, d, &g0, &n);
-    f += 10.0 * (double)n * (double)n * (double)n;
-  }
+  double n[3], f = 0;
+  sizes(m, n);
+  for (int d = 0; d < m->dim; d++) f += 10.0 * n[d] * n[d] * n[d];
   return f;
 }
 
 double hpmg_sem_fdm_bytes(const hpmg_sem_mesh *m) {
-  double s2 = 0;
-  for (int d = 0; d < m->dim; d++) {
-    int64_t g0, n;
-    dir_range(m, d, &g0, &n);
-    s2 += 2.0 * (double)n * (double)n + (double)n;
-  }
-  return 8.0 * (4.0 * total(m, NULL) + s2); /* dinv, skel, u, t; S, ST, lam */
+  double n[3], s2 = 0;
+  const double N = sizes(m, n);
+  for (int d = 0; d < m->dim; d++) s2 += 2.0 * n[d] * n[d] + n[d];
+  return 8.0 * (4.0 * N + s2); /* dinv, skel, u, t; S, ST, lam */
 }
 
 void hpmg_sem_fdm_destroy(hpmg_sem_fdm *f) {

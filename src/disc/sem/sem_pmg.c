@@ -38,56 +38,21 @@ typedef struct {
   hpmg_sem_dcg_solver cg;
 } lvctx;
 
-/* out (rows^dim) = (B (x) B (x) B) in (cols^dim), B rows x cols row-major */
-static void tensor_apply(int dim, const double *B, int rows, int cols, const double *in, double *out, double *t1,
-                         double *t2) {
-  if (dim == 2) {
-    for (int i2 = 0; i2 < cols; i2++) /* along x1 */
-      for (int b1 = 0; b1 < rows; b1++) {
-        double s = 0;
-        for (int a = 0; a < cols; a++) s += B[b1 * cols + a] * in[i2 * cols + a];
-        t1[i2 * rows + b1] = s;
-      }
-    for (int b2 = 0; b2 < rows; b2++) {
-      double *o = out + b2 * rows;
-      for (int b1 = 0; b1 < rows; b1++) o[b1] = 0;
-      for (int a = 0; a < cols; a++) {
-        const double w = B[b2 * cols + a];
-        const double *t = t1 + a * rows;
-        for (int b1 = 0; b1 < rows; b1++) o[b1] += w * t[b1];
-      }
+/* 2D: out (rows^2) = (B (x) B) in (cols^2), B rows x cols row-major; t1: rows cols */
+static void tensor_apply2(const double *B, int rows, int cols, const double *in, double *out, double *t1) {
+  for (int i2 = 0; i2 < cols; i2++) /* along x1 */
+    for (int b1 = 0; b1 < rows; b1++) {
+      double s = 0;
+      for (int a = 0; a < cols; a++) s += B[b1 * cols + a] * in[i2 * cols + a];
+      t1[i2 * rows + b1] = s;
     }
-    return;
-  }
-  for (int i3 = 0; i3 < cols; i3++) /* along x1: t1[i3][i2][b1] */
-    for (int i2 = 0; i2 < cols; i2++) {
-      const double *v = in + (i3 * cols + i2) * cols;
-      double *o = t1 + (i3 * cols + i2) * rows;
-      for (int b1 = 0; b1 < rows; b1++) {
-        double s = 0;
-        for (int a = 0; a < cols; a++) s += B[b1 * cols + a] * v[a];
-        o[b1] = s;
-      }
-    }
-  for (int i3 = 0; i3 < cols; i3++) /* along x2: t2[i3][b2][b1] */
-    for (int b2 = 0; b2 < rows; b2++) {
-      double *o = t2 + (i3 * rows + b2) * rows;
-      for (int b1 = 0; b1 < rows; b1++) o[b1] = 0;
-      for (int a = 0; a < cols; a++) {
-        const double w = B[b2 * cols + a];
-        const double *t = t1 + (i3 * cols + a) * rows;
-        for (int b1 = 0; b1 < rows; b1++) o[b1] += w * t[b1];
-      }
-    }
-  const int rr = rows * rows;
-  for (int b3 = 0; b3 < rows; b3++) { /* along x3 */
-    double *o = out + b3 * rr;
-    for (int q = 0; q < rr; q++) o[q] = 0;
+  for (int b2 = 0; b2 < rows; b2++) {
+    double *o = out + b2 * rows;
+    for (int b1 = 0; b1 < rows; b1++) o[b1] = 0;
     for (int a = 0; a < cols; a++) {
-      const double w = B[b3 * cols + a];
-      if (w == 0.0) continue;
-      const double *t = t2 + a * rr;
-      for (int q = 0; q < rr; q++) o[q] += w * t[q];
+      const double w = B[b2 * cols + a];
+      const double *t = t1 + a * rows;
+      for (int b1 = 0; b1 < rows; b1++) o[b1] += w * t[b1];
     }
   }
 }
@@ -100,20 +65,21 @@ static void mask(const hpmg_sem_mesh *m, double *v) {
     if (m->dirichlet[i]) v[i] = 0.0;
 }
 
-/* y = sum_e Q_e^T E_f (B (x) B (x) B) Z_c Q_e^c x: the element interpolation of
+/* 2D: y = sum_e Q_e^T E_f (B (x) B) Z_c Q_e^c x: the element interpolation of
  * the boundary values of mesh `from` to the boundary of mesh `to` (B: rows =
- * to's points, cols = from's), summed over the elements (not divided) */
+ * to's points, cols = from's), summed over the elements (not divided); 3D
+ * transfers are face_transfer's */
 static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hpmg_sem_mesh *to, const double *B,
                              const double *x, double *y) {
-  const int dim = to->dim, nf = from->el.n, nt = to->el.n;
+  const int nf = from->el.n, nt = to->el.n;
   const int64_t nsy = to->ns;
-  const size_t bigf = dim == 3 ? (size_t)nf * nf * nf : (size_t)nf * nf;
+  const size_t bigf = (size_t)nf * nf;
   const double work = (double)to->ne / to->ncolors * 2.0 * (double)bigf * (nf + nt);
 #pragma omp parallel num_threads(c->nthreads) if (hpmg_par(work))
   {
-    const size_t big = c->tws / 5;
+    const size_t big = c->tws / 4;
     double *uin = c->twork + (size_t)omp_get_thread_num() * c->tws, *uout = uin + big, *t1 = uout + big,
-           *t2 = t1 + big, *bb = t2 + big;
+           *bb = t1 + big;
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < nsy; i++) y[i] = 0.0;
     for (int col = 0; col < to->ncolors; col++) {
@@ -123,7 +89,7 @@ static void element_transfer(const lvctx *c, const hpmg_sem_mesh *from, const hp
         hpmg_sem_gather(from, e, x, bb);
         memset(uin, 0, sizeof(double) * bigf);
         for (int k = 0; k < from->el.nb; k++) uin[from->el.bmap[k]] = bb[k];
-        tensor_apply(dim, B, nt, nf, uin, uout, t1, t2);
+        tensor_apply2(B, nt, nf, uin, uout, t1);
         for (int k = 0; k < to->el.nb; k++) bb[k] = uout[to->el.bmap[k]];
         hpmg_sem_scatter_add(to, e, bb, y);
       }
@@ -506,9 +472,9 @@ static hpmg_error lv_coarse_run(hpmg_level *L) {
 static hpmg_error lv_coarse(hpmg_level *L) {
   const lvctx *c = L->ctx;
   const hpmg_sem_mesh *m = c->m;
-  if (c->pm->coarse == HPMG_SEM_COARSE_FDM) return lv_coarse_run(L); /* its loops size their own regions */
   const double work = (double)m->ne / (m->ncolors > 0 ? m->ncolors : 1) * hpmg_sem_condensed_flops(&m->el);
-  if (hpmg_par(work) || omp_in_parallel()) return lv_coarse_run(L);
+  /* FDM's loops size their own regions */
+  if (c->pm->coarse == HPMG_SEM_COARSE_FDM || hpmg_par(work) || omp_in_parallel()) return lv_coarse_run(L);
   const int nt = omp_get_max_threads();
   omp_set_num_threads(1);
   const hpmg_error e = lv_coarse_run(L);
@@ -647,10 +613,10 @@ static hpmg_error level_create(hpmg_sem_pmg *pm, int l, int L, lvctx **out) {
       hpmg_free(&inv);
     }
   }
-  const size_t big = m->dim == 3 ? (size_t)nf * nf * nf : (size_t)nf * nf;
-  c->tws = 5 * (big > (size_t)ef->nb ? big : (size_t)ef->nb);
   if (m->dim == 3) /* face_transfer: lanes of two boundary vectors and three faces */
     c->tws = (size_t)hpmg_sem_kernels_select()->lanes * (2 * (size_t)ef->nb + 3 * (size_t)nf * nf);
+  else /* element_transfer: an element's values in and out, the transform's scratch, a boundary vector */
+    c->tws = 4 * ((size_t)nf * nf > (size_t)ef->nb ? (size_t)nf * nf : (size_t)ef->nb);
   return hpmg_calloc(sizeof(double) * c->tws * (size_t)c->nthreads, &c->twork);
 }
 
