@@ -147,11 +147,11 @@ hpmg_error hpmg_sem_fdm_create(const hpmg_sem_mesh *m, hpmg_sem_fdm *f) {
  * is a sum of scaled rows (vectorized over the fastest index) */
 static void contract(const hpmg_sem_fdm *f, int d, const double *restrict BT, const double *restrict in,
                      double *restrict out) {
-  const int64_t n0 = f->n[0], n1 = f->n[1], n2 = f->n[2], N = f->N, nd = f->n[d];
-  const double work = 2.0 * (double)N * (double)nd;
+  const int64_t n0 = f->n[0], nd = f->n[d];
+  const double work = 2.0 * (double)f->N * (double)nd;
   if (d == 0) {
 #pragma omp parallel for schedule(static) if (hpmg_par(work))
-    for (int64_t r = 0; r < n1 * n2; r++) {
+    for (int64_t r = 0; r < f->N / n0; r++) {
       const double *x = in + r * n0;
       double *y = out + r * n0;
       for (int64_t a = 0; a < n0; a++) y[a] = 0.0;
@@ -161,32 +161,25 @@ static void contract(const hpmg_sem_fdm *f, int d, const double *restrict BT, co
         for (int64_t a = 0; a < n0; a++) y[a] += c * b[a];
       }
     }
-  } else if (d == 1) {
-#pragma omp parallel for collapse(2) schedule(static) if (hpmg_par(work))
-    for (int64_t i3 = 0; i3 < n2; i3++)
-      for (int64_t b2 = 0; b2 < n1; b2++) {
-        double *y = out + (i3 * n1 + b2) * n0;
-        for (int64_t a = 0; a < n0; a++) y[a] = 0.0;
-        for (int64_t i2 = 0; i2 < n1; i2++) {
-          const double c = BT[i2 * n1 + b2];
-          const double *x = in + (i3 * n1 + i2) * n0;
-          for (int64_t a = 0; a < n0; a++) y[a] += c * x[a];
-        }
-      }
-  } else {
-    const int64_t pl = n0 * n1;
-#pragma omp parallel for collapse(2) schedule(static) if (hpmg_par(work))
-    for (int64_t b3 = 0; b3 < n2; b3++)
-      for (int64_t r = 0; r < n1; r++) { /* row r of output plane b3 */
-        double *y = out + b3 * pl + r * n0;
-        for (int64_t a = 0; a < n0; a++) y[a] = 0.0;
-        for (int64_t i3 = 0; i3 < n2; i3++) {
-          const double c = BT[i3 * n2 + b3];
-          const double *x = in + i3 * pl + r * n0;
-          for (int64_t a = 0; a < n0; a++) y[a] += c * x[a];
-        }
-      }
+    return;
   }
+  /* d = 1, 2: lines of n0 values at (h, j, l), j the index along d, l over
+   * the directions between 0 and d (nlo lines), h over those beyond d (nhi) */
+  int64_t nlo = 1, nhi = 1;
+  for (int e = 1; e < d; e++) nlo *= f->n[e];
+  for (int e = d + 1; e < 3; e++) nhi *= f->n[e];
+#pragma omp parallel for collapse(2) schedule(static) if (hpmg_par(work))
+  for (int64_t hb = 0; hb < nhi * nd; hb++)
+    for (int64_t l = 0; l < nlo; l++) {
+      const int64_t h = hb / nd, bo = hb % nd;
+      double *y = out + (hb * nlo + l) * n0;
+      for (int64_t a = 0; a < n0; a++) y[a] = 0.0;
+      for (int64_t i = 0; i < nd; i++) {
+        const double c = BT[i * nd + bo];
+        const double *x = in + ((h * nd + i) * nlo + l) * n0;
+        for (int64_t a = 0; a < n0; a++) y[a] += c * x[a];
+      }
+    }
 }
 
 void hpmg_sem_fdm_solve(hpmg_sem_fdm *f, const double *b, double *x) {

@@ -690,17 +690,16 @@ hpmg_error hpmg_sem_pmg_create(const hpmg_box *box, const hpmg_sem_mesh *fine, h
                  : HPMG_SEM_COARSE_HMG;
   }
   pm->coarse = coarse;
-  /* paper 001's Jacobi-CG: MG iterates a fixed linear cycle, so its coarse
-   * CG is solved tight; flexible CG (kMG, kvMG) admits a preconditioner that
-   * varies from one application to the next, and 1e-3 leaves the iteration
-   * counts of Table 1 and Fig. 6 unchanged (docs/sem.md, "p-multigrid") */
-  pm->coarse_rtol = coarse == HPMG_SEM_COARSE_FDM   ? 0.0 /* exact */
-                    : coarse == HPMG_SEM_COARSE_HMG   ? HPMG_SEM_COARSE_RTOL_HMG
-                    : kind == HPMG_SEM_SOLVE_MG ? HPMG_SEM_COARSE_RTOL_CG
-                                                : HPMG_SEM_COARSE_RTOL_CG_FLEX;
   if (coarse == HPMG_SEM_COARSE_HMG) e = q1_create(box, fine, pm);
-  if (coarse == HPMG_SEM_COARSE_HMG && !pm->hlev) /* the Jacobi-CG where the vertex grid has no unknown */
-    pm->coarse_rtol = kind == HPMG_SEM_SOLVE_MG ? HPMG_SEM_COARSE_RTOL_CG : HPMG_SEM_COARSE_RTOL_CG_FLEX;
+  /* the Jacobi-CG (CG, and HMG where the vertex grid has no unknown, hlev
+   * 0), as paper 001: MG iterates a fixed linear cycle, so its coarse CG is
+   * solved tight; flexible CG (kMG, kvMG) admits a preconditioner that varies
+   * from one application to the next, and 1e-3 leaves the iteration counts
+   * of Table 1 and Fig. 6 unchanged (docs/sem.md, "p-multigrid") */
+  pm->coarse_rtol = coarse == HPMG_SEM_COARSE_FDM ? 0.0 /* exact */
+                    : pm->hlev                    ? HPMG_SEM_COARSE_RTOL_HMG
+                    : kind == HPMG_SEM_SOLVE_MG   ? HPMG_SEM_COARSE_RTOL_CG
+                                                  : HPMG_SEM_COARSE_RTOL_CG_FLEX;
   const hpmg_cycle_options opt = {.pre = pre, .post = post, .add_residual = 0, .timing = 1};
   if (!e) e = hpmg_mg_init(&pm->mg, nl, HPMG_REAL_DOUBLE, &opt, 0);
   for (int l = 0; l < nl && !e; l++) {
