@@ -71,6 +71,18 @@ static double peak_base(long n) { PEAK_BODY(16, 24) } /* NEON: 32 registers */
 static double load_base(long n) { LOAD_BODY(16, 16) }
 #endif
 
+/* the best GFLOP/s of rep calls fn(n), each n rounds of flops; the results summed into *sink */
+static double best_gflops(double (*fn)(long), long n, double flops, int rep, double *sink) {
+  double best = 0;
+  for (int r = 0; r < rep; r++) {
+    const double t = now();
+    *sink += fn(n);
+    const double gf = (double)n * flops / (now() - t) * 1e-9;
+    if (gf > best) best = gf;
+  }
+  return best;
+}
+
 int main(int argc, char **argv) {
   const int rep = argc > 1 ? atoi(argv[1]) : 3;
 #if defined(__x86_64__)
@@ -85,22 +97,11 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     if (!cases[i].runs) continue;
     const long n = 400000000L / cases[i].vbytes * 8 / cases[i].chains;
-    double best = 0, sink = 0;
-    for (int r = 0; r < rep; r++) {
-      const double t = now();
-      sink += cases[i].fn(n);
-      const double gf = (double)n * cases[i].chains * (cases[i].vbytes / 8) * 2 / (now() - t) * 1e-9;
-      if (gf > best) best = gf;
-    }
-    /* the same number of multiply-adds with a loaded operand each */
-    const long nl = n * cases[i].chains / (8192 / cases[i].vbytes);
-    double bestl = 0;
-    for (int r = 0; r < rep; r++) {
-      const double t = now();
-      sink += cases[i].ld(nl);
-      const double gf = (double)nl * (8192 / cases[i].vbytes) * (cases[i].vbytes / 8) * 2 / (now() - t) * 1e-9;
-      if (gf > bestl) bestl = gf;
-    }
+    const int vecs = 8192 / cases[i].vbytes; /* LOAD_BODY's vectors per round */
+    const long nl = n * cases[i].chains / vecs; /* the same multiply-adds, a loaded operand each */
+    double sink = 0;
+    const double best = best_gflops(cases[i].fn, n, (double)cases[i].chains * cases[i].vbytes / 4, rep, &sink);
+    const double bestl = best_gflops(cases[i].ld, nl, (double)vecs * cases[i].vbytes / 4, rep, &sink);
     printf("isa=%s vector_bytes=%d gflops=%.1f gflops_l1_load=%.1f (checksum %.3g)\n", cases[i].isa, cases[i].vbytes,
            best, bestl, sink);
   }

@@ -118,6 +118,27 @@ static int color_of(const hpmg_sem_mesh *m, int d, int64_t c) {
   return (int)(c % 2);
 }
 
+static int element_colour(const hpmg_sem_mesh *m, int64_t el) {
+  int64_t c[3];
+  hpmg_sem_element_coords(m, el, c);
+  return color_of(m, 0, c[0]) + 3 * (color_of(m, 1, c[1]) + 3 * color_of(m, 2, c[2]));
+}
+
+void hpmg_sem_colour_buckets(const hpmg_sem_mesh *m, int64_t n, int (*colour)(const hpmg_sem_mesh *, int64_t),
+                             int64_t *ptr, int64_t *items, int *ncolors) {
+  int64_t cnt[27] = {0}, next[27];
+  for (int64_t i = 0; i < n; i++) cnt[colour(m, i)]++;
+  int nc = 0;
+  int64_t pos = 0;
+  for (int k = 0; k < 27; k++) {
+    next[k] = pos;
+    if (cnt[k]) ptr[nc++] = pos, pos += cnt[k];
+  }
+  ptr[nc] = n;
+  for (int64_t i = 0; i < n; i++) items[next[colour(m, i)]++] = i;
+  *ncolors = nc;
+}
+
 hpmg_error hpmg_sem_mesh_create(const hpmg_box *b, int p, double lambda, hpmg_sem_mesh *m) {
   HPMG_CHECK_ARG(m && b, "sem mesh: NULL argument");
   memset(m, 0, sizeof *m);
@@ -207,8 +228,7 @@ hpmg_error hpmg_sem_mesh_create(const hpmg_box *b, int p, double lambda, hpmg_se
     hpmg_sem_mesh_destroy(m);
     return e;
   }
-  /* per element: coefficients, entities, colour counts */
-  int64_t cnt[28] = {0};
+  /* per element: coefficients, entities */
   for (int64_t el = 0; el < m->ne; el++) {
     int64_t c[3];
     double h[3];
@@ -216,28 +236,8 @@ hpmg_error hpmg_sem_mesh_create(const hpmg_box *b, int p, double lambda, hpmg_se
     hpmg_sem_element_widths(m, el, h);
     hpmg_sem_coefficients(dim, h, lambda, m->coef + el * (dim + 1));
     element_entities(m, c, m->ent + el * m->nent);
-    cnt[1 + color_of(m, 0, c[0]) + 3 * (color_of(m, 1, c[1]) + 3 * color_of(m, 2, c[2]))]++;
   }
-  /* the non-empty colours only, in the order of their index: every loop over
-   * the colours ends in a barrier, and without an odd periodic wrap 19 of the
-   * 27 (3D) are empty (p = 8 on 8^3, kvMG, 2 threads: 1142 barriers a solve
-   * with them) */
-  int slot[27];
-  m->ncolors = 0;
-  for (int k = 0; k < 27; k++) slot[k] = cnt[k + 1] ? m->ncolors++ : -1;
-  int64_t start[27] = {0}, pos = 0;
-  for (int k = 0; k < 27; k++)
-    if (slot[k] >= 0) {
-      start[slot[k]] = m->color_ptr[slot[k]] = pos;
-      pos += cnt[k + 1];
-    }
-  m->color_ptr[m->ncolors] = m->ne;
-  for (int64_t el = 0; el < m->ne; el++) {
-    int64_t c[3];
-    hpmg_sem_element_coords(m, el, c);
-    const int col = color_of(m, 0, c[0]) + 3 * (color_of(m, 1, c[1]) + 3 * color_of(m, 2, c[2]));
-    m->color_elems[start[slot[col]]++] = el;
-  }
+  hpmg_sem_colour_buckets(m, m->ne, element_colour, m->color_ptr, m->color_elems, &m->ncolors);
   /* multiplicities */
   for (int64_t el = 0; el < m->ne; el++)
     for (int j = 0; j < m->nent; j++) {

@@ -184,20 +184,11 @@ hpmg_error hpmg_sem_smoother_create(const hpmg_sem_mesh *m, hpmg_sem_smoother *s
   /* vertices by colour */
   const int64_t nv0 = m->nv[0], nv1 = m->nv[1], nv2 = dim == 3 ? m->nv[2] : 1, nvt = nv0 * nv1 * nv2;
   if (!e) {
-    s->ncolors = dim == 3 ? 27 : 9;
-    s->color_ptr = calloc((size_t)s->ncolors + 1, sizeof(int64_t));
+    s->color_ptr = malloc(sizeof(int64_t) * 28);
     s->color_verts = malloc(sizeof(int64_t) * (size_t)nvt);
     if (!s->color_ptr || !s->color_verts) e = hpmg_error_set(HPMG_ERR_MEMORY, "sem smoother: cannot allocate colours");
   }
-  if (!e) {
-    int64_t *pos = s->color_ptr + 1; /* counts, then the ends while filling */
-    for (int64_t v = 0; v < nvt; v++) pos[vertex_color(m, v)]++;
-    for (int c = 1; c < s->ncolors; c++) pos[c] += pos[c - 1];
-    for (int64_t v = nvt - 1; v >= 0; v--) s->color_verts[--pos[vertex_color(m, v)]] = v;
-    /* pos[c] = color_ptr[c + 1] is now the start of colour c */
-    for (int c = 0; c < s->ncolors; c++) s->color_ptr[c] = s->color_ptr[c + 1];
-    s->color_ptr[s->ncolors] = nvt;
-  }
+  if (!e) hpmg_sem_colour_buckets(m, nvt, vertex_color, s->color_ptr, s->color_verts, &s->ncolors);
   if (!e) {
     const hpmg_sem_block1d *bp[3] = {&s->blk[0][0], &s->blk[1][0], dim == 3 ? &s->blk[2][0] : NULL};
     hpmg_sem_star st;
@@ -418,12 +409,10 @@ static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, doubl
   const int dim = m->dim;
   const int64_t ns = m->ns, nv0 = m->nv[0], nv1 = m->nv[1];
   const size_t size = s->ssize;
-  /* a colour's work: its stars (the mean over the non-empty colours), each
-   * Algorithm 1 on 3 (2D: 2) faces of n^2 (n) points, O(n) flops a point */
-  int ncol = 0;
-  for (int col = 0; col < s->ncolors; col++) ncol += s->color_ptr[col] < s->color_ptr[col + 1];
+  /* a colour's work: its stars (the mean over the colours), each Algorithm 1
+   * on 3 (2D: 2) faces of n^2 (n) points, O(n) flops a point */
   const double star_flops = 8.0 * (2 * m->p - 1) * (double)size;
-  const double par_work = (double)s->color_ptr[s->ncolors] / (ncol > 0 ? ncol : 1) * star_flops;
+  const double par_work = (double)s->color_ptr[s->ncolors] / (s->ncolors > 0 ? s->ncolors : 1) * star_flops;
   const hpmg_sem_star_kernels *K = s->lanes ? hpmg_sem_star_kernels_select() : NULL;
 #pragma omp parallel num_threads(s->nthreads) if (hpmg_par(par_work))
   {
@@ -431,10 +420,7 @@ static void smooth(const hpmg_sem_smoother *s, const double *r, double *z, doubl
     double *wk = u + size;
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < ns; i++) z[i] = 0.0;
-    for (int col = 0; col < s->ncolors; col++) {
-      /* the third colour of a direction exists only where a periodic direction has an odd
-       * vertex count: 19 of the 27 colours are empty otherwise, each a barrier saved */
-      if (s->color_ptr[col] == s->color_ptr[col + 1]) continue;
+    for (int col = 0; col < s->ncolors; col++) { /* the non-empty colours (hpmg_sem_colour_buckets) */
       if (K) { /* stars in lanes: batches of K->lanes consecutive stars of the colour */
         const int64_t c0 = s->color_ptr[col], cnt = s->color_ptr[col + 1] - c0, nb = (cnt + K->lanes - 1) / K->lanes;
 #pragma omp for schedule(static)

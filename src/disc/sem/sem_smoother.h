@@ -31,7 +31,7 @@ typedef struct {
   const hpmg_sem_mesh *m;  /* not owned */
   hpmg_sem_block1d *blk[3]; /* blk[d][J]: direction d, vertex position J (m->nv[d] each) */
   int ncolors;
-  int64_t *color_ptr;       /* ncolors+1 offsets into color_verts */
+  int64_t *color_ptr;       /* ncolors+1 offsets into color_verts: the non-empty colours (hpmg_sem_colour_buckets) */
   int64_t *color_verts;     /* vertex indices J0 + nv0 (J1 + nv1 J2), colour by colour */
   int nthreads;             /* threads the scratch is sized for */
   size_t tsize;             /* doubles of scratch per thread */
