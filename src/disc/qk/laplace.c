@@ -76,11 +76,84 @@ static void rows_free(hpmg_laplace_rows *R) {
   hpmg_free(&R->cf);
 }
 
-/* the rows' structural bands the kernel reads: y and z; x only for the
- * transposed x stage (laplace.h) */
+/* x's blocks (laplace.h: hpmg_laplace_xblocks) of op's x band (n free
+ * nodes, row sums op->sK[0]): ne blocks of k+1 rows, free row i the padded
+ * row i + off */
+static hpmg_error xblocks_of(const hpmg_laplace *op, int k, int ne, int off, hpmg_laplace_xblocks *X) {
+  const hpmg_sp1d *M = &op->M[0], *K = &op->K[0];
+  const double *s = op->sK[0];
+  const int64_t n = M->nrows;
+  const int m = k + 1, bw = M->bw, len = 2 * m * m;
+  X->ne = ne, X->k = k, X->off = off, X->np = (int64_t)ne * k + 1;
+  if (X->np - off < n || bw > k)
+    return hpmg_error_set(HPMG_ERR_NUMERIC, "x blocks: %d blocks of %d nodes cannot hold %lld rows of band %d", ne,
+                          m, (long long)n, bw);
+  HPMG_CALL(hpmg_malloc(sizeof(int64_t) * (size_t)ne, &X->eo));
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)ne * (size_t)len, &X->c));
+  double *Kt, *Mt;
+  char *sdone;
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * m * m), &Kt));
+  Mt = Kt + m * m;
+  hpmg_error err = hpmg_calloc((size_t)n, &sdone);
+  int64_t used = 0;
+#define XB_FREE(r) ((r) - off >= 0 && (r) - off < n) /* padded row r holds a free row */
+  for (int e = 0; e < ne && !err; e++) {
+    memset(Kt, 0, sizeof(double) * (size_t)(2 * m * m));
+    const int64_t r0 = (int64_t)e * k;
+    for (int a = 0; a < m; a++) {
+      if (!XB_FREE(r0 + a)) continue;
+      const int64_t i = r0 + a - off;
+      for (int b = 0; b < m; b++) {
+        const int64_t j = r0 + b - off, o = j - i;
+        if (!XB_FREE(r0 + b)) continue;
+        if (a != b) {
+          Kt[a * m + b] = K->dia[(o + bw) * n + i];
+          Mt[a * m + b] = M->dia[(o + bw) * n + i];
+        } else if (a < k || e == ne - 1) { /* a shared row's diagonal: in the block it starts */
+          Mt[a * m + a] = M->dia[bw * n + i];
+        }
+      }
+      if (s[i] != 0.0 && !sdone[i]) { /* -s_i to a zero row of the block (an eliminated node) */
+        const int z = !XB_FREE(r0) ? 0 : !XB_FREE(r0 + k) ? k : -1;
+        if (z >= 0) Kt[a * m + z] -= s[i], sdone[i] = 1;
+      }
+    }
+    for (int a = 0; a < m; a++) { /* K'_aa = -sum_{b != a} K'_ab: the block's rows in difference form */
+      double t = 0.0;
+      for (int b = 0; b < m; b++)
+        if (b != a) t += Kt[a * m + b];
+      Kt[a * m + a] = XB_FREE(r0 + a) ? -t : 0.0;
+    }
+    double *c = X->c + used;
+    for (int b = 0; b < m; b++)
+      for (int a = 0; a < m; a++) c[2 * m * b + a] = Kt[a * m + b], c[2 * m * b + m + a] = Mt[a * m + b];
+    if (e > 0 && memcmp(c, X->c + X->eo[e - 1], sizeof(double) * (size_t)len) == 0) X->eo[e] = X->eo[e - 1];
+    else X->eo[e] = used, used += len;
+  }
+#undef XB_FREE
+  for (int64_t i = 0; i < n && !err; i++)
+    if (s[i] != 0.0 && !sdone[i])
+      err = hpmg_error_set(HPMG_ERR_NUMERIC, "x blocks: row %lld has a row sum but no eliminated node", (long long)i);
+  hpmg_free(&Kt);
+  hpmg_free(&sdone);
+  HPMG_CALL(err);
+  HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)used, &X->cf));
+  for (int64_t q = 0; q < used; q++) X->cf[q] = (float)X->c[q];
+  return HPMG_SUCCESS;
+}
+
+static void xblocks_free(hpmg_laplace_xblocks *X) {
+  hpmg_free(&X->eo);
+  hpmg_free(&X->c);
+  hpmg_free(&X->cf);
+}
+
+/* the rows' structural bands the kernel reads (y and z) and x's blocks for
+ * the transposed x stage (laplace.h) */
 static hpmg_error set_rows(hpmg_laplace *op) {
-  for (int d = 0; d < op->g.dim; d++)
-    if (d > 0 || op->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW) HPMG_CALL(rows_of(op, d, &op->rows[d]));
+  for (int d = 1; d < op->g.dim; d++) HPMG_CALL(rows_of(op, d, &op->rows[d]));
+  if (op->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW)
+    HPMG_CALL(xblocks_of(op, op->g.k, (int)op->g.cells[0], op->g.bc[0] == HPMG_BC_DIRICHLET, &op->xb));
   return HPMG_SUCCESS;
 }
 
@@ -134,6 +207,7 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
   }
   wrap_destroy(op);
   for (int d = 0; d < 3; d++) rows_free(&op->rows[d]);
+  xblocks_free(&op->xb);
 }
 
 /* ------------------------------------------- the periodic wrap (laplace.h) */
@@ -282,10 +356,14 @@ static hpmg_error wrap_term(const hpmg_laplace *op, int set, struct hpmg_laplace
         t->ord[i] = t->ord[j], t->ord[j] = tmp;
       }
   set_tile(s);
-  for (int e = 0; e < g->dim; e++) { /* the rows: shared with op for a direction not in set */
+  for (int e = 0; e < g->dim; e++) { /* the rows and x blocks: shared with op for a direction not in set */
     const int d = t->perm[e];
-    if (!(set >> d & 1)) s->rows[e] = op->rows[d];
-    else if (e > 0 || s->M[0].bw >= HPMG_LAPLACE_XT_MIN_BW) HPMG_CALL(rows_of(s, e, &s->rows[e]));
+    if (e > 0 && !(set >> d & 1)) s->rows[e] = op->rows[d];
+    else if (e > 0) HPMG_CALL(rows_of(s, e, &s->rows[e]));
+    else if (d == 0 && !(set & 1)) s->xb = op->xb; /* the grid's x */
+    else if (s->M[0].bw < HPMG_LAPLACE_XT_MIN_BW) continue;
+    else if (set >> d & 1) HPMG_CALL(xblocks_of(s, k, 1, 0, &s->xb)); /* one block: the k+1 layers */
+    else HPMG_CALL(xblocks_of(s, k, (int)s->g.cells[0], s->g.bc[0] == HPMG_BC_DIRICHLET, &s->xb));
   }
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)s->g.N, &t->xs));
   HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)s->g.N, &t->ys));
@@ -321,8 +399,9 @@ static void wrap_destroy(hpmg_laplace *op) {
       hpmg_free(&s->sK[e]);
       hpmg_free(&s->sKf[e]);
     }
-    for (int e = 0; e < op->g.dim; e++)
+    for (int e = 1; e < op->g.dim; e++)
       if (t->set >> t->perm[e] & 1) rows_free(&s->rows[e]);
+    if (t->perm[0] != 0 || (t->set & 1)) xblocks_free(&s->xb); /* owned unless the grid's x */
     hpmg_free(&t->xs);
     hpmg_free(&t->ys);
   }
@@ -520,8 +599,9 @@ static double flops(const hpmg_laplace *op, int xband) {
   for (int d = 0; d < 3; d++) {
     double nnzM = op->M[d].rowptr[op->M[d].nrows] / (double)g->n[d];
     double nnzK = op->K[d].rowptr[op->K[d].nrows] / (double)g->n[d];
-    if (d == 0 && (!xband || op->M[0].bw < HPMG_LAPLACE_XT_MIN_BW)) f += 2.0 * (2 * op->M[0].bw + 1); /* k <= 2: the full band per line */
-    else if (d == 0) f += 2.0 * (double)op->rows[0].off[g->n[0]] / (double)g->n[0]; /* the rows' structural bands */
+    if (d == 0 && (!xband || op->M[0].bw < HPMG_LAPLACE_XT_MIN_BW)) f += 2.0 * (2 * op->M[0].bw + 1); /* k = 1: the full band per line */
+    else if (d == 0) /* the x blocks */
+      f += (double)op->xb.ne * (op->xb.k + 1) * (2 * op->xb.k + 1) / (double)g->n[0];
     else if (d == 1) f += (g->dim == 3 ? 2 * nnzM : nnzM) + nnzK + (op->lambda != 0);
     else if (g->dim == 3) f += nnzM + nnzK;
   }

@@ -8,8 +8,9 @@
  * the whole tensor grid, output plane by output plane:
  *     t1 = Mz x, t2 = Kz x  (z window of 2k+1 input planes, tiled in y)
  *     a  = My t1, b = Ky t1 + My t2 + lambda a          (per x-line)
- *     y  = Kx a + Mx b      (banded; SIMD across a group of y-lines held
- *                            transposed, over each row's structural band)
+ *     y  = Kx a + Mx b      (SIMD across a group of y-lines held
+ *                            transposed, cell block by cell block: the
+ *                            x blocks below; k = 1: per line, full band)
  * about 7k+15 multiply-adds per unknown, no scatter conflicts (every output
  * line is written by one thread) and one pass over x and y in memory.
  * The per-line epilogue fuses the vector updates of residuals, Jacobi and
@@ -45,8 +46,10 @@
 #include "grid/grid.h"
 
 
-/* smallest x band width (k) whose x stage runs on transposed line groups */
-#define HPMG_LAPLACE_XT_MIN_BW 3
+/* smallest x band width (k) whose x stage runs on transposed line groups
+ * (the x blocks; one thread, Zen 4, AVX2 and AVX-512: k = 2 0.7-0.9x the
+ * per-line time, k = 1 0.9-1.2x) */
+#define HPMG_LAPLACE_XT_MIN_BW 2
 
 /* The rows of one direction's 1D matrices as the CPU kernel reads them: row
  * i couples the columns j0[i] .. j0[i] + n[i] - 1 (its structural band:
@@ -58,6 +61,30 @@ typedef struct {
   double *c;
   float *cf;
 } hpmg_laplace_rows;
+
+/* The x direction's matrices as the CPU kernel's x stage reads them
+ * (laplace_kernels.inc): ne blocks of k+1 consecutive rows, block e holding
+ * rows e k .. e k + k of the padded row space (np = ne k + 1 rows; free row i
+ * is padded row i + off; the padded rows without a free row, an eliminated
+ * Dirichlet node or a periodic direction's last node, hold zeros), consecutive
+ * blocks sharing one row. Block e's coefficients start at c + eo[e], column by
+ * column: for b = 0..k, K'_{0..k,b} then M_{0..k,b}; equal blocks share them.
+ * Every coupling of the band sits in exactly one block (a diagonal mass entry
+ * in the block whose first row it is, or the last block), and each block
+ * applies
+ *     sum_b K'_ab (a_b - a_0) + sum_b M_ab b_b
+ * with K'_aa = -sum_{b != a} K'_ab: algebraically sum_b K'_ab (a_b - a_a),
+ * so over the blocks the band's difference form (laplace.h above), the row
+ * sums s_i (next to a Dirichlet end) entering as a coupling -s_i to the zero
+ * row of the eliminated node. The reference a_0 is shared by the block's
+ * rows: one subtraction per loaded value instead of one per product. */
+typedef struct {
+  int ne, k, off;
+  int64_t np;
+  int64_t *eo;
+  double *c;
+  float *cf;
+} hpmg_laplace_xblocks;
 
 typedef struct hpmg_laplace {
   hpmg_grid g;
@@ -82,10 +109,12 @@ typedef struct hpmg_laplace {
   struct hpmg_laplace_wrap *wt;
   int nwt;
   int tile;                /* x-lines per y-tile of the plane kernel */
-  /* each direction's rows (laplace_kernels.inc): y and z always (z: 3D
-   * only); x from HPMG_LAPLACE_XT_MIN_BW on (rows[0].j0 NULL below it, where
-   * the x stage runs per line over the full band) */
+  /* the y and z directions' rows (laplace_kernels.inc; z: 3D only; rows[0]
+   * unused) */
   hpmg_laplace_rows rows[3];
+  /* x's blocks from HPMG_LAPLACE_XT_MIN_BW on (xb.eo NULL below it, where
+   * the x stage runs per line over the full band) */
+  hpmg_laplace_xblocks xb;
 } hpmg_laplace;
 
 /* Direction d of grid g as a 1D description (fem.h). */
@@ -144,8 +173,9 @@ double hpmg_laplace_row(const hpmg_laplace *op, hpmg_real r, const void *x, int6
 hpmg_error hpmg_laplace_dense(const hpmg_laplace *op, double *A);
 /* Flops of one application (multiply-add = 2), for performance reports:
  * the y and z stages over the rows' nonzeros; the x stage over the full band
- * 2k+1 of every row (what the GPU kernel executes), or, _cpu, over each row's
- * structural band (hpmg_laplace_band: what the CPU kernel executes). */
+ * 2k+1 of every row (what the GPU kernel executes), or, _cpu, over the x
+ * blocks ((k+1) k stiffness and (k+1)^2 mass multiply-adds per block: what
+ * the CPU kernel executes). */
 double hpmg_laplace_flops(const hpmg_laplace *op);
 double hpmg_laplace_flops_cpu(const hpmg_laplace *op);
 /* Row i of direction d couples the columns j0 .. j0+n-1 (the union of the

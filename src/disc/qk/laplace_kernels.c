@@ -30,6 +30,17 @@
 #endif
 #endif
 
+/* vectors of lines per x-block pass (laplace_kernels.inc: xblock) and the
+ * most block rows per pass: LAP_XMR LAP_XNR accumulators, LAP_XNR
+ * references, LAP_XNR loaded vectors and a broadcast coefficient fit the
+ * register file (5 rows with 16 registers, 12 with 32) */
+#ifndef LAP_XNR
+#define LAP_XNR (LAP_XV < 2 ? LAP_XV : 2)
+#endif
+#ifndef LAP_XMR
+#define LAP_XMR ((HPMG_VREGS - 2 * LAP_XNR - 1) / LAP_XNR < 12 ? (HPMG_VREGS - 2 * LAP_XNR - 1) / LAP_XNR : 12)
+#endif
+
 #define REAL double
 #define RSIZE 8 /* sizeof(REAL) for the preprocessor */
 #define IREAL int64_t
