@@ -599,7 +599,7 @@ static double flops(const hpmg_laplace *op, int xband) {
   for (int d = 0; d < 3; d++) {
     double nnzM = op->M[d].rowptr[op->M[d].nrows] / (double)g->n[d];
     double nnzK = op->K[d].rowptr[op->K[d].nrows] / (double)g->n[d];
-    if (d == 0 && (!xband || op->M[0].bw < HPMG_LAPLACE_XT_MIN_BW)) f += 2.0 * (2 * op->M[0].bw + 1); /* k = 1: the full band per line */
+    if (d == 0 && (!xband || op->M[0].bw < HPMG_LAPLACE_XT_MIN_BW)) f += 2.0 * (2 * op->M[0].bw + 1); /* k <= 2: the full band per line */
     else if (d == 0) /* the x blocks */
       f += (double)op->xb.ne * (op->xb.k + 1) * (2 * op->xb.k + 1) / (double)g->n[0];
     else if (d == 1) f += (g->dim == 3 ? 2 * nnzM : nnzM) + nnzK + (op->lambda != 0);

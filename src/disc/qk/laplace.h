@@ -10,7 +10,7 @@
  *     a  = My t1, b = Ky t1 + My t2 + lambda a          (per x-line)
  *     y  = Kx a + Mx b      (SIMD across a group of y-lines held
  *                            transposed, cell block by cell block: the
- *                            x blocks below; k = 1: per line, full band)
+ *                            x blocks below; k <= 2: per line, full band)
  * about 7k+15 multiply-adds per unknown, no scatter conflicts (every output
  * line is written by one thread) and one pass over x and y in memory.
  * The per-line epilogue fuses the vector updates of residuals, Jacobi and
@@ -47,9 +47,13 @@
 
 
 /* smallest x band width (k) whose x stage runs on transposed line groups
- * (the x blocks; one thread, Zen 4, AVX2 and AVX-512: k = 2 0.7-0.9x the
- * per-line time, k = 1 0.9-1.2x) */
-#define HPMG_LAPLACE_XT_MIN_BW 2
+ * (the x blocks). Below it the transposes cost more than the per-line full
+ * band saves, at k = 2 with 64-byte vectors: one thread, 3D Q2 L6 double,
+ * blocks from k = 2 on took 1.3x the time on Sapphire Rapids (8.1-8.5
+ * against 6.3 ms), 0.8-1.0x with 32-byte vectors and on Zen 4, and k = 1
+ * 0.9-1.2x. One width for every instruction set keeps their results
+ * bitwise equal (test_isa). */
+#define HPMG_LAPLACE_XT_MIN_BW 3
 
 /* The rows of one direction's 1D matrices as the CPU kernel reads them: row
  * i couples the columns j0[i] .. j0[i] + n[i] - 1 (its structural band:
