@@ -137,6 +137,11 @@ static hpmg_error xblocks_of(const hpmg_laplace *op, int k, int ne, int off, hpm
   hpmg_free(&Kt);
   hpmg_free(&sdone);
   HPMG_CALL(err);
+  double *c; /* the distinct blocks only (one on a uniform grid) */
+  HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)used, &c));
+  memcpy(c, X->c, sizeof(double) * (size_t)used);
+  hpmg_free(&X->c);
+  X->c = c;
   HPMG_CALL(hpmg_malloc(sizeof(float) * (size_t)used, &X->cf));
   for (int64_t q = 0; q < used; q++) X->cf[q] = (float)X->c[q];
   return HPMG_SUCCESS;
@@ -401,7 +406,7 @@ static void wrap_destroy(hpmg_laplace *op) {
     }
     for (int e = 1; e < op->g.dim; e++)
       if (t->set >> t->perm[e] & 1) rows_free(&s->rows[e]);
-    if (t->perm[0] != 0 || (t->set & 1)) xblocks_free(&s->xb); /* owned unless the grid's x */
+    if (s->xb.eo != op->xb.eo) xblocks_free(&s->xb); /* owned unless the grid's x */
     hpmg_free(&t->xs);
     hpmg_free(&t->ys);
   }

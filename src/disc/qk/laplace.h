@@ -72,7 +72,8 @@ typedef struct {
  * is padded row i + off; the padded rows without a free row, an eliminated
  * Dirichlet node or a periodic direction's last node, hold zeros), consecutive
  * blocks sharing one row. Block e's coefficients start at c + eo[e], column by
- * column: for b = 0..k, K'_{0..k,b} then M_{0..k,b}; equal blocks share them.
+ * column: for b = 0..k, K'_{0..k,b} then M_{0..k,b}; a block equal to the one
+ * before it shares its coefficients (one block on a uniform grid).
  * Every coupling of the band sits in exactly one block (a diagonal mass entry
  * in the block whose first row it is, or the last block), and each block
  * applies
