@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <omp.h>
 #include "core.h"
 
 hpmg_error hpmg_malloc(size_t bytes, void *ptr_out) {
@@ -45,6 +46,32 @@ void hpmg_free(void *ptr_in_out) {
   void **p = (void **)ptr_in_out;
   free(*p);
   *p = NULL;
+}
+
+void hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes) {
+  const int threads = omp_get_max_threads();
+  bytes = (bytes + 63) / 64 * 64;
+  if (s->p && s->bytes >= bytes && s->threads >= threads) return;
+  if (s->p && s->bytes > bytes) bytes = s->bytes;
+  hpmg_scratch_free(s);
+  if (bytes > SIZE_MAX / (size_t)threads) return;
+  s->p = aligned_alloc(64, bytes * (size_t)threads);
+  if (!s->p) return;
+  s->bytes = bytes;
+  s->threads = threads;
+}
+
+void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes) {
+  const int t = omp_get_thread_num();
+  if (!s->p || t >= s->threads || bytes > s->bytes) return NULL;
+  return (char *)s->p + (size_t)t * s->bytes;
+}
+
+void hpmg_scratch_free(hpmg_scratch *s) {
+  free(s->p);
+  s->p = NULL;
+  s->bytes = 0;
+  s->threads = 0;
 }
 
 uint64_t hpmg_memory_available(void) {

@@ -213,6 +213,7 @@ void hpmg_laplace_destroy(hpmg_laplace *op) {
   wrap_destroy(op);
   for (int d = 0; d < 3; d++) rows_free(&op->rows[d]);
   xblocks_free(&op->xb);
+  hpmg_scratch_free(&op->scratch);
 }
 
 /* ------------------------------------------- the periodic wrap (laplace.h) */
@@ -407,6 +408,7 @@ static void wrap_destroy(hpmg_laplace *op) {
     for (int e = 1; e < op->g.dim; e++)
       if (t->set >> t->perm[e] & 1) rows_free(&s->rows[e]);
     if (s->xb.eo != op->xb.eo) xblocks_free(&s->xb); /* owned unless the grid's x */
+    hpmg_scratch_free(&s->scratch);
     hpmg_free(&t->xs);
     hpmg_free(&t->ys);
   }

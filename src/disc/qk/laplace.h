@@ -120,6 +120,9 @@ typedef struct hpmg_laplace {
   /* x's blocks from HPMG_LAPLACE_XT_MIN_BW on (xb.eo NULL below it, where
    * the x stage runs per line over the full band) */
   hpmg_laplace_xblocks xb;
+  /* the kernel's per-thread lines and planes (core.h), reserved by its first
+   * call in each precision and instruction set that needs more */
+  hpmg_scratch scratch;
 } hpmg_laplace;
 
 /* Direction d of grid g as a 1D description (fem.h). */

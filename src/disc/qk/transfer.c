@@ -7,11 +7,7 @@
  * z-combined input plane, its x-expanded lines, one output line */
 void hpmg_kron3_reserve(hpmg_kron3 *T) {
   const int64_t ni0 = T->A[0].ncols, ni1 = T->A[1].ncols, no0 = T->A[0].nrows;
-  hpmg_free(&T->scratch);
-  T->scratch_bytes = sizeof(double) * (size_t)(ni0 * ni1 + no0 * ni1 + no0 + ni0) + 3 * 64;
-  T->scratch_bytes = (T->scratch_bytes + 63) / 64 * 64;
-  T->scratch_threads = omp_get_max_threads();
-  if (hpmg_malloc(T->scratch_bytes * (size_t)T->scratch_threads, &T->scratch)) T->scratch_threads = 0; /* per call */
+  hpmg_scratch_reserve(&T->scratch, sizeof(double) * (size_t)(ni0 * ni1 + no0 * ni1 + no0 + ni0) + 3 * 64);
 }
 
 void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *out, int add) {
@@ -23,16 +19,13 @@ void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *ou
     }
     return;
   }
-  if (!T->scratch || T->scratch_threads < omp_get_max_threads()) /* on first use: a cache, not the value */
-    hpmg_kron3_reserve((hpmg_kron3 *)T);
+  hpmg_kron3_reserve((hpmg_kron3 *)T); /* on first use (a no-op after): a cache, not the value */
   hpmg_transfer_kernels_select()->kron3[r](T, in, out, add);
 }
 
 void hpmg_kron3_destroy(hpmg_kron3 *T) {
   for (int d = 0; d < 3; d++) hpmg_sp1d_free(&T->A[d]);
-  hpmg_free(&T->scratch);
-  T->scratch_bytes = 0;
-  T->scratch_threads = 0;
+  hpmg_scratch_free(&T->scratch);
 }
 
 hpmg_error hpmg_transfer_create_grids(const hpmg_grid *coarse, const hpmg_grid *fine, hpmg_kron3 *P, hpmg_kron3 *R) {

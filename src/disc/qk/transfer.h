@@ -14,9 +14,7 @@ typedef struct {
    * hpmg_kron3_apply for omp_get_max_threads() threads (a thread beyond them
    * allocates its own): not per call, where a plane-sized malloc makes the
    * heap grow and shrink, page faults included, on every transfer */
-  void *scratch;
-  size_t scratch_bytes; /* per thread */
-  int scratch_threads;
+  hpmg_scratch scratch;
 } hpmg_kron3;
 
 /* Allocates T's per-thread scratch now (the first apply does otherwise: a
