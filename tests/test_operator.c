@@ -7,6 +7,7 @@
  * fused residual/smoothing modes, Gauss-Seidel against a dense sweep, and the
  * cellwise (deal.II level) Gauss-Seidel order: exact small cases, a
  * permutation on every level shape, the ordered sweep against a dense one. */
+#include <omp.h>
 #include <string.h>
 #include "check.h"
 #include "fem/fem.h"
@@ -134,6 +135,22 @@ static int run_cells(int dim, int k, double lambda, int64_t c0, int64_t c1, int6
   double ef = 0;
   for (int64_t i = 0; i < N; i++) ef = fmax(ef, fabs(yf[i] - yr[i]));
   CHECK(ef <= 1e-5 * scale, "dim %d k %d: float apply differs by %.3e (scale %.3e)", dim, k, ef, scale);
+  /* the kernel's scratch kept in op (core.h, hpmg_scratch): the double apply
+   * after the float one (which left its values there) the same bit for bit,
+   * and so from two threads of a caller's parallel region at once (each then
+   * allocates its own) */
+  {
+    double *y2 = malloc(8 * N), *y3 = malloc(8 * N);
+    hpmg_laplace_apply(&op, HPMG_REAL_DOUBLE, x, y2);
+    CHECK(memcmp(y, y2, 8 * (size_t)N) == 0, "dim %d k %d: double apply after the float one differs", dim, k);
+    memset(y2, 0, 8 * (size_t)N);
+#pragma omp parallel num_threads(2)
+    hpmg_laplace_apply(&op, HPMG_REAL_DOUBLE, x, omp_get_thread_num() ? y3 : y2);
+    CHECK(memcmp(y, y2, 8 * (size_t)N) == 0 && memcmp(y, y3, 8 * (size_t)N) == 0,
+          "dim %d k %d: apply from two threads of a caller's parallel region differs", dim, k);
+    free(y2);
+    free(y3);
+  }
   /* residual mode */
   hpmg_laplace_residual(&op, HPMG_REAL_DOUBLE, b, x, t);
   err = 0;

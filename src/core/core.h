@@ -46,11 +46,13 @@ typedef struct {
 } hpmg_scratch;
 /* At least `bytes` per thread for omp_get_max_threads() threads; a no-op when
  * s holds that already. On failure s stays empty and hpmg_scratch_thread
- * returns NULL (the kernel then allocates per call). Call outside parallel
- * regions: s is a cache of the object it belongs to, not thread-safe. */
+ * returns NULL (the kernel then allocates per call). Inside a parallel region
+ * it does nothing: s is a cache of the object it belongs to, not thread-safe. */
 void hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes);
 /* The calling thread's block of at least `bytes`, or NULL (a thread beyond
- * those reserved, or too few bytes). The contents are what the last call left. */
+ * those reserved, too few bytes, or a parallel region nested in another: the
+ * kernel called from several threads of the caller's). The contents are what
+ * the last call left. */
 void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes);
 void hpmg_scratch_free(hpmg_scratch *s);
 

@@ -49,6 +49,7 @@ void hpmg_free(void *ptr_in_out) {
 }
 
 void hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes) {
+  if (omp_get_level() > 0) return; /* called from a caller's threads: s is not theirs to change */
   const int threads = omp_get_max_threads();
   bytes = (bytes + 63) / 64 * 64;
   if (s->p && s->bytes >= bytes && s->threads >= threads) return;
@@ -63,7 +64,8 @@ void hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes) {
 
 void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes) {
   const int t = omp_get_thread_num();
-  if (!s->p || t >= s->threads || bytes > s->bytes) return NULL;
+  /* inside a caller's parallel region, thread t of several teams: not shared */
+  if (!s->p || t >= s->threads || bytes > s->bytes || omp_get_level() > 1) return NULL;
   return (char *)s->p + (size_t)t * s->bytes;
 }
 
