@@ -45,15 +45,17 @@ typedef struct {
   int threads;
 } hpmg_scratch;
 /* At least `bytes` per thread for omp_get_max_threads() threads; a no-op when
- * s holds that already. On failure s stays empty and hpmg_scratch_thread
- * returns NULL (the kernel then allocates per call). Inside a parallel region
- * it does nothing: s is a cache of the object it belongs to, not thread-safe. */
+ * s holds that already. On failure s stays empty (every call then allocates
+ * its own). Inside a parallel region it does nothing: s is a cache of the
+ * object it belongs to, not thread-safe. */
 void hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes);
-/* The calling thread's block of at least `bytes`, or NULL (a thread beyond
- * those reserved, too few bytes, or a parallel region nested in another: the
- * kernel called from several threads of the caller's). The contents are what
- * the last call left. */
-void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes);
+/* The calling thread's 64-byte aligned block of at least `bytes`, holding what
+ * the last call left; where s has none for it (a thread beyond those
+ * reserved, too few bytes, or a parallel region nested in another: the kernel
+ * called from several threads of the caller's) a new allocation, also
+ * returned in *own for the caller to free (*own is NULL otherwise: free(*own)
+ * always). NULL only if that allocation fails. */
+void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes, void **own);
 void hpmg_scratch_free(hpmg_scratch *s);
 
 /* Bytes of memory the OS reports as available (MemAvailable), or 0 if unknown. */

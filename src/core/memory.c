@@ -62,11 +62,12 @@ void hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes) {
   s->threads = threads;
 }
 
-void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes) {
+void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes, void **own) {
   const int t = omp_get_thread_num();
+  *own = NULL;
   /* inside a caller's parallel region, thread t of several teams: not shared */
-  if (!s->p || t >= s->threads || bytes > s->bytes || omp_get_level() > 1) return NULL;
-  return (char *)s->p + (size_t)t * s->bytes;
+  if (s->p && t < s->threads && bytes <= s->bytes && omp_get_level() <= 1) return (char *)s->p + (size_t)t * s->bytes;
+  return *own = aligned_alloc(64, bytes > 0 ? (bytes + 63) / 64 * 64 : 64);
 }
 
 void hpmg_scratch_free(hpmg_scratch *s) {

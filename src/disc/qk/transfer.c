@@ -1,4 +1,3 @@
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "transfer.h"
