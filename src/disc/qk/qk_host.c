@@ -84,8 +84,12 @@ static hpmg_error coarse_setup(qk_level *q) {
     for (int64_t i = 0; i < n; i++) a += q->chol[i * n + i] / (double)n;
     for (int64_t i = 0; i < n * n; i++) q->chol[i] += a / (double)n;
   }
+  /* the matrix is symmetric and stored whole, so its row-major and column-major
+   * layouts are the same: the column-major routines compute what LAPACKE's
+   * row-major ones do (bit for bit) without transposing the n x n factor into a
+   * fresh buffer on every call */
   const int bt = hpmg_blas_serial_begin();
-  int info = LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, q->chol, (lapack_int)n);
+  int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, q->chol, (lapack_int)n);
   hpmg_blas_serial_end(bt);
   if (info != 0)
     return hpmg_error_set(HPMG_ERR_NUMERIC, "coarse Cholesky factorization failed (info %d)", info);
@@ -118,7 +122,7 @@ static hpmg_error coarse_solve(hpmg_level *L) {
   if (q->chol) {
     memcpy(cx.data, cb.data, sizeof(double) * (size_t)n);
     const int bt = hpmg_blas_serial_begin();
-    LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, cx.data, 1);
+    LAPACKE_dpotrs(LAPACK_COL_MAJOR, 'L', (lapack_int)n, 1, q->chol, (lapack_int)n, cx.data, (lapack_int)n);
     hpmg_blas_serial_end(bt);
   } else {
     hpmg_linop A = {&q->op, coarse_apply, NULL, NULL}, M = {&q->op, coarse_jacobi, NULL, NULL};
