@@ -41,6 +41,13 @@
 #define LAP_XMR ((HPMG_VREGS - 2 * LAP_XNR - 1) / LAP_XNR < 12 ? (HPMG_VREGS - 2 * LAP_XNR - 1) / LAP_XNR : 12)
 #endif
 
+/* lines per y-stage block in 3D (laplace_kernels.inc: contract_yb): 3 LAP_YG
+ * vectors, two loaded sources and two broadcast coefficients fit the register
+ * file (3 lines with 16 registers, 8 with 32) */
+#ifndef LAP_YG
+#define LAP_YG ((HPMG_VREGS - 6) / 3 < 8 ? (HPMG_VREGS - 6) / 3 : 8)
+#endif
+
 #define REAL double
 #define RSIZE 8 /* sizeof(REAL) for the preprocessor */
 #define IREAL int64_t
