@@ -16,7 +16,10 @@ CTEST_ARGS ?= -LE slow
 .PHONY: demo test deps test-deps build sanitize test-arm bench clean
 
 define install_missing
-	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; native=$$(dpkg --print-architecture); for p in $(1); do \
+	  case $$p in *:*) a=$${p#*:} ;; *) a=$$native ;; esac; \
+	  dpkg-query -W -f='$${Architecture} $${db:Status-Abbrev}\n' $$p 2>/dev/null | grep -Eq "^($$a|all) ii" || missing="$$missing $$p"; \
+	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing:$$missing"; \
@@ -40,7 +43,7 @@ demo: build
 
 sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHPMG_SANITIZE=ON -DHPMG_CUDA=OFF
-	cmake --build $(SAN_BUILD) -j$(JOBS)
+	cmake --build $(SAN_BUILD) -j$(JOBS) --target unit_tests
 	cd $(SAN_BUILD) && OMP_WAIT_POLICY=passive ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j$(JOBS) -L unit --output-on-failure
 
 test: test-deps build
@@ -62,7 +65,7 @@ test-arm: deps
 	fi
 	$(call install_missing,$(ARM_LIBS))
 	cmake -S . -B $(ARM_BUILD) -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=Release -DHPMG_CUDA=OFF
-	cmake --build $(ARM_BUILD) -j$(JOBS)
+	cmake --build $(ARM_BUILD) -j$(JOBS) --target unit_tests
 	cd $(ARM_BUILD) && OMP_NUM_THREADS=1 OMP_THREAD_LIMIT=1 HPMG_TEST_MAX_DEGREE=4 ctest -j$(JOBS) -L unit --output-on-failure
 
 bench: build

@@ -24,7 +24,9 @@
  *    test_table1); Fig. 7 (p = 8 on k^3 elements, k = 2, 3, 4, pseudo-random
  *    f: the MG variants' n10 does not grow with k, dCG's does).
  *    HPMG_TEST_MAX_DEGREE (tests/test_env.h) caps the degrees
- *    (the Arm build under qemu-user). */
+ *    (the Arm build under qemu-user).
+ * AUTO's threshold and the iteration counts run with the argument
+ * "iterations" (label integration), the rest without (label unit). */
 #include <string.h>
 #include "check.h"
 #include "core/hash.h"
@@ -552,12 +554,18 @@ static void test_table1(int p) {
   }
 }
 
+/* no argument: the components (unit: degrees, transfers, the coarse solves);
+ * "iterations": AUTO's threshold (meshes of ~300^2 elements) and the paper's
+ * iteration counts (integration); "full": both, over the paper's whole range */
 int main(int argc, char **argv) {
   const int full = argc > 1 && !strcmp(argv[1], "full");
+  const int unit = full || argc < 2, iterations = full || (argc > 1 && !strcmp(argv[1], "iterations"));
+  if (!unit && !iterations) {
+    fprintf(stderr, "usage: %s [iterations|full]\n", argv[0]);
+    return 2;
+  }
   const hpmg_bc_kind D = HPMG_BC_DIRICHLET, N = HPMG_BC_NEUMANN, P = HPMG_BC_PERIODIC;
   const hpmg_spacing_kind U = HPMG_SPACING_UNIFORM, G = HPMG_SPACING_GEOMETRIC, T = HPMG_SPACING_TANH;
-  test_degrees();
-  test_auto();
   const config cases[] = {
       {2, 8, {3, 4, 1}, {{D, N}, {N, N}}, {G, T}, {1.5, 1.2, 0}, 0},
       {2, 6, {3, 3, 1}, {{P, P}, {D, D}}, {U, G}, {0, 2.0, 0}, 0},
@@ -566,6 +574,19 @@ int main(int argc, char **argv) {
       {3, 5, {2, 2, 2}, {{D, D}, {D, D}, {D, D}}, {U, U, U}, {0, 0, 0}, 0},
   };
   const int pmax = test_max_degree(full ? 16 : 8);
+  if (iterations) {
+    test_coarse_auto();
+    /* Fig. 6 over the paper's whole range with "full" (p = 24 and 32: 5.6 and 17 M GLL nodes) */
+    const int fig6[] = {3, 4, 6, 8, 12, 16, 24, 32};
+    const int pmax6 = test_max_degree(full ? 32 : 8);
+    for (size_t i = 0; i < sizeof fig6 / sizeof fig6[0]; i++)
+      if ((fig6[i] <= 6 || full) && fig6[i] <= pmax6) test_fig6(fig6[i]);
+    for (int p = 4; p <= pmax; p *= 2) test_table1(p);
+    test_fig7();
+  }
+  if (!unit) return check_report();
+  test_degrees();
+  test_auto();
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (cases[i].p <= pmax) test_transfer(&cases[i]), test_transfer_q1(&cases[i]);
   /* the coarse solve: stretched with mixed ends and lambda > 0 (3D, 2D), and singular (all Neumann, periodic) */
@@ -577,13 +598,5 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof coarse_cases / sizeof coarse_cases[0]; i++) test_coarse_hmg(&coarse_cases[i]);
   for (size_t i = 0; i < sizeof coarse_cases / sizeof coarse_cases[0]; i++) test_coarse_fdm(&coarse_cases[i]);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_coarse_fdm(&cases[i]);
-  test_coarse_auto();
-  /* Fig. 6 over the paper's whole range with "full" (p = 24 and 32: 5.6 and 17 M GLL nodes) */
-  const int fig6[] = {3, 4, 6, 8, 12, 16, 24, 32};
-  const int pmax6 = test_max_degree(full ? 32 : 8);
-  for (size_t i = 0; i < sizeof fig6 / sizeof fig6[0]; i++)
-    if ((fig6[i] <= 6 || full) && fig6[i] <= pmax6) test_fig6(fig6[i]);
-  for (int p = 4; p <= pmax; p *= 2) test_table1(p);
-  test_fig7();
   return check_report();
 }
