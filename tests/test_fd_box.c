@@ -270,6 +270,39 @@ static int mode_unit(void) {
     po.fd_layout = HPMG_FD_CELL;
     CHECK(hpmg_problem_create(&po, &prob) == HPMG_ERR_ARG, "Q_k with the cell layout accepted");
   }
+  /* the line smoother's per-thread scratch when a solve runs on more threads
+   * than the solver was created with (omp_set_num_threads in between): the
+   * same solution to rounding (CG's sums), no thread beyond the setup's
+   * writing past its scratch (ASan) */
+  {
+    hpmg_problem_options po;
+    hpmg_problem_options_default(&po);
+    po.disc = HPMG_DISC_FD;
+    po.dim = 2;
+    po.cells[0] = po.cells[1] = 128; /* a colour's line sweep on the team (hpmg_par) */
+    hpmg_box b;
+    CHECK_OK(hpmg_box_init(&po, &b));
+    fd_box_config cfg = {.solver = HPMG_SOLVER_CG, .tol = 1e-10, .maxit = 100, .pre = 1, .post = 1, .sor = 1, .line = 1,
+                         .project_rhs = 1};
+    const int nt = omp_get_max_threads();
+    const int64_t n = hpmg_box_unknowns(&b);
+    double *rhs = calloc((size_t)n * 3, sizeof(double)), *x1 = rhs + n, *x2 = x1 + n;
+    for (int64_t i = 0; i < n; i++) rhs[i] = check_rand();
+    fd_box_solver s;
+    omp_set_num_threads(1);
+    CHECK_OK(fd_box_solver_create(&b, 0.0, &cfg, &s));
+    CHECK_OK(fd_box_solve(s, rhs, x1));
+    omp_set_num_threads(nt + 3);
+    CHECK_OK(fd_box_solve(s, rhs, x2));
+    omp_set_num_threads(nt);
+    double d = 0, xm = 0;
+    for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x1[i] - x2[i])), xm = fmax(xm, fabs(x1[i]));
+    CHECK(d <= 1e-6 * xm, "line smoother on %d threads after a setup on 1: solutions differ by %.3g (max %.3g)", nt + 3,
+          d, xm);
+    free(rhs);
+    fd_box_solver_destroy(&s);
+    hpmg_box_destroy(&b);
+  }
   return check_report();
 }
 
@@ -382,16 +415,16 @@ static int mode_lines(void) {
           int per[3] = {0, 0, 0};
           per[dl] = 1;
           double *x = malloc(sizeof(double) * (size_t)(2 * n)), *rhs = x + n;
-          double *scr = malloc(sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]) * (size_t)omp_get_max_threads());
+          hpmg_scratch scr = {0}; /* empty: every thread allocates its own */
           for (int64_t i = 0; i < 2 * n; i++) x[i] = check_rand();
           const double r0 = k->residual_norm(&g, x, rhs);
-          k->line_sweep(&g, per, dl, 1, v & 1, x, rhs, scr);
+          k->line_sweep(&g, per, dl, 1, v & 1, x, rhs, &scr);
           const double r1 = k->residual_norm(&g, x, rhs) / r0;
           worst = fmax(worst, r1);
           CHECK(r1 <= 1e-13, "dim %d cyclic line along %c, m = %lld, %s, lambda %g: residual %.3g of r0 after one sweep",
                 dim, "xyz"[dl], (long long)n, v & 2 ? "tanh" : "uniform", po.lambda, r1);
           free(x);
-          free(scr);
+          hpmg_scratch_free(&scr);
           fd_box_geom_free(&g);
           hpmg_box_destroy(&b);
         }
@@ -488,9 +521,10 @@ static int mode_lines(void) {
               fd_box_line_checker(g.n, per, dl), cc[c].checker);
         const int64_t nn = g.n[0] * g.n[1] * g.n[2], na = g.n[da], nb = g.n[db];
         double *x = malloc(sizeof(double) * (size_t)(3 * nn)), *rhs = x + nn, *r = rhs + nn;
-        double *scr = malloc(sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]) * (size_t)omp_get_max_threads());
+        hpmg_scratch scr = {0};
+        hpmg_scratch_reserve(&scr, sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]));
         for (int64_t i = 0; i < 2 * nn; i++) x[i] = check_rand();
-        k->line_sweep(&g, per, dl, ask, bw, x, rhs, scr);
+        k->line_sweep(&g, per, dl, ask, bw, x, rhs, &scr);
         k->apply(&g, x, rhs, r);
         const int checker = ask && cc[c].checker;
         double sc = 0;
@@ -518,7 +552,7 @@ static int mode_lines(void) {
                   c, bw ? "backward" : "forward", checker ? "checkerboard" : "product", (long long)ia, (long long)ib, rl, sc, later);
           }
         free(x);
-        free(scr);
+        hpmg_scratch_free(&scr);
         fd_box_geom_free(&g);
         hpmg_box_destroy(&b);
       }

@@ -142,7 +142,8 @@ static int kernels_case(const bc_case *c, int lay, int sp, int cells) {
   /* line GS along each direction (cyclic lines along a periodic one), forward then backward;
    * where the lines' coefficients are alike also from fd_box_line_table's table */
   for (int dl = 0; dl < b.dim; dl++) {
-    double *scr = malloc(sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]) * 256);
+    hpmg_scratch scr = {0};
+    hpmg_scratch_reserve(&scr, sizeof(double) * (size_t)fd_box_line_scratch(dl, g.n[dl]));
     double *tab = malloc(sizeof(double) * (size_t)(3 * g.n[dl])), *dtab = NULL;
     const int tabled = fd_box_line_table(&g, per, dl, tab);
     if (tabled) dtab = dev_from(tab, 3 * g.n[dl]);
@@ -151,7 +152,7 @@ static int kernels_case(const bc_case *c, int lay, int sp, int cells) {
     if (tabled) dx2 = dev_from(x0, n);
     for (int v = 0; v < 4; v++) { /* forward, backward; product colours, then a checkerboard where it can */
       const int bw = v & 1, chk = v >> 1;
-      k->line_sweep(&g, per, dl, chk, bw, xc, rhs, scr);
+      k->line_sweep(&g, per, dl, chk, bw, xc, rhs, &scr);
       CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, chk, bw, dx, db, NULL, dcp, dy));
       if (tabled) CHECK_OK(fdb_cuda_line_sweep(&dg, per, dl, chk, bw, dx2, db, dtab, dcp, dy));
     }
@@ -167,7 +168,7 @@ static int kernels_case(const bc_case *c, int lay, int sp, int cells) {
     }
     free(x0);
     free(tab);
-    free(scr);
+    hpmg_scratch_free(&scr);
   }
   /* mean removal */
   double s = 0;

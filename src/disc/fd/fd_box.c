@@ -414,7 +414,8 @@ typedef struct {
   fdb_csr Pc[3];         /* FMG's cubic interpolation (fmg_cubic) */
   int fmg_cubic;
   int64_t nc[3];         /* the coarser level's unknowns per direction */
-  double *t1, *t2, *scratch;
+  double *t1, *t2;
+  hpmg_scratch scratch; /* the line smoother's, per thread (CPU) */
   /* coarsest: Cholesky factor of A (+ the null space's rank-one term) */
   double *chol;
   int singular;
@@ -690,7 +691,7 @@ static void level_free(fdb_level *q) {
   }
   hpmg_free(&q->t1);
   hpmg_free(&q->t2);
-  hpmg_free(&q->scratch);
+  hpmg_scratch_free(&q->scratch);
   hpmg_free(&q->chol);
 }
 
@@ -705,7 +706,7 @@ static hpmg_error s_smooth(hpmg_level *L, int x_is_zero, int post, int sweeps) {
         HPMG_CALL(fdb_cuda_line_sweep(&q->dg, q->per, q->line, q->checker, post, L->x.data, L->b.data, q->ltab, q->cp,
                                       L->r.data));
       else HPMG_CALL(fdb_cuda_gs_sweep(&q->dg, q->per, q->omega, post, L->x.data, L->b.data));
-    } else if (q->line >= 0) q->k->line_sweep(&q->g, q->per, q->line, q->checker, post, L->x.data, L->b.data, q->scratch);
+    } else if (q->line >= 0) q->k->line_sweep(&q->g, q->per, q->line, q->checker, post, L->x.data, L->b.data, &q->scratch);
     else q->k->gs_sweep(&q->g, q->per, q->omega, post, L->x.data, L->b.data);
   }
   return HPMG_SUCCESS;
@@ -1043,7 +1044,6 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
   hpmg_error e = HPMG_SUCCESS;
   s->nlev = nlev;
   e = hpmg_calloc(sizeof(fdb_level) * (size_t)nlev, &s->lev);
-  const int nth = omp_get_max_threads();
   for (int l = nlev - 1; l >= 0 && !e; l--) {
     fdb_level *q = &s->lev[l];
     q->k = s->k;
@@ -1075,8 +1075,13 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
     fdb_level *q = &s->lev[l];
     if (!q->dev) q->be = hpmg_backend_host();
     q->checker = c->line_colours == 2 || (c->line_colours == 0 && q->dev);
-    if (q->line >= 0 && !q->dev)
-      e = hpmg_malloc(sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]) * (size_t)nth, &q->scratch);
+    if (q->line >= 0 && !q->dev) { /* a thread beyond the setup's allocates its own per sweep */
+      const size_t bytes = sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]);
+      hpmg_scratch_reserve(&q->scratch, bytes);
+      if (!q->scratch.p)
+        e = hpmg_error_set(HPMG_ERR_MEMORY, "out of memory: the line smoother's scratch (%zu bytes for each of %d threads)",
+                           bytes, omp_get_max_threads());
+    }
   }
   s->be = s->lev[nlev - 1].be;
   if (!e && s->ngpu > 0 && s->line >= 0)

@@ -50,10 +50,10 @@ typedef struct {
   /* one line Gauss-Seidel sweep along direction dl (cyclic lines along a
    * periodic one), the lines coloured in the other directions: checker 1 a
    * checkerboard where fd_box_line_checker allows it, else (and checker 0)
-   * the product of per-direction colours; scratch: fd_box_line_scratch
-   * doubles per thread */
+   * the product of per-direction colours; scratch: the level's, for
+   * fd_box_line_scratch doubles per thread (core.h) */
   void (*line_sweep)(const fdb_geom *g, const int per[3], int dl, int checker, int backward, double *x,
-                     const double *b, double *scratch);
+                     const double *b, const hpmg_scratch *scratch);
   /* y (+)= M x along direction d; nin: x's dims, y's are nin with M.rows in d */
   void (*apply1d)(int d, const int64_t nin[3], const fdb_csr *M, const double *x, double *y, int add);
 } fdb_kernels;

@@ -165,7 +165,7 @@ static void k_gs_sweep(const fdb_geom *g, const int per[3], double omega, int ba
  * row's parity) or the product of per-direction colours. */
 #define FDB_LINE_BATCH 64
 static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int checker, int backward, double *x,
-                         const double *b, double *scratch) {
+                         const double *b, const hpmg_scratch *scratch) {
   const int64_t n[3] = {g->n[0], g->n[1], g->n[2]};
   const int da = dl == 0 ? 1 : 0, db = dl == 2 ? 1 : 2; /* the other two directions (da = x unless dl = x) */
   const int ca = ncolours(n[da], per[da]), cb = ncolours(n[db], per[db]);
@@ -182,7 +182,8 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int checke
     const int wa0 = c % ca, wb = c / ca;
 #pragma omp parallel if (hpmg_par(work))
     {
-      double *cp = scratch + (size_t)omp_get_thread_num() * (size_t)fd_box_line_scratch(dl, m), *dp = cp + m * B;
+      void *own;
+      double *cp = hpmg_scratch_thread(scratch, sizeof(double) * (size_t)fd_box_line_scratch(dl, m), &own), *dp = cp + m * B;
       double *dz = dp + m * B, *rr = dz + m * B, *dd = rr + B, *gm = dd + B; /* z; one row: residual, diagonal; gamma */
 #pragma omp for collapse(2) schedule(static)
       for (int64_t ib = 0; ib < n[db]; ib++)
@@ -254,6 +255,7 @@ static void k_line_sweep(const fdb_geom *g, const int per[3], int dl, int checke
                   cyc ? dp[t * B + l] - rr[l] * dz[t * B + l] : dp[t * B + l];
             }
         }
+      free(own);
     }
   }
 }
