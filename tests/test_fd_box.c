@@ -299,6 +299,23 @@ static int mode_unit(void) {
     for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x1[i] - x2[i])), xm = fmax(xm, fabs(x1[i]));
     CHECK(d <= 1e-6 * xm, "line smoother on %d threads after a setup on 1: solutions differ by %.3g (max %.3g)", nt + 3,
           d, xm);
+    /* set up and solved inside a caller's parallel region (a team of one: no
+     * scratch reserved, every sweep allocates its own) */
+    hpmg_error e3 = HPMG_SUCCESS;
+    double d3 = 0;
+#pragma omp parallel num_threads(1)
+    {
+      fd_box_solver s3;
+      e3 = fd_box_solver_create(&b, 0.0, &cfg, &s3);
+      if (!e3) {
+        memset(x2, 0, sizeof(double) * (size_t)n);
+        e3 = fd_box_solve(s3, rhs, x2);
+        for (int64_t i = 0; i < n; i++) d3 = fmax(d3, fabs(x1[i] - x2[i]));
+        fd_box_solver_destroy(&s3);
+      }
+    }
+    CHECK(e3 == HPMG_SUCCESS && d3 <= 1e-6 * xm, "line smoother set up in a parallel region: error %d (%s), differs by %.3g",
+          (int)e3, e3 ? hpmg_last_error() : "", d3);
     free(rhs);
     fd_box_solver_destroy(&s);
     hpmg_box_destroy(&b);
