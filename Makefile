@@ -43,7 +43,7 @@ demo: build
 
 sanitize: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHPMG_SANITIZE=ON -DHPMG_CUDA=OFF
-	cmake --build $(SAN_BUILD) -j$(JOBS) --target unit_tests
+	cmake --build $(SAN_BUILD) -j$(JOBS) --target unit_tests hpmg_cli
 	cd $(SAN_BUILD) && OMP_WAIT_POLICY=passive ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j$(JOBS) -L unit --output-on-failure
 
 test: test-deps build
