@@ -45,10 +45,11 @@ typedef struct {
   int threads;
 } hpmg_scratch;
 /* At least `bytes` per thread for omp_get_max_threads() threads; a no-op when
- * s holds that already. On failure s stays empty (every call then allocates
- * its own). Inside a parallel region it does nothing: s is a cache of the
- * object it belongs to, not thread-safe. */
-void hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes);
+ * s holds that already. Inside a parallel region it does nothing (s is a
+ * cache of the object it belongs to, not thread-safe): every call then
+ * allocates its own. HPMG_ERR_MEMORY only where the allocation failed (s
+ * stays empty; kernels may go on, each call allocating its own). */
+hpmg_error hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes);
 /* The calling thread's 64-byte aligned block of at least `bytes`, holding what
  * the last call left; where s has none for it (a thread beyond those
  * reserved, too few bytes, or a parallel region nested in another: the kernel

@@ -48,18 +48,22 @@ void hpmg_free(void *ptr_in_out) {
   *p = NULL;
 }
 
-void hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes) {
-  if (omp_get_level() > 0) return; /* called from a caller's threads: s is not theirs to change */
+hpmg_error hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes) {
+  if (omp_get_level() > 0) return HPMG_SUCCESS; /* called from a caller's threads: s is not theirs to change */
   const int threads = omp_get_max_threads();
   bytes = (bytes + 63) / 64 * 64;
-  if (s->p && s->bytes >= bytes && s->threads >= threads) return;
+  if (s->p && s->bytes >= bytes && s->threads >= threads) return HPMG_SUCCESS;
   if (s->p && s->bytes > bytes) bytes = s->bytes;
   hpmg_scratch_free(s);
-  if (bytes > SIZE_MAX / (size_t)threads) return;
-  s->p = aligned_alloc(64, bytes * (size_t)threads);
-  if (!s->p) return;
+  if (bytes <= SIZE_MAX / (size_t)threads) s->p = aligned_alloc(64, bytes * (size_t)threads);
+  if (!s->p) {
+    char buf[32];
+    return hpmg_error_set(HPMG_ERR_MEMORY, "cannot allocate per-thread scratch: %s for each of %d threads",
+                          hpmg_format_bytes((double)bytes, buf, sizeof buf), threads);
+  }
   s->bytes = bytes;
   s->threads = threads;
+  return HPMG_SUCCESS;
 }
 
 void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes, void **own) {

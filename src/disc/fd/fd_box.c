@@ -1075,14 +1075,8 @@ hpmg_error fd_box_solver_create(const hpmg_box *b, double lambda, const fd_box_c
     fdb_level *q = &s->lev[l];
     if (!q->dev) q->be = hpmg_backend_host();
     q->checker = c->line_colours == 2 || (c->line_colours == 0 && q->dev);
-    if (q->line >= 0 && !q->dev) { /* a thread beyond the setup's allocates its own per sweep, as does
-                                      * every thread of a solver set up inside a parallel region */
-      const size_t bytes = sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]);
-      hpmg_scratch_reserve(&q->scratch, bytes);
-      if (!q->scratch.p && omp_get_level() == 0)
-        e = hpmg_error_set(HPMG_ERR_MEMORY, "out of memory: the line smoother's scratch (%zu bytes for each of %d threads)",
-                           bytes, omp_get_max_threads());
-    }
+    if (q->line >= 0 && !q->dev) /* a thread beyond the setup's allocates its own per sweep */
+      e = hpmg_scratch_reserve(&q->scratch, sizeof(double) * (size_t)fd_box_line_scratch(q->line, q->g.n[q->line]));
   }
   s->be = s->lev[nlev - 1].be;
   if (!e && s->ngpu > 0 && s->line >= 0)
