@@ -34,11 +34,12 @@ hpmg_error hpmg_calloc(size_t bytes, void *ptr_out);
 void hpmg_free(void *ptr_in_out); /* takes a pointer to the pointer; sets it NULL */
 
 /* Per-thread scratch kept across the calls of a CPU kernel, owned by the
- * object the kernel applies (an operator, a transfer): one 64-byte aligned
- * block per thread. Not a buffer allocated per call: a malloc of more than
- * glibc's trim threshold (128 KiB) grows the heap and gives it back on free,
- * so every call faults its pages in again (2D Q4 on 0.07e6 unknowns, AVX-512:
- * twice the time of the application on an AMD EPYC (Zen 5) VM). */
+ * object the kernel applies (an operator, a transfer, the FD line smoother):
+ * one 64-byte aligned block per thread. Not a buffer allocated per call: a
+ * malloc of more than glibc's trim threshold (128 KiB) grows the heap and
+ * gives it back on free, so every call faults its pages in again (2D Q4 on
+ * 0.07e6 unknowns, AVX-512: twice the time of the application on an AMD EPYC
+ * (Zen 5) VM). */
 typedef struct {
   void *p;
   size_t bytes; /* per thread, a multiple of 64 */
