@@ -319,6 +319,13 @@ int main(void) {
   run_cells(2, 1, 1.5, 150, 2, 1);
   run_cells(3, 3, 0.0, 24, 2, 2);
   run_cells(3, 2, 4.0, 37, 3, 2);
+  /* 2D lines whose band of 2k + 1 lines takes more than 24 KiB: the y stage
+   * in column chunks (laplace_kernels.inc, LAP_YL1), the last one partial
+   * (nx = 359: double; 383: both precisions; 641: double in six chunks, the
+   * last a single vector with 64-byte vectors, float in three) */
+  run_cells(2, 4, 1.5, 90, 3, 1);
+  run_cells(2, 8, 0.0, 48, 3, 1);
+  run_cells(2, 6, 0.0, 107, 2, 1);
   /* lines shorter than a chunk: one vector at a time, the last overlapping
    * (nx = 20: both precisions; 39: float only; 19: 3D), and nx < one vector */
   run_cells(2, 3, 0.0, 7, 4, 1);
