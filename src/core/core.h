@@ -56,7 +56,9 @@ hpmg_error hpmg_scratch_reserve(hpmg_scratch *s, size_t bytes);
  * reserved, too few bytes, or a parallel region nested in another: the kernel
  * called from several threads of the caller's) a new allocation, also
  * returned in *own for the caller to free (*own is NULL otherwise: free(*own)
- * always). NULL only if that allocation fails. */
+ * always). Never NULL: where that allocation fails, the process stops (a
+ * message on stderr, then abort()), since the kernels that call it return no
+ * error and the memory ran out in the middle of one. */
 void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes, void **own);
 void hpmg_scratch_free(hpmg_scratch *s);
 

@@ -71,7 +71,14 @@ void *hpmg_scratch_thread(const hpmg_scratch *s, size_t bytes, void **own) {
   *own = NULL;
   /* inside a caller's parallel region, thread t of several teams: not shared */
   if (s->p && t < s->threads && bytes <= s->bytes && omp_get_level() <= 1) return (char *)s->p + (size_t)t * s->bytes;
-  return *own = aligned_alloc(64, bytes > 0 ? (bytes + 63) / 64 * 64 : 64);
+  *own = bytes <= SIZE_MAX - 63 ? aligned_alloc(64, bytes > 0 ? (bytes + 63) / 64 * 64 : 64) : NULL;
+  if (!*own) { /* the kernels return no error: stop here with the reason, not at a NULL dereference */
+    char buf[32];
+    fprintf(stderr, "hpmg: out of memory in a CPU kernel: cannot allocate %s of per-thread scratch (thread %d)\n",
+            hpmg_format_bytes((double)bytes, buf, sizeof buf), t);
+    abort();
+  }
+  return *own;
 }
 
 void hpmg_scratch_free(hpmg_scratch *s) {
