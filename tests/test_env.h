@@ -13,4 +13,12 @@ static inline int test_max_degree(int kmax) {
   return cap > 0 && cap < kmax ? cap : kmax;
 }
 
+/* HPMG_TEST_EMULATED=1: the tests run under an emulator (make test-arm:
+ * qemu-user), whose /proc/self/smaps is made up; the checks of what the
+ * kernel did with the memory are skipped. */
+static inline int test_emulated(void) {
+  const char *s = getenv("HPMG_TEST_EMULATED");
+  return s && atoi(s) > 0;
+}
+
 #endif

@@ -6,12 +6,8 @@
  * against an independent computation. Also: symmetry, float vs double, the
  * fused residual/smoothing modes, Gauss-Seidel against a dense sweep, and the
  * cellwise (deal.II level) Gauss-Seidel order: exact small cases, a
- * permutation on every level shape, the ordered sweep against a dense one;
- * the kernels' per-thread scratch where its allocation fails. */
-#include <signal.h>
+ * permutation on every level shape, the ordered sweep against a dense one. */
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include "check.h"
 #include "fem/fem.h"
 #include "la/vec.h"
@@ -307,42 +303,7 @@ static int cellwise(void) {
   return 0;
 }
 
-/* hpmg_scratch_thread where its own allocation fails (core.h): the process
- * stops with a message (abort), where a NULL would crash the kernel later */
-static void scratch_failure(void) {
-#if defined(__SANITIZE_ADDRESS__)
-  return; /* ASan ends the process itself on an allocation this large */
-#else
-  int fd[2];
-  CHECK(pipe(fd) == 0, "pipe");
-  fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fd[1], 2);
-    close(fd[0]);
-    hpmg_scratch s = {0};
-    void *own = NULL;
-    void *p = hpmg_scratch_thread(&s, (size_t)1 << 60, &own);
-    _exit(p ? 3 : 4); /* not reached */
-  }
-  close(fd[1]);
-  char msg[256] = {0};
-  size_t got = 0;
-  ssize_t r;
-  while (got < sizeof msg - 1 && (r = read(fd[0], msg + got, sizeof msg - 1 - got)) > 0) got += (size_t)r;
-  close(fd[0]);
-  int status = 0;
-  CHECK(waitpid(pid, &status, 0) == pid, "waitpid");
-  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
-        "scratch allocation failure: the child %s %d, not SIGABRT", WIFSIGNALED(status) ? "got signal" : "exited with",
-        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-  CHECK(strstr(msg, "out of memory in a CPU kernel") && strstr(msg, "1024.0 PiB of per-thread scratch"),
-        "scratch allocation failure message: '%s'", msg);
-#endif
-}
-
 int main(void) {
-  scratch_failure();
   cellwise();
   for (int k = 1; k <= test_max_degree(10); k++) {
     run(2, k, 0.0);

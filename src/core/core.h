@@ -28,7 +28,9 @@ hpmg_error hpmg_error_set(hpmg_error code, const char *fmt, ...)
     if (!(cond)) return hpmg_error_set(HPMG_ERR_ARG, __VA_ARGS__);             \
   } while (0)
 
-/* 64-byte aligned allocation; on failure sets HPMG_ERR_MEMORY with the size. */
+/* 64-byte aligned allocation; on failure sets HPMG_ERR_MEMORY with the size.
+ * From 8 MiB on, the whole 2 MiB pages inside are marked for transparent huge
+ * pages (memory.c; HPMG_HUGE_PAGES=0 turns it off). */
 hpmg_error hpmg_malloc(size_t bytes, void *ptr_out);
 hpmg_error hpmg_calloc(size_t bytes, void *ptr_out);
 void hpmg_free(void *ptr_in_out); /* takes a pointer to the pointer; sets it NULL */
