@@ -11,12 +11,13 @@
  * pages (Linux; in its madvise mode, the default of Debian and Ubuntu, only
  * marked memory gets them): a page fault per 2 MiB instead of per 4 KiB
  * where the memory is first touched. The block keeps its address: placed on
- * 2 MiB boundaries, every vector's element i fell in the same cache sets, and
- * the solves on the 16-core Sapphire Rapids host took up to 1.24x longer
- * (docs/design-decisions.md). `hpmg solve`'s setup on 1.7e7 unknowns:
- * 0.43-0.49x the time on an AMD EPYC (Zen 5) VM (2 threads), 0.74-0.87x on
- * that host (16 threads); the solves within the noise (docs/performance.md).
- * HPMG_HUGE_PAGES=0 in the environment turns it off. */
+ * 2 MiB boundaries (presumably every vector's element i then falls in the
+ * same cache sets), the solves on the 16-core Sapphire Rapids host took up
+ * to 1.24x longer (docs/design-decisions.md). `hpmg solve`'s setup on 1.7e7
+ * unknowns: 0.41-0.43x the time on an AMD EPYC (Zen 5) VM (2 threads),
+ * 0.85-0.90x on that host (16 threads); the solves 1.01-1.12x and 0.96-1.05x
+ * (bench/results/huge-pages). HPMG_HUGE_PAGES=0 in the environment turns it
+ * off. */
 #define HPMG_HUGE_PAGE ((uintptr_t)2 << 20)
 #define HPMG_HUGE_MIN ((size_t)8 << 20)
 static void advise_huge(void *p, size_t bytes) {
