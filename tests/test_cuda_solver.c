@@ -98,15 +98,20 @@ static void one_r(int dim, int k, int coarse, int refine, hpmg_precision prec, h
   if (!ed) ed = hpmg_cuda_download(xd, dx, sizeof(double) * (size_t)n);
   double dmax = 0;
   for (int64_t i = 0; i < n; i++) dmax = fmax(dmax, fabs(xd[i] - xg[i]));
-  /* errors agree to 1e-4, or both sit at the round-off floor (< 1e-12) within a factor 1.5;
-   * L2_5PERCENT: within 5% relative, floor or not (mixed: the float V-cycles round
+  /* errors agree to 1e-4, or both sit at the round-off floor (< 1e-12), where they measure
+   * rounding, which the CPU's thread count and the two summation orders move by factors:
+   * there the GPU's may exceed the CPU's by at most 1.5x (L2_5PERCENT: 5%) and may be
+   * smaller (H200 host, 16 threads, at b2edaf0: 2D Q6 mixed FMG CPU 3.83e-14, GPU 7.73e-15;
+   * 2D Q3 L10 CG 2.24e-14 and 2.08e-14; the CPU's reductions alone move the latter by
+   * 0.04% from run to run). L2_5PERCENT: within 5% relative (mixed: the float V-cycles round
    * differently on the CPU and the GPU, and the CPU's with the thread count, which moves
    * the algebraic error left at the tolerance by 1-2%: 2D Q3 on 512^2 cells, GMRES,
    * 4.55e-12 vs 4.51e-12 at 06c51c0, 4.60e-12 vs 4.51e-12 at c05db6b on the H100 host).
    * Float: the solution carries float round-off (~1e-7 relative), which differs between the
    * CPU and GPU summation orders: within 10%, or closer than 1e-6. */
-  int l2ok = fabs(l2g - l2c) <= 1e-4 * l2c || (l2c < 1e-12 && l2g < 1.5 * l2c && l2c < 1.5 * l2g);
-  if (l2mode == L2_5PERCENT) l2ok = fabs(l2g - l2c) <= 5e-2 * l2c;
+  const int at_floor = l2c < 1e-12 && l2g < 1e-12;
+  int l2ok = fabs(l2g - l2c) <= 1e-4 * l2c || (at_floor && l2g < 1.5 * l2c);
+  if (l2mode == L2_5PERCENT) l2ok = fabs(l2g - l2c) <= 5e-2 * l2c || (at_floor && l2g <= 1.05 * l2c);
   if (prec == HPMG_PREC_FLOAT) l2ok = fabs(l2g - l2c) <= 0.1 * l2c || fabs(l2g - l2c) < 1e-6;
   /* float: the outer iteration itself runs in float, where the CPU's and the GPU's dot
    * products (both accumulated in double, in another order) and kernels round differently;
