@@ -1,13 +1,17 @@
 #include <stdlib.h>
 #include <string.h>
+#include "core/simd.h"
 #include "transfer.h"
 
 /* the most the kernel takes per thread (doubles; float needs less): a
- * z-combined input plane, its x-expanded lines, one output line */
+ * z-combined input plane, its x-expanded lines and one output line, or a
+ * group of lines; each with a transposed group of lines (a vector's lanes
+ * per position, at most HPMG_VBYTES_MAX bytes) and 64-byte alignment */
 void hpmg_kron3_reserve(hpmg_kron3 *T) {
   const int64_t ni0 = T->A[0].ncols, ni1 = T->A[1].ncols, no0 = T->A[0].nrows;
   /* without it every call allocates its own */
-  (void)hpmg_scratch_reserve(&T->scratch, sizeof(double) * (size_t)(ni0 * ni1 + no0 * ni1 + no0 + ni0) + 3 * 64);
+  (void)hpmg_scratch_reserve(&T->scratch,
+                             sizeof(double) * (size_t)(ni0 * ni1 + no0 * ni1 + no0) + 2 * HPMG_VBYTES_MAX * (size_t)ni0 + 4 * 64);
 }
 
 void hpmg_kron3_apply(const hpmg_kron3 *T, hpmg_real r, const void *in, void *out, int add) {
