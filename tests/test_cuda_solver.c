@@ -74,7 +74,8 @@ static void one_r(int dim, int k, int coarse, int refine, hpmg_precision prec, h
   double l2c, l2g, mc, mg;
   hpmg_problem_error(prob, xc, &l2c, &mc);
   hpmg_problem_error(prob, xg, &l2g, &mg);
-  /* lambda_max of the finest level vs the CPU estimate on the same operator */
+  /* lambda_max of the finest level vs the CPU estimate on the same operator, both in float,
+   * where the reductions' orders differ: to 1e-6 relative */
   double lcpu = 0, lgpu = hpmg_cuda_solver_lambda_max(gs, hpmg_cuda_solver_num_levels(gs) - 1);
   if (sm != HPMG_SMOOTHER_JACOBI) {
     hpmg_grid g;
@@ -82,7 +83,7 @@ static void one_r(int dim, int k, int coarse, int refine, hpmg_precision prec, h
     int64_t c = (int64_t)coarse << refine, cells[3] = {c, c, c};
     hpmg_grid_init(dim, k, cells, po.box, &g);
     hpmg_laplace_create(&g, lambda, &op);
-    hpmg_estimate_lambda_max(&op, HPMG_REAL_DOUBLE, so.cheby_eig_iters, &lcpu);
+    hpmg_estimate_lambda_max(&op, HPMG_REAL_FLOAT, so.cheby_eig_iters, &lcpu);
     lcpu *= 1.2;
     hpmg_laplace_destroy(&op);
   }
@@ -118,7 +119,7 @@ static void one_r(int dim, int k, int coarse, int refine, hpmg_precision prec, h
    * a residual that lands next to the tolerance can then take one more or one fewer step */
   const int dit = sg.iterations - sc.iterations;
   const int itok = prec == HPMG_PREC_FLOAT ? abs(dit) <= 1 : dit == 0;
-  const int ok = itok && l2ok && (sm == HPMG_SMOOTHER_JACOBI || fabs(lgpu - lcpu) <= 1e-9 * lcpu) && !ed &&
+  const int ok = itok && l2ok && (sm == HPMG_SMOOTHER_JACOBI || fabs(lgpu - lcpu) <= 1e-6 * lcpu) && !ed &&
                  dmax == 0.0 && sg.converged;
   const char *sn = solver == HPMG_SOLVER_CG ? "cg" : solver == HPMG_SOLVER_GMRES ? "gmres" :
                    solver == HPMG_SOLVER_FMG ? "fmg" : "vcycle";

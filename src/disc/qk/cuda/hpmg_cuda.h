@@ -99,8 +99,8 @@ hpmg_error hpmg_cuda_kron3_apply(hpmg_cuda_kron3 T, hpmg_real r, const void *in,
 
 /* lambda_max of D^{-1}A by `iters` Jacobi-PCG/Lanczos steps on the GPU
  * (hpmg_lambda_max_cg on the CUDA backend from hpmg_estimate_lambda_max's
- * start vector, in double); work: 6 device vectors of n doubles. */
-hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *work[6], double *lmax);
+ * start vector, in float as the host's); work: 6 device vectors of at least n floats. */
+hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, void *work[6], double *lmax);
 
 /* Vertex-patch smoother of one level (src/disc/qk/cuda/qk_patch.cu; the algorithm of
  * src/disc/qk/patch.c with the fdm local solver). */

@@ -518,11 +518,11 @@ static hpmg_error levels_create(hpmg_cuda_solver s) {
   HPMG_CALL(coarse_setup(s));
   HPMG_CALL(hpmg_mg_setup(&s->mg, NULL));
   if (s->smoother != HPMG_SMOOTHER_CHEBYSHEV) return HPMG_SUCCESS;
-  /* lambda_max of every smoothed level, on the GPU, in double (as the host) */
+  /* lambda_max of every smoothed level, on the GPU, in float (as the host) */
   const int64_t nf = s->mg.lv[s->mg.nlevels - 1].n;
-  double *w[6] = {NULL, NULL, NULL, NULL, NULL, NULL}; /* fewer than the outer vectors to come */
+  void *w[6] = {NULL, NULL, NULL, NULL, NULL, NULL}; /* fewer than the outer vectors to come */
   hpmg_error e = HPMG_SUCCESS;
-  for (int i = 0; i < 6 && !e; i++) e = dalloc(sizeof(double) * (size_t)(nf > 0 ? nf : 1), &w[i]);
+  for (int i = 0; i < 6 && !e; i++) e = dalloc(sizeof(float) * (size_t)(nf > 0 ? nf : 1), &w[i]);
   for (int i = 1; i < s->mg.nlevels && !e; i++) {
     double est;
     e = hpmg_cuda_estimate_lambda_max(Q(&s->mg.lv[i])->dop, so->cheby_eig_iters, w, &est);

@@ -811,15 +811,16 @@ static hpmg_error lm_jacobi(void *ctx, const hpmg_vec *r, hpmg_vec *z) {
   return hpmg_cuda_op_inverse_diagonal((hpmg_cuda_op)ctx, r->real, 1.0, r->data, z->data, NULL);
 }
 
-extern "C" hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, double *work[6], double *lmax) {
+extern "C" hpmg_error hpmg_cuda_estimate_lambda_max(hpmg_cuda_op op, int iters, void *work[6], double *lmax) {
   const int64_t n = op->N;
   *lmax = 1.0;
   if (n == 0) return HPMG_SUCCESS;
   const hpmg_backend *be;
   HPMG_CALL(hpmg_backend_cuda(&be));
-  hpmg_vec b = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, n, work[0]), w[5];
-  for (int i = 0; i < 5; i++) w[i] = hpmg_vec_wrap(be, HPMG_REAL_DOUBLE, n, work[1 + i]);
-  HPMG_CALL(hpmg_cuda_fill_random(HPMG_REAL_DOUBLE, n, b.data)); /* the host estimate's start vector */
+  /* in float, as the host (hpmg_estimate_lambda_max from chebyshev.c) */
+  hpmg_vec b = hpmg_vec_wrap(be, HPMG_REAL_FLOAT, n, work[0]), w[5];
+  for (int i = 0; i < 5; i++) w[i] = hpmg_vec_wrap(be, HPMG_REAL_FLOAT, n, work[1 + i]);
+  HPMG_CALL(hpmg_cuda_fill_random(HPMG_REAL_FLOAT, n, b.data)); /* the host estimate's start vector */
   hpmg_linop A, M;
   memset(&A, 0, sizeof A);
   memset(&M, 0, sizeof M);
