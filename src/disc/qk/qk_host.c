@@ -282,9 +282,12 @@ hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L
     if (halve[0] || halve[1] || halve[2]) e = hpmg_grid_coarsen(g, halve, &c);
     for (int d = 0; d < g->dim && !e; d++) { /* the stretched directions' merges */
       if (!g->xn[d] || !can[d]) continue;
-      double ho = INFINITY; /* the narrowest other direction after this level's halving */
+      /* the narrowest other direction after this level's halving; a stretched one by its mean
+       * width (by its thinnest cell, two stretched directions would each merge only the cells
+       * thinner than the other's wall cell: one level, then a coarse solve of the whole grid) */
+      double ho = INFINITY;
       for (int o = 0; o < g->dim; o++)
-        if (o != d) ho = fmin(ho, g->xn[o] ? w[o] : w[o] * (halve[o] ? 2 : 1));
+        if (o != d) ho = fmin(ho, g->xn[o] ? g->h[o] : w[o] * (halve[o] ? 2 : 1));
       if (!(ho < INFINITY)) continue;
       e = hpmg_malloc(sizeof(double) * (size_t)(2 * g->cells[d] + 2), &xs[d]);
       if (e) break;
@@ -303,6 +306,24 @@ hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L
       if (more[0] || more[1] || more[2]) {
         e = hpmg_grid_coarsen(g, more, &c);
         for (int d = 0; d < 3; d++) hpmg_free(&xs[d]);
+      } else { /* no uniform direction to halve: the stretched ones merge every pair of cells
+                * where their mean widths are within the ratio of each other's */
+        double mmin = INFINITY;
+        for (int d = 0; d < g->dim; d++)
+          if (can[d] && g->xn[d]) mmin = fmin(mmin, g->h[d]);
+        int pair[3] = {0, 0, 0};
+        for (int d = 0; d < g->dim; d++) pair[d] = can[d] && g->xn[d] && g->h[d] <= HPMG_QK_SEMI_RATIO * mmin;
+        if (pair[0] || pair[1] || pair[2]) {
+          c = *g;
+          for (int d = 0; d < g->dim && !e; d++) {
+            if (!pair[d]) {
+              hpmg_free(&xs[d]);
+              continue;
+            }
+            if (!xs[d]) e = hpmg_malloc(sizeof(double) * (size_t)(2 * g->cells[d] + 2), &xs[d]);
+            if (!e) e = hpmg_grid_with_nodes(&c, d, merge_cells(g->xn[d], g->cells[d], INFINITY, xs[d]), xs[d], &c);
+          }
+        }
       }
     }
     const int changed = c.N < g->N;

@@ -46,13 +46,16 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
  * coarsen; a stretched direction (node coordinates) merges, in each half
  * from its ends inwards, pairs of neighbouring cells whose merged width is at
  * most HPMG_QK_SEMI_RATIO times the narrowest other direction after this
- * level's halving (partial semi-coarsening: thin cells next to a wall merge,
- * the middle's tall cells stay until the other directions catch up). A
- * level that would keep more than 90% of the unknowns that way (few merges,
- * or none) halves instead the uniform directions judged against each other
- * alone. It stops where nothing changes or the next level would have no
- * unknowns. On cells that are the same in every direction (within the
- * ratio) this is full coarsening. */
+ * level's halving, a stretched other direction counted by its mean width
+ * (partial semi-coarsening: thin cells next to a wall merge, the middle's
+ * tall cells stay until the other directions catch up). A level that would
+ * keep more than 90% of the unknowns that way (few merges, or none) halves
+ * instead the uniform directions judged against each other alone; where no
+ * uniform direction can be halved, the stretched directions whose mean widths
+ * are within the ratio of the narrowest mean merge every pair of cells. It
+ * stops where nothing changes or the next level would have no unknowns. On
+ * cells that are the same in every direction (within the ratio) this is full
+ * coarsening. */
 #define HPMG_QK_SEMI_RATIO 1.4143
 typedef struct {
   int nl;                            /* levels, finest first: g[0] is the fine grid */
