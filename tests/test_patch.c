@@ -106,6 +106,9 @@ static void fdm_dense(void) {
   for (int dim = 2; dim <= 3; dim++)
     for (int k = 1; k <= test_max_degree(dim == 2 ? 10 : 8); k++)
       for (int variant = 0; variant < 3; variant++) { /* isotropic; anisotropic; anisotropic + lambda */
+        /* 3D Q7-Q8: the most general variant only (the three took 19 of the test's 31 s under
+         * the sanitizers; they run the same code as at lower degrees) */
+        if (dim == 3 && k >= 7 && variant < 2) continue;
         const int64_t c = dim == 2 ? 4 : 3, cells[3] = {c, c + 1, dim == 3 ? c : 1};
         const double lambda = variant == 2 ? 37.0 : 0.0;
         level L;
