@@ -172,6 +172,7 @@ void hpmg_fdm_view_dinv_d(hpmg_fdm *v, double *dinv) {
 
 void hpmg_fdm_view_dinv_f(hpmg_fdm *v, const double *const blk_d[3], float *dinv) {
   hpmg_fdm_data_d D;
+  memset(&D, 0, sizeof D); /* dim >= 2 fills what is read; GCC 13 cannot tell */
   for (int d = 0; d < v->dim; d++) HPMG_FDM_LAYOUT_1D(D, d, (double *)blk_d[d], v->m, v->n);
   const int m = v->m, mz = v->dim == 3 ? m : 1;
   int i = 0;
