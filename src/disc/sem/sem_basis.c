@@ -1,9 +1,7 @@
 /* Reference spectral element: 1D standard matrices, fast diagonalization of
  * the interior block, boundary/interior numbering (layout: sem_element.h). */
-#include <lapacke.h>
 #include <math.h>
 #include <string.h>
-#include "core/par.h"
 #include "disc/sem/sem_element.h"
 #include "fem/fem.h"
 
@@ -82,23 +80,71 @@ static hpmg_error standard_matrices(hpmg_sem_element *el) {
   return HPMG_SUCCESS;
 }
 
+/* L_II S = M_II S Lambda with S^T M_II S = I, eigenvalues ascending, for the diagonal GLL
+ * mass M_II: the symmetric C = M^{-1/2} L M^{-1/2} = Y Lambda Y^T by cyclic Jacobi rotations
+ * in long double, S = M^{-1/2} Y rounded once. */
+static hpmg_error interior_eigen_jacobi(const hpmg_sem_element *el, double *S, double *lam) {
+  const int m = el->m, n = el->n;
+  long double *C = NULL, *Y = NULL, *r = NULL;
+  hpmg_error e = hpmg_calloc(sizeof(long double) * (size_t)(m * m), &C);
+  if (!e) e = hpmg_calloc(sizeof(long double) * (size_t)(m * m), &Y);
+  if (!e) e = hpmg_calloc(sizeof(long double) * (size_t)m, &r);
+  if (e) goto done;
+  for (int i = 0; i < m; i++) r[i] = 1.0L / sqrtl((long double)el->M[i + 1]);
+  for (int i = 0; i < m; i++) {
+    Y[i * m + i] = 1.0L;
+    for (int j = 0; j < m; j++) C[i * m + j] = r[i] * (long double)el->L[(i + 1) * n + j + 1] * r[j];
+  }
+  for (int sweep = 0; sweep < 64; sweep++) {
+    long double off = 0.0L, tot = 0.0L;
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < m; j++) {
+        if (i == j) tot += C[i * m + j] * C[i * m + j];
+        else off += C[i * m + j] * C[i * m + j];
+      }
+    if (off <= 1e-40L * tot) break;
+    for (int p = 0; p < m - 1; p++)
+      for (int q = p + 1; q < m; q++) {
+        if (C[p * m + q] == 0.0L) continue;
+        const long double th = (C[q * m + q] - C[p * m + p]) / (2.0L * C[p * m + q]);
+        const long double t = (th >= 0 ? 1.0L : -1.0L) / (fabsl(th) + sqrtl(th * th + 1.0L));
+        const long double c = 1.0L / sqrtl(t * t + 1.0L), sn = t * c;
+        for (int k = 0; k < m; k++) { /* C <- C J (columns p, q) */
+          const long double a = C[k * m + p], b = C[k * m + q];
+          C[k * m + p] = c * a - sn * b, C[k * m + q] = sn * a + c * b;
+        }
+        for (int k = 0; k < m; k++) { /* C <- J^T C (rows p, q) */
+          const long double a = C[p * m + k], b = C[q * m + k];
+          C[p * m + k] = c * a - sn * b, C[q * m + k] = sn * a + c * b;
+        }
+        for (int k = 0; k < m; k++) { /* Y <- Y J */
+          const long double a = Y[k * m + p], b = Y[k * m + q];
+          Y[k * m + p] = c * a - sn * b, Y[k * m + q] = sn * a + c * b;
+        }
+      }
+  }
+  for (int k = 0; k < m; k++) { /* ascending: selection by the diagonal */
+    int b = k;
+    for (int j = k + 1; j < m; j++)
+      if (C[j * m + j] < C[b * m + b]) b = j;
+    const long double d = C[b * m + b];
+    C[b * m + b] = C[k * m + k], C[k * m + k] = d;
+    for (int i = 0; i < m; i++) {
+      const long double y = Y[i * m + b];
+      Y[i * m + b] = Y[i * m + k], Y[i * m + k] = y;
+    }
+    lam[k] = (double)d;
+  }
+  for (int k = 0; k < m; k++)
+    for (int i = 0; i < m; i++) S[i * m + k] = (double)(r[i] * Y[i * m + k]);
+done:
+  hpmg_free(&C), hpmg_free(&Y), hpmg_free(&r);
+  return e;
+}
+
 static hpmg_error interior_eigen(hpmg_sem_element *el) {
   const int m = el->m, n = el->n;
-  double *B = NULL;
-  HPMG_CALL(hpmg_calloc(sizeof(double) * (size_t)(m * m), &B));
-  for (int i = 0; i < m; i++) {
-    for (int j = 0; j < m; j++) el->S[i * m + j] = el->L[(i + 1) * n + j + 1];
-    B[i * m + i] = el->M[i + 1];
-  }
-  /* L_II S = M_II S Lambda with S^T M_II S = I, eigenvalues ascending */
-  const int bt = hpmg_blas_serial_begin();
-  lapack_int info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', m, el->S, m, B, m, el->lam);
-  hpmg_blas_serial_end(bt);
-  hpmg_free(&B);
-  if (info != 0)
-    return hpmg_error_set(HPMG_ERR_NUMERIC,
-                          "sem: generalized eigenproblem of the interior 1D block failed (p=%d, "
-                          "LAPACKE_dsygv info=%d)", el->p, (int)info);
+  HPMG_CALL(interior_eigen_jacobi(el, el->S, el->lam));
   for (int k = 0; k < m; k++)
     for (int i = 0; i < m; i++) {
       el->Sinv[k * m + i] = el->SinvT[i * m + k] = el->S[i * m + k] * el->M[i + 1];
