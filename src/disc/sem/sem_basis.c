@@ -1,5 +1,6 @@
 /* Reference spectral element: 1D standard matrices, fast diagonalization of
  * the interior block, boundary/interior numbering (layout: sem_element.h). */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "disc/sem/sem_element.h"
@@ -95,17 +96,16 @@ static hpmg_error interior_eigen_jacobi(const hpmg_sem_element *el, double *S, d
     Y[i * m + i] = 1.0L;
     for (int j = 0; j < m; j++) C[i * m + j] = r[i] * (long double)el->L[(i + 1) * n + j + 1] * r[j];
   }
-  for (int sweep = 0; sweep < 64; sweep++) {
-    long double off = 0.0L, tot = 0.0L;
-    for (int i = 0; i < m; i++)
-      for (int j = 0; j < m; j++) {
-        if (i == j) tot += C[i * m + j] * C[i * m + j];
-        else off += C[i * m + j] * C[i * m + j];
-      }
-    if (off <= 1e-40L * tot) break;
+  /* sweeps until none rotates: an entry below LDBL_EPSILON sqrt|c_pp c_qq| is set to 0 */
+  for (int sweep = 0, rotated = 1; sweep < 64 && rotated; sweep++) {
+    rotated = 0;
     for (int p = 0; p < m - 1; p++)
       for (int q = p + 1; q < m; q++) {
-        if (C[p * m + q] == 0.0L) continue;
+        if (fabsl(C[p * m + q]) <= LDBL_EPSILON * sqrtl(fabsl(C[p * m + p] * C[q * m + q]))) {
+          C[p * m + q] = C[q * m + p] = 0.0L;
+          continue;
+        }
+        rotated = 1;
         const long double th = (C[q * m + q] - C[p * m + p]) / (2.0L * C[p * m + q]);
         const long double t = (th >= 0 ? 1.0L : -1.0L) / (fabsl(th) + sqrtl(th * th + 1.0L));
         const long double c = 1.0L / sqrtl(t * t + 1.0L), sn = t * c;
