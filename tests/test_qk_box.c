@@ -406,6 +406,15 @@ static void check_transfer(int dim, int k, const int cells[3], const hpmg_bc_kin
   check_galerkin(&gf, &gc, label);
 }
 
+/* the box of po and the levels of its Q_k grid; nonzero (after a failed check) on an error */
+static int box_levels(const hpmg_problem_options *po, int k, hpmg_box *b, hpmg_qk_box_levels *L) {
+  hpmg_grid g;
+  CHECK_OK(hpmg_box_init(po, b));
+  CHECK_OK(hpmg_grid_init_box(b, k, &g));
+  CHECK_OK(hpmg_qk_box_levels_build(&g, L));
+  return 0;
+}
+
 /* The levels of a box (hpmg_qk_box_levels_build). Stretched by tanh 3 in y:
  * every transfer between neighbouring levels is the exact embedding (R A_f
  * P = A_c: nested spaces, also where a coarse cell holds one fine cell), the
@@ -427,11 +436,8 @@ static int check_levels(int dim, int k, const hpmg_bc_kind bc[6]) {
     for (int f = 0; f < 6; f++) po.bc[f].kind = f < 2 * dim ? bc[f] : D;
     if (st) po.spacing[1] = (hpmg_spacing){HPMG_SPACING_TANH, 3.0, NULL};
     hpmg_box b;
-    hpmg_grid g;
     hpmg_qk_box_levels L;
-    CHECK_OK(hpmg_box_init(&po, &b));
-    CHECK_OK(hpmg_grid_init_box(&b, k, &g));
-    CHECK_OK(hpmg_qk_box_levels_build(&g, &L));
+    if (box_levels(&po, k, &b, &L)) return check_report();
     char label[128];
     for (int j = 0; j + 1 < L.nl; j++) {
       const hpmg_grid *f = &L.g[j], *c = &L.g[j + 1];
@@ -488,11 +494,8 @@ static void check_levels_stretched(int dim, int k) {
     if (d < dim) po.spacing[d] = (hpmg_spacing){HPMG_SPACING_TANH, 2.0, NULL};
   }
   hpmg_box b;
-  hpmg_grid g;
   hpmg_qk_box_levels L;
-  CHECK_OK(hpmg_box_init(&po, &b));
-  CHECK_OK(hpmg_grid_init_box(&b, k, &g));
-  CHECK_OK(hpmg_qk_box_levels_build(&g, &L));
+  if (box_levels(&po, k, &b, &L)) return;
   for (int j = 0; j + 1 < L.nl; j++) {
     char label[96];
     snprintf(label, sizeof label, "%dD Q%d stretched in every direction, level %d -> %d", dim, k, j, j + 1);
