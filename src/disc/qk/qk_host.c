@@ -259,6 +259,18 @@ static int64_t merge_cells(const double *x, int64_t cells, double thr, double *x
   return nc;
 }
 
+/* Direction d of c: g's cells merged by pairs where the merged width is at most thr
+ * (merge_cells), the nodes in *xs (allocated where NULL; freed where nothing merges, c then
+ * keeping g's nodes; a periodic direction keeps at least 2 cells). */
+static hpmg_error merge_direction(const hpmg_grid *g, int d, double thr, double **xs, hpmg_grid *c) {
+  if (!*xs) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * g->cells[d] + 2), xs));
+  const int64_t nc = merge_cells(g->xn[d], g->cells[d], thr, *xs);
+  const int per = g->bc[2 * d] == HPMG_BC_PERIODIC;
+  if (nc < g->cells[d] && (!per || nc >= 2)) return hpmg_grid_with_nodes(c, d, nc, *xs, c);
+  hpmg_free(xs);
+  return HPMG_SUCCESS;
+}
+
 hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L) {
   memset(L, 0, sizeof *L);
   L->g[0] = *fine;
@@ -288,13 +300,7 @@ hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L
       double ho = INFINITY;
       for (int o = 0; o < g->dim; o++)
         if (o != d) ho = fmin(ho, g->xn[o] ? g->h[o] : w[o] * (halve[o] ? 2 : 1));
-      if (!(ho < INFINITY)) continue;
-      e = hpmg_malloc(sizeof(double) * (size_t)(2 * g->cells[d] + 2), &xs[d]);
-      if (e) break;
-      const int64_t nc = merge_cells(g->xn[d], g->cells[d], HPMG_QK_SEMI_RATIO * ho, xs[d]);
-      const int per = g->bc[2 * d] == HPMG_BC_PERIODIC;
-      if (nc < g->cells[d] && (!per || nc >= 2)) e = hpmg_grid_with_nodes(&c, d, nc, xs[d], &c);
-      else hpmg_free(&xs[d]);
+      if (ho < INFINITY) e = merge_direction(g, d, HPMG_QK_SEMI_RATIO * ho, &xs[d], &c);
     }
     /* a level that would keep more than HPMG_QK_MIN_SHRINK of the unknowns
      * (a few merges only, or none: wall cells that cannot merge with a much
@@ -315,14 +321,9 @@ hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L
         for (int d = 0; d < g->dim; d++) pair[d] = can[d] && g->xn[d] && g->h[d] <= HPMG_QK_SEMI_RATIO * mmin;
         if (pair[0] || pair[1] || pair[2]) {
           c = *g;
-          for (int d = 0; d < g->dim && !e; d++) {
-            if (!pair[d]) {
-              hpmg_free(&xs[d]);
-              continue;
-            }
-            if (!xs[d]) e = hpmg_malloc(sizeof(double) * (size_t)(2 * g->cells[d] + 2), &xs[d]);
-            if (!e) e = hpmg_grid_with_nodes(&c, d, merge_cells(g->xn[d], g->cells[d], INFINITY, xs[d]), xs[d], &c);
-          }
+          for (int d = 0; d < g->dim && !e; d++)
+            if (pair[d]) e = merge_direction(g, d, INFINITY, &xs[d], &c);
+            else hpmg_free(&xs[d]);
         }
       }
     }
