@@ -558,12 +558,13 @@ static void run_variants(void) {
   po.bc[2].fn = one_fn;
   po.bc[1].value = -3.0;
   compare("2D dirichlet k=3 face data", &po, FM, C, Dp, 1e-10);
-  /* a coarsest level of more than 3000 unknowns (odd counts): CG coarse solve, singular too */
-  const int codd[3] = {38, 42, 1}; /* coarsest 19x21 cells */
-  box_options(&po, 2, 3, codd, sets2d[2].bc, 0, 0.0);
-  compare("2D neumann k=3 38x42 (CG coarse solve)", &po, CG, C, Dp, 1e-10);
-  box_options(&po, 2, 3, codd, sets2d[4].bc, 0, 0.0);
-  compare("2D dirichlet k=3 38x42 (CG coarse solve)", &po, FM, C, Dp, 1e-10);
+  /* a coarsest level of more than 3000 unknowns: CG coarse solve, singular too (periodic
+   * directions keep 3 cells: 3x3x3 cells of Q5, 3375 unknowns) */
+  const int cper[3] = {6, 12, 6};
+  box_options(&po, 3, 5, cper, sets3d[3].bc, 0, 0.0);
+  compare("3D periodic k=5 6x12x6 (CG coarse solve, singular)", &po, CG, C, Dp, 1e-10);
+  box_options(&po, 3, 5, cper, sets3d[3].bc, 0, 1.5);
+  compare("3D periodic k=5 6x12x6 (CG coarse solve)", &po, FM, C, Dp, 1e-10);
   if (cpu_only) return;
 #ifdef HPMG_HAVE_CUDA
   /* device pointers: the same solution as host arrays, to rounding (two

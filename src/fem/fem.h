@@ -107,7 +107,7 @@ hpmg_error hpmg_assemble_1d(const hpmg_dir1d *L, int stiffness, hpmg_sp1d *A, hp
  * cancellation). s has hpmg_dir1d_n values. */
 void hpmg_stiffness_row_sums_1d(const hpmg_dir1d *L, double *s);
 /* Prolongation from the coarse direction C to the fine direction F, nested:
- * uniform cells halved (F.cells = 2 C.cells), or with node coordinates every
+ * uniform cells halved (F.cells = 2 C.cells), or with coarse node coordinates every
  * coarse node a fine node (a coarse cell holds one fine cell or several:
  * partial semi-coarsening), the same ends: the coarse Q_k function
  * interpolated at the fine free nodes (a periodic direction wraps). */

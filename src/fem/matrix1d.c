@@ -287,8 +287,8 @@ hpmg_error hpmg_quadrature_interpolation_1d(int k, int cells, double h, int nq, 
 hpmg_error hpmg_prolongation_1d_dir(const hpmg_dir1d *C, const hpmg_dir1d *F, hpmg_sp1d *P) {
   HPMG_CHECK_ARG(C->k == F->k && C->lo == F->lo && C->hi == F->hi && C->cells >= 1 && C->cells <= F->cells,
                  "1D prolongation: the coarse direction must have the fine one's degree, ends and at most its cells");
-  HPMG_CHECK_ARG((C->xn && F->xn) || F->cells == 2 * C->cells,
-                 "1D prolongation: uniform cells must be halved (node coordinates otherwise)");
+  HPMG_CHECK_ARG(C->xn || F->cells == 2 * C->cells,
+                 "1D prolongation: uniform coarse cells must be halved (coarse node coordinates otherwise)");
   const int k = C->k, nf = hpmg_dir1d_n(F), nc = hpmg_dir1d_n(C), lastf = k * F->cells;
   const int per = hpmg_dir1d_periodic(C), offc = hpmg_dir1d_off(C);
   /* the coarse cell of each fine cell: fc / 2 where halved (every other fine
@@ -304,12 +304,12 @@ hpmg_error hpmg_prolongation_1d_dir(const hpmg_dir1d *C, const hpmg_dir1d *F, hp
       cof[fc] = fc / 2;
       continue;
     }
-    const double x0 = F->xn[fc];
+    const double x0 = hpmg_dir1d_x(F, fc);
     if (cc + 1 < C->cells && fabs(C->xn[cc + 1] - x0) <= tol) cc++;
     if (fabs(C->xn[cc] - x0) > tol && !(x0 > C->xn[cc] && x0 < C->xn[cc + 1])) nested = 0;
     cof[fc] = cc;
   }
-  if (!halved && (fabs(C->xn[C->cells] - F->xn[F->cells]) > tol || cof[F->cells - 1] != C->cells - 1)) nested = 0;
+  if (!halved && (fabs(C->xn[C->cells] - hpmg_dir1d_x(F, F->cells)) > tol || cof[F->cells - 1] != C->cells - 1)) nested = 0;
   if (!nested) {
     hpmg_free(&cof);
     return hpmg_error_set(HPMG_ERR_ARG, "1D prolongation: the coarse nodes are not fine nodes (cells not nested)");

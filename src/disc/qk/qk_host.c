@@ -232,6 +232,15 @@ static double min_width(const hpmg_grid *g, int d) {
   return m;
 }
 
+/* 1 when direction d coarsens as uniform cells do, by pairs: its cells are uniform, or
+ * within HPMG_QK_QUASI_UNIFORM of each other (the nodes pair_cells makes of an odd count) */
+static int quasi_uniform(const hpmg_grid *g, int d) {
+  if (!g->xn[d]) return 1;
+  double hi = 0;
+  for (int64_t c = 0; c < g->cells[d]; c++) hi = fmax(hi, hpmg_grid_cell_width(g, d, c));
+  return hi <= HPMG_QK_QUASI_UNIFORM * min_width(g, d);
+}
+
 /* The partial merges of a direction with nodes x: in each half (from its
  * ends towards the middle; an odd count's middle cell stays alone) two
  * neighbouring cells merge where their merged width is at most thr. The
@@ -259,15 +268,60 @@ static int64_t merge_cells(const double *x, int64_t cells, double thr, double *x
   return nc;
 }
 
+/* A quasi-uniform direction coarsened by pairs of cells (nodes x, cells >= 2), an odd count's
+ * three narrowest neighbours at an even offset (the middle's where the widths are equal)
+ * merged into one: cells/2 coarse cells, whose widths keep within the fine ones' ratio or
+ * 3/2 (a cell left alone would be half as wide as its neighbours, and stay so on every
+ * coarser level). The kept nodes go to xc. */
+static int64_t pair_cells(const double *x, int64_t cells, double *xc) {
+  int64_t t = cells; /* the first cell of the triple; none for an even count */
+  if (cells % 2) {
+    double best = INFINITY;
+    for (int64_t j = 0; 2 * j + 3 <= cells; j++) {
+      const double w = x[2 * j + 3] - x[2 * j];
+      const int64_t dm = llabs(4 * j + 3 - cells), db = llabs(2 * t + 3 - cells); /* twice the distances to the middle */
+      if (w < best * (1 - 1e-12) || (w <= best * (1 + 1e-12) && dm < db)) best = w, t = 2 * j;
+    }
+  }
+  int64_t nc = 0;
+  xc[0] = x[0];
+  for (int64_t c = 0; c < cells;) {
+    c += c == t ? 3 : 2;
+    xc[++nc] = x[c];
+  }
+  return nc;
+}
+
 /* Direction d of c: g's cells merged by pairs where the merged width is at most thr
- * (merge_cells), the nodes in *xs (allocated where NULL; freed where nothing merges, c then
- * keeping g's nodes; a periodic direction keeps at least 2 cells). */
-static hpmg_error merge_direction(const hpmg_grid *g, int d, double thr, double **xs, hpmg_grid *c) {
-  if (!*xs) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * g->cells[d] + 2), xs));
-  const int64_t nc = merge_cells(g->xn[d], g->cells[d], thr, *xs);
+ * (merge_cells), or every pair when quasi-uniform (pair_cells; thr unused), the nodes in
+ * *xs (allocated where NULL; freed where nothing merges, c then keeping g's nodes; a
+ * periodic direction keeps at least 2 cells). */
+static hpmg_error merge_direction(const hpmg_grid *g, int d, int quasi, double thr, double **xs, hpmg_grid *c) {
+  const int64_t n = g->cells[d];
+  if (!*xs) HPMG_CALL(hpmg_malloc(sizeof(double) * (size_t)(2 * n + 2), xs));
+  int64_t nc;
+  if (quasi) {
+    double *x = *xs + n + 1; /* the fine nodes in the second half: x_c = c h for uniform cells */
+    for (int64_t i = 0; i <= n; i++) x[i] = g->xn[d] ? g->xn[d][i] : (double)i * g->h[d];
+    nc = pair_cells(x, n, *xs);
+  } else {
+    nc = merge_cells(g->xn[d], n, thr, *xs);
+  }
   const int per = g->bc[2 * d] == HPMG_BC_PERIODIC;
-  if (nc < g->cells[d] && (!per || nc >= 2)) return hpmg_grid_with_nodes(c, d, nc, *xs, c);
+  if (nc < n && (!per || nc >= 2)) return hpmg_grid_with_nodes(c, d, nc, *xs, c);
   hpmg_free(xs);
+  return HPMG_SUCCESS;
+}
+
+/* The quasi-uniform directions d with halve[d] coarsened by pairs into c (a copy of g): uniform
+ * cells at an even count halved (hpmg_grid_coarsen: c stays uniform there), the others by
+ * pair_cells into node arrays xs[d] */
+static hpmg_error halve_directions(const hpmg_grid *g, const int halve[3], double *xs[3], hpmg_grid *c) {
+  int even[3] = {0, 0, 0};
+  for (int d = 0; d < g->dim; d++) even[d] = halve[d] && !g->xn[d] && hpmg_grid_coarsenable(g, d);
+  if (even[0] || even[1] || even[2]) HPMG_CALL(hpmg_grid_coarsen(g, even, c));
+  for (int d = 0; d < g->dim; d++)
+    if (halve[d] && !even[d]) HPMG_CALL(merge_direction(g, d, 1, 0, &xs[d], c));
   return HPMG_SUCCESS;
 }
 
@@ -278,51 +332,54 @@ hpmg_error hpmg_qk_box_levels_build(const hpmg_grid *fine, hpmg_qk_box_levels *L
   hpmg_error e = HPMG_SUCCESS;
   while (L->nl < QK_BOX_MAX_LEVELS && !e) {
     const hpmg_grid *g = &L->g[L->nl - 1];
+    /* w: a quasi-uniform direction's mean width, a stretched one's thinnest cell */
     double w[3] = {INFINITY, INFINITY, INFINITY}, wmin = INFINITY, wuni = INFINITY;
-    int can[3] = {0, 0, 0};
+    int can[3] = {0, 0, 0}, q[3] = {0, 0, 0};
     for (int d = 0; d < g->dim; d++) {
       const int per = g->bc[2 * d] == HPMG_BC_PERIODIC;
-      can[d] = g->xn[d] ? g->cells[d] >= (per ? 3 : 2) : hpmg_grid_coarsenable(g, d);
-      w[d] = g->xn[d] ? min_width(g, d) : g->h[d];
+      q[d] = quasi_uniform(g, d);
+      can[d] = g->cells[d] >= (per ? (q[d] ? 4 : 3) : 2);
+      w[d] = q[d] ? g->h[d] : min_width(g, d);
       if (can[d]) wmin = fmin(wmin, w[d]);
-      if (can[d] && !g->xn[d]) wuni = fmin(wuni, w[d]);
+      if (can[d] && q[d]) wuni = fmin(wuni, w[d]);
     }
     hpmg_grid c = *g;
     double *xs[3] = {NULL, NULL, NULL};
     int halve[3] = {0, 0, 0};
-    for (int d = 0; d < g->dim; d++) halve[d] = can[d] && !g->xn[d] && w[d] <= HPMG_QK_SEMI_RATIO * wmin;
-    if (halve[0] || halve[1] || halve[2]) e = hpmg_grid_coarsen(g, halve, &c);
+    for (int d = 0; d < g->dim; d++) halve[d] = can[d] && q[d] && w[d] <= HPMG_QK_SEMI_RATIO * wmin;
+    e = halve_directions(g, halve, xs, &c);
     for (int d = 0; d < g->dim && !e; d++) { /* the stretched directions' merges */
-      if (!g->xn[d] || !can[d]) continue;
+      if (q[d] || !can[d]) continue;
       /* the narrowest other direction after this level's halving; a stretched one by its mean
        * width (by its thinnest cell, two stretched directions would each merge only the cells
        * thinner than the other's wall cell: one level, then a coarse solve of the whole grid) */
       double ho = INFINITY;
       for (int o = 0; o < g->dim; o++)
-        if (o != d) ho = fmin(ho, g->xn[o] ? g->h[o] : w[o] * (halve[o] ? 2 : 1));
-      if (ho < INFINITY) e = merge_direction(g, d, HPMG_QK_SEMI_RATIO * ho, &xs[d], &c);
+        if (o != d) ho = fmin(ho, g->h[o] * (halve[o] ? 2 : 1));
+      if (ho < INFINITY) e = merge_direction(g, d, 0, HPMG_QK_SEMI_RATIO * ho, &xs[d], &c);
     }
     /* a level that would keep more than HPMG_QK_MIN_SHRINK of the unknowns
      * (a few merges only, or none: wall cells that cannot merge with a much
-     * taller neighbour) halves the uniform directions judged against each
+     * taller neighbour) halves the quasi-uniform directions judged against each
      * other alone instead, where that coarsens anything */
     if (!e && (double)c.N > HPMG_QK_MIN_SHRINK * (double)g->N) {
       int more[3] = {0, 0, 0};
-      for (int d = 0; d < g->dim; d++) more[d] = can[d] && !g->xn[d] && w[d] <= HPMG_QK_SEMI_RATIO * wuni;
+      for (int d = 0; d < g->dim; d++) more[d] = can[d] && q[d] && w[d] <= HPMG_QK_SEMI_RATIO * wuni;
       if (more[0] || more[1] || more[2]) {
-        e = hpmg_grid_coarsen(g, more, &c);
         for (int d = 0; d < 3; d++) hpmg_free(&xs[d]);
-      } else { /* no uniform direction to halve: the stretched ones merge every pair of cells
-                * where their mean widths are within the ratio of each other's */
+        c = *g;
+        e = halve_directions(g, more, xs, &c);
+      } else { /* no quasi-uniform direction to halve: the stretched ones merge every pair of
+                * cells where their mean widths are within the ratio of each other's */
         double mmin = INFINITY;
         for (int d = 0; d < g->dim; d++)
-          if (can[d] && g->xn[d]) mmin = fmin(mmin, g->h[d]);
+          if (can[d] && !q[d]) mmin = fmin(mmin, g->h[d]);
         int pair[3] = {0, 0, 0};
-        for (int d = 0; d < g->dim; d++) pair[d] = can[d] && g->xn[d] && g->h[d] <= HPMG_QK_SEMI_RATIO * mmin;
+        for (int d = 0; d < g->dim; d++) pair[d] = can[d] && !q[d] && g->h[d] <= HPMG_QK_SEMI_RATIO * mmin;
         if (pair[0] || pair[1] || pair[2]) {
           c = *g;
           for (int d = 0; d < g->dim && !e; d++)
-            if (pair[d]) e = merge_direction(g, d, INFINITY, &xs[d], &c);
+            if (pair[d]) e = merge_direction(g, d, 0, INFINITY, &xs[d], &c);
             else hpmg_free(&xs[d]);
         }
       }

@@ -39,24 +39,26 @@ hpmg_error hpmg_qk_host_create_box(const hpmg_grid *fine, double lambda, int sin
                                    hpmg_mg *mg);
 #define QK_BOX_MAX_LEVELS 64
 /* Semi-coarsening towards isotropic cells (docs/bc.md, "Q_k on a general
- * box", Levels), level by level from the finest: a direction of uniform
- * cells is halved where it can be (hpmg_grid_coarsenable: an even count; a
- * periodic one keeps at least 2 cells) and its width is at most
- * HPMG_QK_SEMI_RATIO times the thinnest cell of any direction that can still
- * coarsen; a stretched direction (node coordinates) merges, in each half
+ * box", Levels), level by level from the finest: a quasi-uniform direction
+ * (uniform cells, or cells within HPMG_QK_QUASI_UNIFORM of each other) is
+ * halved where it can be (pairs of cells: uniform cells at an even count stay
+ * uniform, an odd count merges its three narrowest neighbours into one,
+ * pair_cells; a periodic one keeps at least 2 cells) and its mean width is at
+ * most HPMG_QK_SEMI_RATIO times the thinnest cell of any direction that can
+ * still coarsen; a stretched direction (wider ratios) merges, in each half
  * from its ends inwards, pairs of neighbouring cells whose merged width is at
  * most HPMG_QK_SEMI_RATIO times the narrowest other direction after this
  * level's halving, a stretched other direction counted by its mean width
  * (partial semi-coarsening: thin cells next to a wall merge, the middle's
  * tall cells stay until the other directions catch up). A level that would
  * keep more than 90% of the unknowns that way (few merges, or none) halves
- * instead the uniform directions judged against each other alone; where no
- * uniform direction can be halved, the stretched directions whose mean widths
- * are within the ratio of the narrowest mean merge every pair of cells. It
- * stops where nothing changes or the next level would have no unknowns. On
- * cells that are the same in every direction (within the ratio) this is full
- * coarsening. */
+ * instead the quasi-uniform directions judged against each other alone; where
+ * none can be halved, the stretched directions whose mean widths are within
+ * the ratio of the narrowest mean merge every pair of cells. It stops where
+ * nothing changes or the next level would have no unknowns. On cells that are
+ * the same in every direction (within the ratio) this is full coarsening. */
 #define HPMG_QK_SEMI_RATIO 1.4143
+#define HPMG_QK_QUASI_UNIFORM 2.0
 typedef struct {
   int nl;                            /* levels, finest first: g[0] is the fine grid */
   hpmg_grid g[QK_BOX_MAX_LEVELS];
