@@ -479,28 +479,47 @@ static int check_levels(int dim, int k, const hpmg_bc_kind bc[6]) {
   return 0;
 }
 
-/* The levels of a box stretched in every direction (tanh 2; 2D 64x48 or 3D 16x12x16 cells):
- * each level keeps at most 90% of its finer level's unknowns, the coarsest has at most 4
- * cells in every direction (each direction's merges once judged against the other's
- * thinnest cell: one level, the whole grid), and every transfer is the exact embedding. */
-static void check_levels_stretched(int dim, int k) {
+/* max / min cell width of direction d */
+static double width_ratio(const hpmg_grid *g, int d) {
+  double lo = INFINITY, hi = 0;
+  for (int64_t i = 0; i < g->cells[d]; i++) {
+    const double w = hpmg_grid_cell_width(g, d, i);
+    lo = fmin(lo, w), hi = fmax(hi, w);
+  }
+  return hi / lo;
+}
+
+/* The levels of a box stretched in every direction (tanh beta; 2D 64x48 or 3D 16x12x16
+ * cells, odd: 63x47 or 15x13x15): each level keeps at most 90% of its finer level's unknowns,
+ * the coarsest has at most 4 cells in every direction (each direction's merges once judged
+ * against the other's thinnest cell: one level, the whole grid), no level's cells of a
+ * direction are further apart in width than the fine level's or a factor 2 (an odd count's
+ * middle cell left alone by the merges stayed the thinnest on every level: 2D Q1 63x47 tanh 1,
+ * y widths 2.31 apart on the fine level, 10.6 on the coarsest), and every transfer is the exact
+ * embedding. */
+static void check_levels_stretched(int dim, int k, int odd, double beta) {
   hpmg_problem_options po;
   hpmg_problem_options_default(&po);
   po.dim = dim;
   po.degree = k;
   const int64_t cells[3] = {dim == 2 ? 64 : 16, dim == 2 ? 48 : 12, dim == 3 ? 16 : 0};
   for (int d = 0; d < 3; d++) {
-    po.cells[d] = cells[d];
-    if (d < dim) po.spacing[d] = (hpmg_spacing){HPMG_SPACING_TANH, 2.0, NULL};
+    po.cells[d] = cells[d] - (odd && d < dim && cells[d] % 2 == 0);
+    if (d < dim) po.spacing[d] = (hpmg_spacing){HPMG_SPACING_TANH, beta, NULL};
   }
   hpmg_box b;
   hpmg_qk_box_levels L;
   if (box_levels(&po, k, &b, &L)) return;
   for (int j = 0; j + 1 < L.nl; j++) {
     char label[96];
-    snprintf(label, sizeof label, "%dD Q%d stretched in every direction, level %d -> %d", dim, k, j, j + 1);
+    snprintf(label, sizeof label, "%dD Q%d stretched in every direction (tanh %g, %lldx%lldx%lld), level %d -> %d", dim,
+             k, beta, (long long)po.cells[0], (long long)po.cells[1], (long long)po.cells[2], j, j + 1);
     CHECK(L.g[j + 1].N <= 0.9 * L.g[j].N, "%s: %lld -> %lld unknowns", label, (long long)L.g[j].N,
           (long long)L.g[j + 1].N);
+    for (int d = 0; d < dim; d++) {
+      const double r0 = width_ratio(&L.g[0], d), r = width_ratio(&L.g[j + 1], d);
+      CHECK(r <= fmax(r0, 2.0) * (1 + 1e-12), "%s: direction %d widths %.3g apart (fine %.3g)", label, d, r, r0);
+    }
     if (L.g[j + 1].N <= 3000) check_galerkin(&L.g[j], &L.g[j + 1], label);
   }
   const hpmg_grid *gc = &L.g[L.nl - 1];
@@ -577,8 +596,11 @@ static int run_unit(void) {
       check_levels(2, k, chan);
       check_levels(2, k, mixed);
       check_levels(3, k, chan);
-      check_levels_stretched(2, k);
-      check_levels_stretched(3, k);
+      for (int odd = 0; odd < 2; odd++)
+        for (int beta = 1; beta <= 2; beta++) {
+          check_levels_stretched(2, k, odd, beta);
+          check_levels_stretched(3, k, odd, beta);
+        }
       check_levels_odd(2, k, dir);
       check_levels_odd(2, k, chan);
       check_levels_odd(3, k, dir);

@@ -242,10 +242,12 @@ static int quasi_uniform(const hpmg_grid *g, int d) {
 }
 
 /* The partial merges of a direction with nodes x: in each half (from its
- * ends towards the middle; an odd count's middle cell stays alone) two
- * neighbouring cells merge where their merged width is at most thr. The
- * kept nodes go to xc (2 cells + 2 places: the second half is scratch);
- * returns the coarse cell count. */
+ * ends towards the middle) two neighbouring cells merge where their merged
+ * width is at most thr; an odd count's middle cell then joins the narrower
+ * of its coarse neighbours where that merged width is at most thr (left
+ * alone, it would stay the direction's thinnest cell on every coarser level
+ * once its neighbours have merged past it). The kept nodes go to xc (2 cells
+ * + 2 places: the second half is scratch); returns the coarse cell count. */
 static int64_t merge_cells(const double *x, int64_t cells, double thr, double *xc) {
   const int64_t half = cells / 2;
   int64_t nc = 0;
@@ -253,7 +255,8 @@ static int64_t merge_cells(const double *x, int64_t cells, double thr, double *x
   for (int64_t c = 0; c < half;) /* the lower half, cells 0 .. half-1 */
     if (c + 1 < half && x[c + 2] - x[c] <= thr) xc[++nc] = x[c + 2], c += 2;
     else xc[++nc] = x[c + 1], c += 1;
-  if (cells % 2) xc[++nc] = x[half + 1]; /* the middle cell */
+  const int64_t mid = cells % 2 ? nc : -1; /* the middle cell's coarse index */
+  if (cells % 2) xc[++nc] = x[half + 1];
   /* the upper half, mirrored: cells cells-1 down to cells-half */
   const int64_t lo = cells - half;
   int64_t m = 0;
@@ -265,6 +268,14 @@ static int64_t merge_cells(const double *x, int64_t cells, double thr, double *x
    * x[lo], the node already written; then the top node x[cells] */
   for (int64_t i = m - 2; i >= 0; i--) xc[++nc] = tmp[i];
   xc[++nc] = x[cells];
+  if (mid >= 0 && nc >= 2) { /* the middle cell xc[mid] .. xc[mid + 1] and a neighbour */
+    const double wl = mid > 0 ? xc[mid] - xc[mid - 1] : INFINITY, wr = mid + 1 < nc ? xc[mid + 2] - xc[mid + 1] : INFINITY;
+    const int64_t drop = wl <= wr ? mid : mid + 1; /* the node between the middle cell and its narrower neighbour */
+    if (xc[mid + 1] - xc[mid] + fmin(wl, wr) <= thr) {
+      for (int64_t i = drop; i < nc; i++) xc[i] = xc[i + 1];
+      nc--;
+    }
+  }
   return nc;
 }
 
