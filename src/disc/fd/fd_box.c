@@ -236,9 +236,7 @@ void fd_box_waves(int dim, double lambda, const double x[3], double *u, double g
   if (f) *f = lambda * prod - lap;
 }
 
-typedef struct {
-  double u, grad[3], f;
-} manu_val;
+typedef fd_box_manu_val manu_val;
 
 static manu_val manufactured(const hpmg_problem_options *o, const hpmg_box *b, const double x[3]) {
   manu_val v;
@@ -248,12 +246,32 @@ static manu_val manufactured(const hpmg_problem_options *o, const hpmg_box *b, c
   }
   double g[3] = {1, 1, 1}, g1[3] = {0, 0, 0}, g2[3] = {0, 0, 0};
   for (int d = 0; d < b->dim; d++) manu_1d(b->bc[2 * d], b->bc[2 * d + 1], b->len[d], x[d], &g[d], &g1[d], &g2[d]);
-  v.u = g[0] * g[1] * g[2] + 0.25;
-  v.grad[0] = g1[0] * g[1] * g[2];
-  v.grad[1] = g[0] * g1[1] * g[2];
-  v.grad[2] = g[0] * g[1] * g1[2];
-  v.f = -(g2[0] * g[1] * g[2] + g[0] * g2[1] * g[2] + g[0] * g[1] * g2[2]) + o->lambda * v.u;
-  return v;
+  return fd_box_manu_combine(o->lambda, g, g1, g2);
+}
+
+hpmg_error fd_box_manu_lattice_init(const hpmg_problem_options *o, const hpmg_box *b, const int64_t n[3],
+                                    const double *const x[3], fd_box_manu_lattice *L) {
+  memset(L, 0, sizeof *L);
+  L->o = o;
+  L->dim = b->dim;
+  for (int d = 0; d < 3; d++) L->x[d] = x[d];
+  if (o->rhs == HPMG_RHS_WAVES) return HPMG_SUCCESS;
+  for (int d = 0; d < 3; d++) {
+    const hpmg_error e = hpmg_malloc(sizeof(double) * (size_t)(3 * n[d]), &L->t[d]);
+    if (e) {
+      fd_box_manu_lattice_free(L);
+      return e;
+    }
+    double *t = L->t[d];
+    for (int64_t i = 0; i < n[d]; i++)
+      if (d < b->dim) manu_1d(b->bc[2 * d], b->bc[2 * d + 1], b->len[d], x[d][i], &t[3 * i], &t[3 * i + 1], &t[3 * i + 2]);
+      else t[3 * i] = 1, t[3 * i + 1] = t[3 * i + 2] = 0;
+  }
+  return HPMG_SUCCESS;
+}
+
+void fd_box_manu_lattice_free(fd_box_manu_lattice *L) {
+  for (int d = 0; d < 3; d++) hpmg_free(&L->t[d]);
 }
 
 double fd_box_exact(const hpmg_problem_options *o, const hpmg_box *b, const double x[3]) {

@@ -70,14 +70,19 @@ static hpmg_error quad_init(const hpmg_grid *g, int nq, quad *q) {
   return HPMG_SUCCESS;
 }
 
-hpmg_error qk_box_load(const hpmg_grid *g, hpmg_function f, void *user, double *b) {
+/* b_i = integral of f phi_i by (k+1)-point Gauss quadrature: f(x, user), or (f NULL) the
+ * manufactured solution's f of o on box bx */
+static hpmg_error load_vector(const hpmg_grid *g, hpmg_function f, void *user, const hpmg_problem_options *o,
+                              const hpmg_box *bx, double *b) {
   quad q;
   hpmg_kron3 T = {0};
+  fd_box_manu_lattice M = {0};
   double *F = NULL;
   hpmg_error e = quad_init(g, g->k + 1, &q);
   const int64_t nq0 = q.nq[0], nq1 = q.nq[1], nq2 = q.nq[2];
   if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(nq0 * nq1 * nq2), &F);
   for (int d = 0; d < 3 && !e; d++) e = hpmg_sp1d_transpose(&q.B[d], &T.A[d]);
+  if (!e && !f) e = fd_box_manu_lattice_init(o, bx, q.nq, (const double *const *)q.xq, &M);
   if (!e) {
     int64_t bad = 0;
 #pragma omp parallel for collapse(2) reduction(+ : bad) schedule(static)
@@ -85,7 +90,7 @@ hpmg_error qk_box_load(const hpmg_grid *g, hpmg_function f, void *user, double *
       for (int64_t a1 = 0; a1 < nq1; a1++)
         for (int64_t a0 = 0; a0 < nq0; a0++) {
           double x[3] = {q.xq[0][a0], q.xq[1][a1], g->dim == 3 ? q.xq[2][a2] : 0.0};
-          double v = f(x, user);
+          double v = f ? f(x, user) : fd_box_manu_at(&M, a0, a1, a2).f;
           bad += !isfinite(v);
           F[(a2 * nq1 + a1) * nq0 + a0] = v * q.wq[0][a0] * q.wq[1][a1] * q.wq[2][a2];
         }
@@ -94,21 +99,16 @@ hpmg_error qk_box_load(const hpmg_grid *g, hpmg_function f, void *user, double *
   }
   hpmg_free(&F);
   hpmg_kron3_destroy(&T);
+  fd_box_manu_lattice_free(&M);
   quad_free(&q);
   return e;
 }
 
-typedef struct {
-  const hpmg_problem_options *o;
-  const hpmg_box *b;
-} manu_ctx;
-
-static double manu_f(const double x[3], void *user) {
-  const manu_ctx *c = user;
-  double grad[3], f;
-  fd_box_manufactured(c->o, c->b, x, NULL, grad, &f);
-  return f;
+hpmg_error qk_box_load(const hpmg_grid *g, hpmg_function f, void *user, double *b) {
+  HPMG_CHECK_ARG(f, "qk_box_load: no function");
+  return load_vector(g, f, user, NULL, NULL, b);
 }
+
 static double one_f(const double x[3], void *user) {
   (void)x, (void)user;
   return 1.0;
@@ -165,9 +165,8 @@ static int64_t dirichlet_data(const hpmg_problem_options *o, const hpmg_box *b, 
 hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *load,
                       double *rhs) {
   const int manu = !load && fd_box_rhs_manufactured(o->rhs);
-  manu_ctx mc = {o, b};
   if (load) memcpy(rhs, load, sizeof(double) * (size_t)g->N);
-  else HPMG_CALL(qk_box_load(g, manu ? manu_f : one_f, &mc, rhs));
+  else HPMG_CALL(load_vector(g, manu ? NULL : one_f, NULL, o, b, rhs));
   int anyd = 0, anyn = 0;
   for (int f = 0; f < 2 * g->dim; f++) anyd |= g->bc[f] == HPMG_BC_DIRICHLET, anyn |= g->bc[f] == HPMG_BC_NEUMANN;
   hpmg_error e = HPMG_SUCCESS;
@@ -267,13 +266,16 @@ hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const 
   double *pos[3] = {0}, *U = NULL, *En = NULL, *Uq = NULL;
   quad q;
   hpmg_kron3 T = {0};
+  fd_box_manu_lattice Mn = {0}, Mq = {0}; /* the solution at the nodes and the quadrature points */
   hpmg_error e = node_positions(&a, pos);
+  if (!e) e = fd_box_manu_lattice_init(o, b, a.n, (const double *const *)pos, &Mn);
   if (!e) e = hpmg_malloc(sizeof(double) * (size_t)a.N, &U);
   if (!e) e = hpmg_malloc(sizeof(double) * (size_t)a.N, &En);
   if (!e) e = quad_init(&a, g->k + 2, &q);
   else memset(&q, 0, sizeof q);
   const int64_t nq0 = q.nq[0], nq1 = q.nq[1], nq2 = q.nq[2];
   if (!e) e = hpmg_malloc(sizeof(double) * (size_t)(nq0 * nq1 * nq2), &Uq);
+  if (!e) e = fd_box_manu_lattice_init(o, b, q.nq, (const double *const *)q.xq, &Mq);
   for (int d = 0; d < 3 && !e; d++) { /* U at the quadrature points: T = Bz (x) By (x) Bx (moved from q) */
     T.A[d] = q.B[d];
     memset(&q.B[d], 0, sizeof q.B[d]);
@@ -285,7 +287,7 @@ hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const 
       for (int64_t i1 = 0; i1 < a.n[1]; i1++)
         for (int64_t i0 = 0; i0 < a.n[0]; i0++) {
           const int64_t id[3] = {i0, i1, i2}, ia = hpmg_grid_index(&a, i0, i1, i2);
-          const double xx[3] = {pos[0][i0], pos[1][i1], pos[2][i2]}, u = fd_box_exact(o, b, xx);
+          const double u = fd_box_manu_at(&Mn, i0, i1, i2).u;
           if (dirichlet_face(g, &a, id) >= 0) U[ia] = u;
           else U[ia] = x[hpmg_grid_index(g, i0 - g->off[0], i1 - g->off[1], i2 - g->off[2])];
           En[ia] = U[ia] - u;
@@ -297,10 +299,9 @@ hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const 
     for (int64_t a2 = 0; a2 < nq2; a2++)
       for (int64_t a1 = 0; a1 < nq1; a1++)
         for (int64_t a0 = 0; a0 < nq0; a0++) {
-          const double xx[3] = {q.xq[0][a0], q.xq[1][a1], q.xq[2][a2]};
           const double w = q.wq[0][a0] * q.wq[1][a1] * q.wq[2][a2];
           double *er = &Uq[(a2 * nq1 + a1) * nq0 + a0];
-          *er -= fd_box_exact(o, b, xx);
+          *er -= fd_box_manu_at(&Mq, a0, a1, a2).u;
           s1 += w * *er;
           sw += w;
         }
@@ -321,6 +322,8 @@ hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const 
   hpmg_free(&En);
   hpmg_free(&Uq);
   hpmg_kron3_destroy(&T);
+  fd_box_manu_lattice_free(&Mn);
+  fd_box_manu_lattice_free(&Mq);
   quad_free(&q);
   return e;
 }
