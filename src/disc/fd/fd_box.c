@@ -329,14 +329,15 @@ hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const do
   const int manu = !f && o->rhs == HPMG_RHS_SINE;
   const int64_t nx = g.n[0], ny = g.n[1], nz = g.n[2];
   int64_t bad = 0;
+  fd_box_manu_lattice M = {0};
+  if (!e && manu) e = fd_box_manu_lattice_init(o, b, g.n, (const double *const *)p, &M);
   if (!e) {
 #pragma omp parallel for collapse(2) schedule(static) reduction(+ : bad)
     for (int64_t k = 0; k < nz; k++)
       for (int64_t j = 0; j < ny; j++)
         for (int64_t i = 0; i < nx; i++) {
           const int64_t id = (k * ny + j) * nx + i;
-          const double x[3] = {p[0][i], p[1][j], p[2][k]};
-          const double fv = manu ? manufactured(o, b, x).f : f ? f[id] : 1.0;
+          const double fv = manu ? fd_box_manu_at(&M, i, j, k).f : f ? f[id] : 1.0;
           bad += !isfinite(fv);
           rhs[id] = g.w[0][i] * g.w[1][j] * g.w[2][k] * fv;
         }
@@ -372,6 +373,7 @@ hpmg_error fd_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const do
       e = hpmg_error_set(HPMG_ERR_NUMERIC, "boundary data of face %d (0 = xmin .. 5 = zmax) has %lld non-finite values",
                          fc, (long long)badf);
   }
+  fd_box_manu_lattice_free(&M);
   for (int d = 0; d < 3; d++) hpmg_free(&p[d]);
   geom_free(&g);
   return e;
@@ -386,14 +388,16 @@ hpmg_error fd_box_error(const hpmg_problem_options *o, const hpmg_box *b, const 
   const int64_t nx = g.n[0], ny = g.n[1], nz = g.n[2];
   const int singular = hpmg_box_neumann_like(b) && o->lambda == 0;
   double shift = 0;
+  fd_box_manu_lattice M = {0};
+  if (!e) e = fd_box_manu_lattice_init(o, b, g.n, (const double *const *)p, &M);
   if (!e && singular) { /* both to W-mean zero */
     double s = 0, sw = 0;
 #pragma omp parallel for collapse(2) schedule(static) reduction(+ : s, sw)
     for (int64_t k = 0; k < nz; k++)
       for (int64_t j = 0; j < ny; j++)
         for (int64_t i = 0; i < nx; i++) {
-          const double xx[3] = {p[0][i], p[1][j], p[2][k]}, w = g.w[0][i] * g.w[1][j] * g.w[2][k];
-          s += w * (x[(k * ny + j) * nx + i] - manufactured(o, b, xx).u);
+          const double w = g.w[0][i] * g.w[1][j] * g.w[2][k];
+          s += w * (x[(k * ny + j) * nx + i] - fd_box_manu_at(&M, i, j, k).u);
           sw += w;
         }
     shift = s / sw;
@@ -404,14 +408,15 @@ hpmg_error fd_box_error(const hpmg_problem_options *o, const hpmg_box *b, const 
     for (int64_t k = 0; k < nz; k++)
       for (int64_t j = 0; j < ny; j++)
         for (int64_t i = 0; i < nx; i++) {
-          const double xx[3] = {p[0][i], p[1][j], p[2][k]}, w = g.w[0][i] * g.w[1][j] * g.w[2][k];
-          const double er = x[(k * ny + j) * nx + i] - manufactured(o, b, xx).u - shift;
+          const double w = g.w[0][i] * g.w[1][j] * g.w[2][k];
+          const double er = x[(k * ny + j) * nx + i] - fd_box_manu_at(&M, i, j, k).u - shift;
           s2 += w * er * er;
           if (fabs(er) > m) m = fabs(er);
         }
   }
   if (l2) *l2 = sqrt(s2);
   if (mx) *mx = m;
+  fd_box_manu_lattice_free(&M);
   for (int d = 0; d < 3; d++) hpmg_free(&p[d]);
   geom_free(&g);
   return e;
