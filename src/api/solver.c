@@ -31,6 +31,7 @@ struct hpmg_solver_s {
    * lambda = 0): the weights m = M 1 and their sum (qk_box_weights) */
   int singular;
   double *w, sumw;
+  int fmg_shift_builtin; /* Q_k box with FMG: the builtin flag of the solve FMG's shifts were made for, -1: none yet */
 };
 
 void hpmg_solver_options_default(hpmg_solver_options *o) {
@@ -319,6 +320,13 @@ static hpmg_error memory_estimate(const hpmg_problem_options *po, const hpmg_sol
                (m.smoother == HPMG_SMOOTHER_PATCH && level < nl - 1
                     ? hpmg_patch_memory(po->dim, po->degree, real, &m.patch, (double)N[level], omp_get_max_threads())
                     : 0.0);
+    int dirichlet = 0; /* FMG's shifts (qk_box_fmg_shifts): one more vector per level, made with 4 doubles per
+                          unknown of the finest */
+    for (int f = 0; f < 2 * po->dim; f++) dirichlet |= po->bc[f].kind == HPMG_BC_DIRICHLET;
+    if (dirichlet && (d.solver == HPMG_SOLVER_FMG || so->solver == HPMG_SOLVER_AUTO)) {
+      for (int level = 0; level < nl; level++) total += (double)N[level] * (double)hpmg_real_size(real);
+      total += 4 * n * 8.0;
+    }
     *bytes = total + hpmg_mg_solver_memory(n, kreal, &d) + 3 * n * 8.0 /* b, x, the weights */;
     return HPMG_SUCCESS;
   }
@@ -427,6 +435,7 @@ hpmg_error hpmg_solver_create(hpmg_problem prob, const hpmg_solver_options *o, h
   double t0 = hpmg_wtime();
   s->prob = prob;
   s->o = *o;
+  s->fmg_shift_builtin = -1;
   hpmg_qk_smoother_options m;
   hpmg_cycle_options c;
   hpmg_mg_solve_options d;
@@ -519,6 +528,15 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
     if (!e && hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x))
       e = hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the initial guess",
                          (long long)hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x));
+    const int builtin = b == NULL;
+    if (!e && s->drv.o.solver == HPMG_SOLVER_FMG && s->fmg_shift_builtin != builtin) { /* counted as setup */
+      const double t0 = hpmg_wtime();
+      const hpmg_grid *g[QK_BOX_MAX_LEVELS];
+      for (int l = 0; l < s->mg.nlevels; l++) g[l] = &hpmg_qk_host_operator(&s->mg, l)->g;
+      e = qk_box_fmg_shifts(&s->prob->o, &s->prob->box, builtin, g, &s->mg);
+      s->fmg_shift_builtin = e ? -1 : builtin;
+      s->st.t_setup += hpmg_wtime() - t0;
+    }
     if (!e) {
       hpmg_vec vb = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, bb);
       hpmg_vec vx = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, x);

@@ -45,9 +45,36 @@ void hpmg_mg_destroy(hpmg_mg *mg) {
     hpmg_vec_destroy(&L->r);
     hpmg_vec_destroy(&L->cb);
     hpmg_vec_destroy(&L->cx);
+    hpmg_vec_destroy(&L->fmg_b);
+    hpmg_vec_destroy(&L->fmg_x);
   }
   free(mg->lv);
   memset(mg, 0, sizeof *mg);
+}
+
+/* v = a (host doubles) on L's backend in the cycle's precision, created where v has no entries */
+static hpmg_error shift_set(const hpmg_mg *mg, const hpmg_level *L, const double *a, hpmg_vec *v) {
+  if (!a) {
+    hpmg_vec_destroy(v);
+    return HPMG_SUCCESS;
+  }
+  if (!v->n) HPMG_CALL(hpmg_vec_create(L->be, mg->real, L->n, v));
+  const hpmg_backend *H = hpmg_backend_host();
+  const hpmg_vec src = hpmg_vec_wrap(H, HPMG_REAL_DOUBLE, L->n, (void *)a);
+  if (L->be == H) return hpmg_v_convert(&src, v);
+  hpmg_vec tmp = {0};
+  hpmg_error e = hpmg_vec_create(H, mg->real, L->n, &tmp);
+  if (!e) e = hpmg_v_convert(&src, &tmp);
+  if (!e) e = hpmg_v_transfer(&tmp, v);
+  hpmg_vec_destroy(&tmp);
+  return e;
+}
+
+hpmg_error hpmg_mg_set_fmg_shift(hpmg_mg *mg, int l, const double *b_shift, const double *x_shift) {
+  HPMG_CHECK_ARG(l >= 0 && l < mg->nlevels, "FMG shift: level %d of %d", l, mg->nlevels);
+  hpmg_level *L = &mg->lv[l];
+  HPMG_CALL(shift_set(mg, L, b_shift, &L->fmg_b));
+  return shift_set(mg, L, x_shift, &L->fmg_x);
 }
 
 void hpmg_mg_reset_stats(hpmg_mg *mg) {
@@ -170,24 +197,28 @@ hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, int l, int x_is_zero) { return vcycle(mg,
 hpmg_error hpmg_mg_fmg(hpmg_mg *mg, int finest_cycle) {
   const int top = mg->nlevels - 1;
   for (int l = top; l > 0; l--) {
-    hpmg_level *L = &mg->lv[l];
+    hpmg_level *L = &mg->lv[l], *C = &mg->lv[l - 1];
     TIMED(mg, L, &L->t_transfer, L->ops->restrict_to(L, &L->b, coarse_rhs(mg, l)));
     HPMG_CALL(coarse_rhs_done(mg, l));
+    if (C->fmg_b.n) TIMED(mg, C, &C->t_transfer, hpmg_v_axpy(1.0, &C->fmg_b, &C->b));
   }
   HPMG_CALL(coarse_solve(mg));
   for (int l = 1; l <= top; l++) {
-    hpmg_level *L = &mg->lv[l];
+    hpmg_level *L = &mg->lv[l], *C = &mg->lv[l - 1];
     const int cycle = l < top || finest_cycle;
     int presmoothed = 0;
     const hpmg_vec *xc;
     HPMG_CALL(coarse_x(mg, l, &xc));
-    if (cycle && L->ops->interp_smooth && mg->opt.pre > 0) {
+    if (cycle && L->ops->interp_smooth && mg->opt.pre > 0 && !L->fmg_x.n) {
       TIMED(mg, L, &L->t_smooth, L->ops->interp_smooth(L, xc, mg->opt.pre * L->sweep_factor));
       presmoothed = 1;
     } else if (L->ops->fmg_interp) TIMED(mg, L, &L->t_transfer, L->ops->fmg_interp(L, xc));
     else TIMED(mg, L, &L->t_transfer, L->ops->prolong(L, xc, 0));
+    if (L->fmg_x.n) TIMED(mg, L, &L->t_transfer, hpmg_v_axpy(1.0, &L->fmg_x, &L->x));
     /* the coarse right-hand side of this level still holds the restriction
-     * of b made above: the cycles on coarser levels wrote only theirs */
+     * of b made above (the cycles on coarser levels wrote only theirs), which
+     * a level's restrict_update reuses: without the coarse level's shift */
+    if (C->fmg_b.n) TIMED(mg, C, &C->t_transfer, hpmg_v_axpy(-1.0, &C->fmg_b, &C->b));
     if (cycle) HPMG_CALL(vcycle(mg, l, 0, presmoothed, 1));
   }
   return HPMG_SUCCESS;

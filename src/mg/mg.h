@@ -61,6 +61,7 @@ struct hpmg_level {
   int64_t matvecs;    /* operator applications inside the level's smoother (the slots count them) */
   int sweep_factor;   /* the cycle's pre/post sweeps on this level times this (a variable V-cycle;
                          hpmg_mg_init sets 1, the discretization may raise it) */
+  hpmg_vec fmg_b, fmg_x; /* FMG's shifts of this level (hpmg_mg_set_fmg_shift; n 0: none) */
 };
 
 typedef struct {
@@ -90,12 +91,22 @@ void hpmg_mg_destroy(hpmg_mg *mg);
 double hpmg_mg_level_bytes(hpmg_real real, double n, int own_bx, int need_r);
 void hpmg_mg_reset_stats(hpmg_mg *mg);
 
+/* FMG's affine shifts of level l, from host arrays of lv[l].n doubles (NULL: none; both NULL
+ * removes them): FMG adds b_shift to the level's right-hand side after restricting the finer
+ * level's to it (not in the cycles, whose coarse right-hand sides are residuals), and x_shift
+ * to its x after interpolating the coarser level's solution to it. A discretization whose
+ * boundary data are lifted into b on the finest level gives each level its own problem so:
+ * b_shift(l) = R t(l+1) - t(l), x_shift(l) = the coarser level's boundary data interpolated
+ * to this level's unknowns, t the levels' liftings (qk_box_fmg_shifts). Stored on the level's
+ * backend in the cycle's precision. */
+hpmg_error hpmg_mg_set_fmg_shift(hpmg_mg *mg, int l, const double *b_shift, const double *x_shift);
 /* One V-cycle on the level vectors of level l: x = V(b) from x (x_is_zero:
  * from 0). */
 hpmg_error hpmg_mg_vcycle(hpmg_mg *mg, int l, int x_is_zero);
-/* Full multigrid on the level vectors (the finest b set): b restricted down,
- * coarse solve, then per level x = P_fmg x_c and one V-cycle from it (on
- * the finest level only if finest_cycle). */
+/* Full multigrid on the level vectors (the finest b set): b restricted down
+ * (plus each level's fmg_b), coarse solve, then per level x = P_fmg x_c (plus
+ * its fmg_x) and one V-cycle from it (on the finest level only if
+ * finest_cycle). */
 hpmg_error hpmg_mg_fmg(hpmg_mg *mg, int finest_cycle);
 /* z = V(r), one V-cycle from zero on the finest level; r and z in any
  * precision on the finest level's backend (converted to and from the

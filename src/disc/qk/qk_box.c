@@ -162,6 +162,37 @@ static int64_t dirichlet_data(const hpmg_problem_options *o, const hpmg_box *b, 
   return bad;
 }
 
+/* The lifting of g's Dirichlet data (the manufactured solution's with manu, else o->bc's):
+ * t (g->N) = (A G) at the free nodes, G (on a = all_nodes(g), returned in *Gout unless NULL)
+ * the data at the Dirichlet nodes and 0 elsewhere. */
+static hpmg_error lifting(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, int manu, double **Gout,
+                          double *t) {
+  const hpmg_grid a = all_nodes(g);
+  double *pos[3] = {0}, *G = NULL, *AG = NULL;
+  hpmg_laplace opa;
+  memset(&opa, 0, sizeof opa);
+  hpmg_error e = node_positions(&a, pos);
+  if (!e) e = hpmg_calloc(sizeof(double) * (size_t)a.N, &G);
+  if (!e) e = hpmg_malloc(sizeof(double) * (size_t)a.N, &AG);
+  if (!e) e = hpmg_laplace_create(&a, o->lambda, &opa);
+  const int64_t bad = e ? 0 : dirichlet_data(o, b, g, &a, pos, manu, G);
+  if (!e && bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "Dirichlet data: %lld non-finite values", (long long)bad);
+  if (!e) {
+    hpmg_laplace_apply(&opa, HPMG_REAL_DOUBLE, G, AG);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int64_t i2 = 0; i2 < g->n[2]; i2++)
+      for (int64_t i1 = 0; i1 < g->n[1]; i1++)
+        for (int64_t i0 = 0; i0 < g->n[0]; i0++)
+          t[hpmg_grid_index(g, i0, i1, i2)] = AG[hpmg_grid_index(&a, i0 + g->off[0], i1 + g->off[1], i2 + g->off[2])];
+  }
+  hpmg_laplace_destroy(&opa);
+  for (int d = 0; d < 3; d++) hpmg_free(&pos[d]);
+  hpmg_free(&AG);
+  if (!e && Gout) *Gout = G;
+  else hpmg_free(&G);
+  return e;
+}
+
 hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *load,
                       double *rhs) {
   const int manu = !load && fd_box_rhs_manufactured(o->rhs);
@@ -170,29 +201,14 @@ hpmg_error qk_box_rhs(const hpmg_problem_options *o, const hpmg_box *b, const hp
   int anyd = 0, anyn = 0;
   for (int f = 0; f < 2 * g->dim; f++) anyd |= g->bc[f] == HPMG_BC_DIRICHLET, anyn |= g->bc[f] == HPMG_BC_NEUMANN;
   hpmg_error e = HPMG_SUCCESS;
-  if (anyd) { /* lifting: rhs -= (A G) at the free nodes, G = the data on the Dirichlet nodes */
-    const hpmg_grid a = all_nodes(g);
-    double *pos[3] = {0}, *G = NULL, *AG = NULL;
-    hpmg_laplace opa;
-    memset(&opa, 0, sizeof opa);
-    e = node_positions(&a, pos);
-    if (!e) e = hpmg_calloc(sizeof(double) * (size_t)a.N, &G);
-    if (!e) e = hpmg_malloc(sizeof(double) * (size_t)a.N, &AG);
-    if (!e) e = hpmg_laplace_create(&a, o->lambda, &opa);
-    const int64_t bad = e ? 0 : dirichlet_data(o, b, g, &a, pos, manu, G);
-    if (!e && bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "Dirichlet data: %lld non-finite values", (long long)bad);
-    if (!e) {
-      hpmg_laplace_apply(&opa, HPMG_REAL_DOUBLE, G, AG);
-#pragma omp parallel for collapse(2) schedule(static)
-      for (int64_t i2 = 0; i2 < g->n[2]; i2++)
-        for (int64_t i1 = 0; i1 < g->n[1]; i1++)
-          for (int64_t i0 = 0; i0 < g->n[0]; i0++)
-            rhs[hpmg_grid_index(g, i0, i1, i2)] -= AG[hpmg_grid_index(&a, i0 + g->off[0], i1 + g->off[1], i2 + g->off[2])];
-    }
-    hpmg_laplace_destroy(&opa);
-    for (int d = 0; d < 3; d++) hpmg_free(&pos[d]);
-    hpmg_free(&G);
-    hpmg_free(&AG);
+  if (anyd) { /* lifting: rhs -= (A G) at the free nodes */
+    double *t = NULL;
+    e = hpmg_malloc(sizeof(double) * (size_t)g->N, &t);
+    if (!e) e = lifting(o, b, g, manu, NULL, t);
+    if (!e)
+#pragma omp parallel for schedule(static)
+      for (int64_t i = 0; i < g->N; i++) rhs[i] -= t[i];
+    hpmg_free(&t);
   }
   if (anyn && !e) { /* fluxes: rhs_i += integral over the face of g phi_i */
     quad q;
@@ -258,6 +274,59 @@ hpmg_error qk_box_solve_rhs(const hpmg_problem_options *o, const hpmg_box *b, co
   for (int64_t i = 0; i < n; i++) rhs[i] -= *c * w[i];
   hpmg_vec v = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, rhs);
   return qk_box_project_mean(NULL, &v); /* its round-off */
+}
+
+hpmg_error qk_box_fmg_shifts(const hpmg_problem_options *o, const hpmg_box *b, int builtin, const hpmg_grid *const *g,
+                             hpmg_mg *mg) {
+  const int nl = mg->nlevels, manu = builtin && fd_box_rhs_manufactured(o->rhs);
+  int lift = 0; /* 1: nonzero Dirichlet data every level can evaluate; -1: data given as values */
+  for (int f = 0; f < 2 * g[0]->dim; f++) {
+    if (g[0]->bc[f] != HPMG_BC_DIRICHLET) continue;
+    if (manu || o->bc[f].fn || o->bc[f].value != 0) lift = lift < 0 ? lift : 1;
+    if (!manu && o->bc[f].values) lift = -1;
+  }
+  if (lift != 1 || nl < 2) {
+    for (int l = 0; l < nl; l++) HPMG_CALL(hpmg_mg_set_fmg_shift(mg, l, NULL, NULL));
+    return HPMG_SUCCESS;
+  }
+  /* level by level from the coarsest: G, t of the coarser level (c) and of this one */
+  double *Gc = NULL, *tc = NULL, *qc = NULL, *G = NULL, *t = NULL, *sc = NULL, *PG = NULL, *q = NULL;
+  hpmg_error e = HPMG_SUCCESS;
+  for (int l = 0; l < nl && !e; l++) {
+    const hpmg_grid a = all_nodes(g[l]);
+    e = hpmg_malloc(sizeof(double) * (size_t)g[l]->N, &t);
+    if (!e) e = lifting(o, b, g[l], manu, &G, t);
+    if (!e && l > 0) {
+      const hpmg_grid ac = all_nodes(g[l - 1]);
+      hpmg_kron3 P = {0}, R = {0}, Pa = {0}, Ra = {0};
+      e = hpmg_transfer_create_grids(g[l - 1], g[l], &P, &R);
+      if (!e) e = hpmg_transfer_create_grids(&ac, &a, &Pa, &Ra);
+      if (!e) e = hpmg_malloc(sizeof(double) * (size_t)g[l - 1]->N, &sc);
+      if (!e) e = hpmg_malloc(sizeof(double) * (size_t)a.N, &PG);
+      if (!e) e = hpmg_malloc(sizeof(double) * (size_t)g[l]->N, &q);
+      if (!e) { /* b shift of the coarser level: R t - t_c; x shift of this one: its free rows of P G_c */
+        hpmg_kron3_apply(&R, HPMG_REAL_DOUBLE, t, sc, 0);
+        for (int64_t i = 0; i < g[l - 1]->N; i++) sc[i] -= tc[i];
+        hpmg_kron3_apply(&Pa, HPMG_REAL_DOUBLE, Gc, PG, 0);
+        const hpmg_grid *gl = g[l];
+#pragma omp parallel for collapse(2) schedule(static)
+        for (int64_t i2 = 0; i2 < gl->n[2]; i2++)
+          for (int64_t i1 = 0; i1 < gl->n[1]; i1++)
+            for (int64_t i0 = 0; i0 < gl->n[0]; i0++)
+              q[hpmg_grid_index(gl, i0, i1, i2)] =
+                  PG[hpmg_grid_index(&a, i0 + gl->off[0], i1 + gl->off[1], i2 + gl->off[2])];
+        e = hpmg_mg_set_fmg_shift(mg, l - 1, sc, qc);
+      }
+      hpmg_kron3_destroy(&P), hpmg_kron3_destroy(&R), hpmg_kron3_destroy(&Pa), hpmg_kron3_destroy(&Ra);
+      hpmg_free(&sc), hpmg_free(&PG), hpmg_free(&qc);
+      qc = q, q = NULL;
+    }
+    hpmg_free(&Gc), hpmg_free(&tc);
+    Gc = G, tc = t, G = NULL, t = NULL;
+  }
+  if (!e) e = hpmg_mg_set_fmg_shift(mg, nl - 1, NULL, qc);
+  hpmg_free(&Gc), hpmg_free(&tc), hpmg_free(&qc), hpmg_free(&G), hpmg_free(&t), hpmg_free(&q);
+  return e;
 }
 
 hpmg_error qk_box_error(const hpmg_problem_options *o, const hpmg_box *b, const hpmg_grid *g, const double *x,

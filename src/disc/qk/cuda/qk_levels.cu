@@ -65,6 +65,7 @@ struct hpmg_cuda_solver_s {
   int singular;
   double *hw, *dw, sumw;
   void *ones[2]; /* hpmg_real indexed */
+  int fmg_shift_builtin; /* with FMG: the builtin flag of the solve FMG's shifts were made for, -1: none yet */
 };
 
 static qk_level *Q(const hpmg_level *L) { return (qk_level *)L->ctx; }
@@ -170,6 +171,10 @@ extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, 
   total += hpmg_mg_solver_memory(nf, kreal, &d) + 2 * nf * 8.0; /* outer vectors; b, x of host callers */
   total += n0 <= QK_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 6 * n0 * 8.0 : 6 * n0 * 8.0;
   if (qk_box_needed(po)) total += 2 * nf * 8.0; /* the weights, ones (singular) */
+  int dirichlet = 0; /* FMG's shifts on a box (qk_box_fmg_shifts): one more vector per level */
+  for (int f = 0; f < 2 * po->dim; f++) dirichlet |= po->bc[f].kind == HPMG_BC_DIRICHLET;
+  if (qk_box_needed(po) && dirichlet && d.solver == HPMG_SOLVER_FMG)
+    for (int i = 0; i < nl; i++) total += (double)N[i] * rs;
   *bytes = total;
   return HPMG_SUCCESS;
 }
@@ -563,6 +568,7 @@ extern "C" hpmg_error hpmg_cuda_solver_create(const hpmg_problem_options *po, co
   s->po = *po;
   s->so = *so;
   s->be = be;
+  s->fmg_shift_builtin = -1;
   const char *prof = getenv("HPMG_CUDA_PROFILE");
   s->so.profile = so->profile || (prof && atoi(prof) > 0);
   s->smoother = so->smoother == HPMG_SMOOTHER_JACOBI || so->smoother == HPMG_SMOOTHER_PATCH ? so->smoother
@@ -628,6 +634,16 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
     if (!s->db) HPMG_CALL(dalloc(bytes, &s->db));
     HPMG_CALL(box_rhs(s, b, device_ptrs));
     db = s->db;
+    const int builtin = b == NULL;
+    if (s->so.solver == HPMG_SOLVER_FMG && s->fmg_shift_builtin != builtin) { /* as the CPU solver: counted as setup */
+      const double t0 = hpmg_wtime();
+      const hpmg_grid *g[QK_BOX_MAX_LEVELS];
+      for (int l = 0; l < s->mg.nlevels; l++) g[l] = &Q(&s->mg.lv[l])->g;
+      const hpmg_error e = qk_box_fmg_shifts(&s->prob->o, &s->prob->box, builtin, g, &s->mg);
+      s->fmg_shift_builtin = e ? -1 : builtin;
+      s->st.t_setup += hpmg_wtime() - t0;
+      HPMG_CALL(e);
+    }
   } else if (!b || !device_ptrs) { /* device copy of b */
     if (!s->db) HPMG_CALL(dalloc(bytes, &s->db));
     if (!b) {
