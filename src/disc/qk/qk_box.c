@@ -162,6 +162,16 @@ static int64_t dirichlet_data(const hpmg_problem_options *o, const hpmg_box *b, 
   return bad;
 }
 
+/* out (g->N) = the free nodes' entries of v, a vector on all_nodes(g) */
+static void free_rows(const hpmg_grid *g, const double *v, double *out) {
+  const hpmg_grid a = all_nodes(g);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t i2 = 0; i2 < g->n[2]; i2++)
+    for (int64_t i1 = 0; i1 < g->n[1]; i1++)
+      for (int64_t i0 = 0; i0 < g->n[0]; i0++)
+        out[hpmg_grid_index(g, i0, i1, i2)] = v[hpmg_grid_index(&a, i0 + g->off[0], i1 + g->off[1], i2 + g->off[2])];
+}
+
 /* The lifting of g's Dirichlet data (the manufactured solution's with manu, else o->bc's):
  * t (g->N) = (A G) at the free nodes, G (on a = all_nodes(g), returned in *Gout unless NULL)
  * the data at the Dirichlet nodes and 0 elsewhere. */
@@ -179,11 +189,7 @@ static hpmg_error lifting(const hpmg_problem_options *o, const hpmg_box *b, cons
   if (!e && bad) e = hpmg_error_set(HPMG_ERR_NUMERIC, "Dirichlet data: %lld non-finite values", (long long)bad);
   if (!e) {
     hpmg_laplace_apply(&opa, HPMG_REAL_DOUBLE, G, AG);
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int64_t i2 = 0; i2 < g->n[2]; i2++)
-      for (int64_t i1 = 0; i1 < g->n[1]; i1++)
-        for (int64_t i0 = 0; i0 < g->n[0]; i0++)
-          t[hpmg_grid_index(g, i0, i1, i2)] = AG[hpmg_grid_index(&a, i0 + g->off[0], i1 + g->off[1], i2 + g->off[2])];
+    free_rows(g, AG, t);
   }
   hpmg_laplace_destroy(&opa);
   for (int d = 0; d < 3; d++) hpmg_free(&pos[d]);
@@ -308,13 +314,7 @@ hpmg_error qk_box_fmg_shifts(const hpmg_problem_options *o, const hpmg_box *b, i
         hpmg_kron3_apply(&R, HPMG_REAL_DOUBLE, t, sc, 0);
         for (int64_t i = 0; i < g[l - 1]->N; i++) sc[i] -= tc[i];
         hpmg_kron3_apply(&Pa, HPMG_REAL_DOUBLE, Gc, PG, 0);
-        const hpmg_grid *gl = g[l];
-#pragma omp parallel for collapse(2) schedule(static)
-        for (int64_t i2 = 0; i2 < gl->n[2]; i2++)
-          for (int64_t i1 = 0; i1 < gl->n[1]; i1++)
-            for (int64_t i0 = 0; i0 < gl->n[0]; i0++)
-              q[hpmg_grid_index(gl, i0, i1, i2)] =
-                  PG[hpmg_grid_index(&a, i0 + gl->off[0], i1 + gl->off[1], i2 + gl->off[2])];
+        free_rows(g[l], PG, q);
         e = hpmg_mg_set_fmg_shift(mg, l - 1, sc, qc);
       }
       hpmg_kron3_destroy(&P), hpmg_kron3_destroy(&R), hpmg_kron3_destroy(&Pa), hpmg_kron3_destroy(&Ra);
