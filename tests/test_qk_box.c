@@ -406,6 +406,29 @@ static void check_transfer(int dim, int k, const int cells[3], const hpmg_bc_kin
   check_galerkin(&gf, &gc, label);
 }
 
+/* max / min cell width of direction d */
+static double width_ratio(const hpmg_grid *g, int d) {
+  double lo = INFINITY, hi = 0;
+  for (int64_t i = 0; i < g->cells[d]; i++) {
+    const double w = hpmg_grid_cell_width(g, d, i);
+    lo = fmin(lo, w), hi = fmax(hi, w);
+  }
+  return hi / lo;
+}
+
+/* x_i of direction d of g: its nodes, or i h for uniform cells */
+static double node_x(const hpmg_grid *g, int d, int64_t i) { return g->xn[d] ? g->xn[d][i] : (double)i * g->h[d]; }
+
+/* every node of direction d of the coarse level c is a node of the fine level f */
+static void check_nested(const hpmg_grid *f, const hpmg_grid *c, int d, const char *label) {
+  for (int64_t i = 0, m = 0; i <= c->cells[d]; i++) {
+    const double xc = node_x(c, d, i);
+    while (m < f->cells[d] && node_x(f, d, m) < xc - 1e-14) m++;
+    CHECK(fabs(node_x(f, d, m) - xc) <= 1e-14, "%s: direction %d coarse node %lld is not a fine node", label, d,
+          (long long)i);
+  }
+}
+
 /* the box of po and the levels of its Q_k grid; nonzero (after a failed check) on an error */
 static int box_levels(const hpmg_problem_options *po, int k, hpmg_box *b, hpmg_qk_box_levels *L) {
   hpmg_grid g;
@@ -451,10 +474,7 @@ static int check_levels(int dim, int k, const hpmg_bc_kind bc[6]) {
                 "%s: direction %d not halved (%lld -> %lld)", label, d, (long long)f->cells[d], (long long)c->cells[d]);
         continue;
       }
-      for (int64_t i = 0, m = 0; i <= c->cells[1]; i++) { /* every coarse y node is a fine one */
-        while (m < f->cells[1] && f->xn[1][m] < c->xn[1][i] - 1e-14) m++;
-        CHECK(fabs(f->xn[1][m] - c->xn[1][i]) <= 1e-14, "%s: coarse y node %lld is not a fine node", label, (long long)i);
-      }
+      check_nested(f, c, 1, label);
     }
     if (st) {
       const hpmg_grid *f = &L.g[0], *c = &L.g[1];
@@ -477,16 +497,6 @@ static int check_levels(int dim, int k, const hpmg_bc_kind bc[6]) {
     hpmg_box_destroy(&b);
   }
   return 0;
-}
-
-/* max / min cell width of direction d */
-static double width_ratio(const hpmg_grid *g, int d) {
-  double lo = INFINITY, hi = 0;
-  for (int64_t i = 0; i < g->cells[d]; i++) {
-    const double w = hpmg_grid_cell_width(g, d, i);
-    lo = fmin(lo, w), hi = fmax(hi, w);
-  }
-  return hi / lo;
 }
 
 /* The levels of a box stretched in every direction (tanh beta; 2D 64x48 or 3D 16x12x16
@@ -559,18 +569,9 @@ static void check_levels_odd(int dim, int k, const hpmg_bc_kind bc[6]) {
       const int64_t want = f->cells[d] >= (per ? 4 : 2) ? f->cells[d] / 2 : f->cells[d];
       CHECK(c->cells[d] == want, "%s: direction %d %lld -> %lld cells, expected %lld", label, d,
             (long long)f->cells[d], (long long)c->cells[d], (long long)want);
-      double lo = INFINITY, hi = 0;
-      for (int64_t i = 0; i < c->cells[d]; i++) {
-        const double w = hpmg_grid_cell_width(c, d, i);
-        lo = fmin(lo, w), hi = fmax(hi, w);
-      }
-      CHECK(hi <= 1.5 * lo * (1 + 1e-12), "%s: direction %d widths %.4g..%.4g", label, d, lo, hi);
-      for (int64_t i = 0, m = 0; c->xn[d] && i <= c->cells[d]; i++) { /* every coarse node a fine one */
-        const double xc = c->xn[d][i];
-        while (m < f->cells[d] && (f->xn[d] ? f->xn[d][m] : m * f->h[d]) < xc - 1e-14) m++;
-        const double xf = f->xn[d] ? f->xn[d][m] : m * f->h[d];
-        CHECK(fabs(xf - xc) <= 1e-14, "%s: direction %d coarse node %lld is not a fine node", label, d, (long long)i);
-      }
+      const double r = width_ratio(c, d);
+      CHECK(r <= 1.5 * (1 + 1e-12), "%s: direction %d widths %.4g apart", label, d, r);
+      check_nested(f, c, d, label);
     }
     if (c->N <= 3000) check_galerkin(f, c, label);
   }

@@ -320,10 +320,8 @@ static hpmg_error memory_estimate(const hpmg_problem_options *po, const hpmg_sol
                (m.smoother == HPMG_SMOOTHER_PATCH && level < nl - 1
                     ? hpmg_patch_memory(po->dim, po->degree, real, &m.patch, (double)N[level], omp_get_max_threads())
                     : 0.0);
-    int dirichlet = 0; /* FMG's shifts (qk_box_fmg_shifts): one more vector per level, made with 4 doubles per
-                          unknown of the finest */
-    for (int f = 0; f < 2 * po->dim; f++) dirichlet |= po->bc[f].kind == HPMG_BC_DIRICHLET;
-    if (dirichlet && (d.solver == HPMG_SOLVER_FMG || so->solver == HPMG_SOLVER_AUTO)) {
+    /* FMG's shifts (qk_box_fmg_shifts): one more vector per level, made with 4 doubles per unknown of the finest */
+    if (qk_box_dirichlet(po) && (d.solver == HPMG_SOLVER_FMG || so->solver == HPMG_SOLVER_AUTO)) {
       for (int level = 0; level < nl; level++) total += (double)N[level] * (double)hpmg_real_size(real);
       total += 4 * n * 8.0;
     }
@@ -528,14 +526,10 @@ hpmg_error hpmg_solver_solve(hpmg_solver s, const double *b, double *x) {
     if (!e && hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x))
       e = hpmg_error_set(HPMG_ERR_NUMERIC, "%lld non-finite entries (NaN/Inf) in the initial guess",
                          (long long)hpmg_vec_count_nonfinite(HPMG_REAL_DOUBLE, n, x));
-    const int builtin = b == NULL;
-    if (!e && s->drv.o.solver == HPMG_SOLVER_FMG && s->fmg_shift_builtin != builtin) { /* counted as setup */
-      const double t0 = hpmg_wtime();
+    if (!e && s->drv.o.solver == HPMG_SOLVER_FMG) {
       const hpmg_grid *g[QK_BOX_MAX_LEVELS];
       for (int l = 0; l < s->mg.nlevels; l++) g[l] = &hpmg_qk_host_operator(&s->mg, l)->g;
-      e = qk_box_fmg_shifts(&s->prob->o, &s->prob->box, builtin, g, &s->mg);
-      s->fmg_shift_builtin = e ? -1 : builtin;
-      s->st.t_setup += hpmg_wtime() - t0;
+      e = qk_box_fmg_shifts(&s->prob->o, &s->prob->box, b == NULL, g, &s->mg, &s->fmg_shift_builtin, &s->st.t_setup);
     }
     if (!e) {
       hpmg_vec vb = hpmg_vec_wrap(hpmg_backend_host(), HPMG_REAL_DOUBLE, n, bb);

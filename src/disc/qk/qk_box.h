@@ -43,9 +43,15 @@ hpmg_error qk_box_solve_rhs(const hpmg_problem_options *o, const hpmg_box *b, co
  * solutions drop to 0 at the boundary, so the interpolated start is off by the data in a
  * layer of fine cells (3D Q2 128^3, data 1/4 + linear: FMG's residual 5.3e-3 of |b|, then 4
  * V-cycles to 1e-9). Removes them where the data are zero, or are values at the finest
- * level's face nodes, which the coarser levels cannot evaluate. */
+ * level's face nodes, which the coarser levels cannot evaluate. Made once per kind of solve:
+ * nothing to do where *made_for == builtin; *made_for is set to builtin (-1 on an error: none
+ * made yet) and the seconds spent are added to *t_setup (the solvers' FMG setup, at the
+ * first solve, which says whether b is the built-in one). One more vector per level
+ * (qk_box_dirichlet: the memory estimates count it). */
 hpmg_error qk_box_fmg_shifts(const hpmg_problem_options *o, const hpmg_box *b, int builtin, const hpmg_grid *const *g,
-                             hpmg_mg *mg);
+                             hpmg_mg *mg, int *made_for, double *t_setup);
+/* 1 when a face of o has a Dirichlet condition (FMG's shifts exist only then) */
+int qk_box_dirichlet(const hpmg_problem_options *o);
 /* L2 error ((k+2)-point Gauss) and max error at the nodes against the
  * manufactured solution, boundary nodes included with their lifted values
  * (singular problems: of the error minus its mean). */

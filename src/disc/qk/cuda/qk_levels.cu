@@ -171,9 +171,7 @@ extern "C" hpmg_error hpmg_cuda_memory_estimate(const hpmg_problem_options *po, 
   total += hpmg_mg_solver_memory(nf, kreal, &d) + 2 * nf * 8.0; /* outer vectors; b, x of host callers */
   total += n0 <= QK_DENSE_COARSE_MAX ? n0 * n0 * 8.0 + 6 * n0 * 8.0 : 6 * n0 * 8.0;
   if (qk_box_needed(po)) total += 2 * nf * 8.0; /* the weights, ones (singular) */
-  int dirichlet = 0; /* FMG's shifts on a box (qk_box_fmg_shifts): one more vector per level */
-  for (int f = 0; f < 2 * po->dim; f++) dirichlet |= po->bc[f].kind == HPMG_BC_DIRICHLET;
-  if (qk_box_needed(po) && dirichlet && d.solver == HPMG_SOLVER_FMG)
+  if (qk_box_needed(po) && qk_box_dirichlet(po) && d.solver == HPMG_SOLVER_FMG) /* FMG's shifts: a vector per level */
     for (int i = 0; i < nl; i++) total += (double)N[i] * rs;
   *bytes = total;
   return HPMG_SUCCESS;
@@ -634,15 +632,11 @@ extern "C" hpmg_error hpmg_cuda_solver_solve(hpmg_cuda_solver s, const double *b
     if (!s->db) HPMG_CALL(dalloc(bytes, &s->db));
     HPMG_CALL(box_rhs(s, b, device_ptrs));
     db = s->db;
-    const int builtin = b == NULL;
-    if (s->so.solver == HPMG_SOLVER_FMG && s->fmg_shift_builtin != builtin) { /* as the CPU solver: counted as setup */
-      const double t0 = hpmg_wtime();
+    if (s->so.solver == HPMG_SOLVER_FMG) {
       const hpmg_grid *g[QK_BOX_MAX_LEVELS];
       for (int l = 0; l < s->mg.nlevels; l++) g[l] = &Q(&s->mg.lv[l])->g;
-      const hpmg_error e = qk_box_fmg_shifts(&s->prob->o, &s->prob->box, builtin, g, &s->mg);
-      s->fmg_shift_builtin = e ? -1 : builtin;
-      s->st.t_setup += hpmg_wtime() - t0;
-      HPMG_CALL(e);
+      HPMG_CALL(qk_box_fmg_shifts(&s->prob->o, &s->prob->box, b == NULL, g, &s->mg, &s->fmg_shift_builtin,
+                                  &s->st.t_setup));
     }
   } else if (!b || !device_ptrs) { /* device copy of b */
     if (!s->db) HPMG_CALL(dalloc(bytes, &s->db));
